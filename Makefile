@@ -1,0 +1,45 @@
+# Everything runs from the project's own virtual environment, created on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test lint format migrate seed postgres-test bench clean
+
+$(STAMP): requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+seed: migrate
+	$(BIN)/python manage.py load_masterdata
+	$(BIN)/python manage.py seed_demo
+
+run: seed
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+test: install
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# The suite against a real PostgreSQL server (DATABASE_URL must point at it; .ci/run starts one).
+postgres-test: install
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) db.sqlite3 media var

@@ -1,0 +1,34 @@
+from django.contrib import admin, messages
+
+from apps.accounts.models import ApiKey
+from apps.accounts.services import api_key_create, api_key_revoke
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ["name", "prefix", "is_active", "created_at", "created_by", "revoked_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter), "created_at"]
+    search_fields = ["name", "prefix"]
+    readonly_fields = ["prefix", "created_at", "created_by", "revoked_at"]
+    fields = ["name", "prefix", "created_at", "created_by", "revoked_at"]
+    actions = ["revoke"]
+    list_select_related = ["created_by"]
+
+    @admin.display(boolean=True)
+    def is_active(self, obj: ApiKey) -> bool:
+        return obj.is_active
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        key, raw = api_key_create(name=obj.name, user=request.user)
+        obj.pk = key.pk
+        obj.__dict__.update(key.__dict__)
+        messages.warning(request, f"The new key is {raw} — copy it now, it is not shown again.")
+
+    @admin.action(description="Revoke selected API keys")
+    def revoke(self, request, queryset):
+        for key in queryset:
+            api_key_revoke(api_key=key)
+        self.message_user(request, f"Revoked {queryset.count()} key(s).")

@@ -1,0 +1,33 @@
+"""Writes for API keys."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import ApiKey, hash_api_key
+
+CACHE_PREFIX = "apikey:"
+
+
+@transaction.atomic
+def api_key_create(*, name: str, raw_key: str | None = None, user=None) -> tuple[ApiKey, str]:
+    """Create a key and return it with its raw value, which is never stored."""
+    raw_key = raw_key or secrets.token_urlsafe(32)
+    key = ApiKey(name=name, prefix=raw_key[:8], key_hash=hash_api_key(raw_key), created_by=user)
+    key.full_clean()
+    key.save()
+    return key, raw_key
+
+
+@transaction.atomic
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    """Revoke a key at once, on every node (the shared cache forgets it too)."""
+    if api_key.revoked_at is None:
+        api_key.revoked_at = timezone.now()
+        api_key.save(update_fields=["revoked_at"])
+    cache.delete(CACHE_PREFIX + api_key.key_hash)
+    return api_key

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ClientsConfig(AppConfig):
+    name = "apps.clients"
+    label = "clients"
+    verbose_name = "Clients"

@@ -1,0 +1,82 @@
+"""Clients: the insured carriers, brokers and owner-operators of an agency."""
+
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+
+dot_validator = RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.", code="invalid")
+
+
+class ClientQuerySet(AgencyScopedQuerySet):
+    agency_field = "agency"
+
+    def live(self) -> ClientQuerySet:
+        return self.filter(deleted=False)
+
+
+class Client(TimeStampedModel):
+    """An insured (motor carrier, broker, owner-operator) of one agency."""
+
+    agency = models.ForeignKey("agencies.Agency", on_delete=models.PROTECT, related_name="clients")
+    producer = models.ForeignKey(
+        "agencies.Producer",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="clients",
+    )
+    parent_client = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    client_name = models.CharField(max_length=200)
+    dot = models.CharField(
+        "DOT number", max_length=8, null=True, blank=True, validators=[dot_validator]
+    )
+    client_type = models.ForeignKey(
+        "masterdata.ClientType", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    acord_enabled = models.BooleanField(default=True)
+    address = models.CharField(max_length=300, blank=True)
+    state = models.ForeignKey(
+        "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    city = models.ForeignKey(
+        "masterdata.City", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    zip_code = models.CharField(max_length=10, blank=True)
+    mailing_address = models.CharField(max_length=300, blank=True)
+    mailing_state = models.ForeignKey(
+        "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    mailing_city = models.ForeignKey(
+        "masterdata.City", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    mailing_zip_code = models.CharField(max_length=10, blank=True)
+    phone = models.CharField(max_length=40, blank=True)
+    email = models.EmailField(blank=True)
+    deleted = models.BooleanField(default=False, db_index=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ClientQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["client_name", "id"]
+        indexes = [
+            models.Index(fields=["dot"], name="clients_client_dot_idx"),
+            models.Index(fields=["agency", "client_name"], name="clients_client_agency_name_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agency", "dot"],
+                condition=Q(deleted=False),
+                name="%(app_label)s_%(class)s_unique_live_dot_per_agency",
+                violation_error_message="A live client with this DOT number already exists.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.client_name} (DOT {self.dot})" if self.dot else self.client_name

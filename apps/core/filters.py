@@ -1,0 +1,51 @@
+"""Filter building blocks shared by every list."""
+
+from __future__ import annotations
+
+import django_filters
+from django import forms
+from django.core.validators import RegexValidator
+
+
+class DotFilter(django_filters.CharFilter):
+    """A DOT number: 1 to 8 digits, else 400."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.extra["validators"] = [
+            RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.")
+        ]
+
+
+class StrictBooleanField(forms.NullBooleanField):
+    """true/false/1/0 only; anything else is an error rather than 'no filter'."""
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        text = str(value).strip().lower()
+        if text in ("true", "1"):
+            return True
+        if text in ("false", "0"):
+            return False
+        raise forms.ValidationError("Must be true or false.", code="invalid")
+
+    def validate(self, value):
+        return None
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+
+class DeletedFilterSet(django_filters.FilterSet):
+    """Soft-deleted rows are left out unless `deleted` asks for them."""
+
+    deleted = StrictBooleanFilter(field_name="deleted")
+
+    @property
+    def qs(self):
+        queryset = super().qs
+        if self.form.cleaned_data.get("deleted") is None:
+            queryset = queryset.filter(deleted=False)
+        return queryset

@@ -1,0 +1,55 @@
+"""Guarantees problem+json for every error under /v1, even those raised outside DRF views."""
+
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+
+from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_response
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "/v1/"
+_DETAILS = {
+    400: "The request is malformed.",
+    403: "You do not have permission to perform this action.",
+    404: "No resource exists at this address.",
+    405: "The method is not allowed on this resource.",
+    413: "The request body is larger than allowed.",
+    500: "The server failed to handle the request.",
+}
+
+
+class ProblemDetailsMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            request.path.startswith(API_PREFIX)
+            and response.status_code >= 400
+            and not response.get("Content-Type", "").startswith(
+                (PROBLEM_CONTENT_TYPE, "application/json")
+            )
+            and not getattr(response, "streaming", False)
+        ):
+            status = response.status_code
+            replaced = problem_response(
+                status, _DETAILS.get(status, "The request could not be handled.")
+            )
+            for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+                if response.has_header(header):
+                    replaced[header] = response[header]
+            return replaced
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not request.path.startswith(API_PREFIX):
+            return None
+        if isinstance(exception, RequestDataTooBig):
+            return problem_response(413, _DETAILS[413])
+        logger.exception("Unhandled error on %s", request.path, exc_info=exception)
+        return problem_response(500, _DETAILS[500])

@@ -1,0 +1,70 @@
+"""Shared model machinery: audit fields and agency scoping."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+def agency_ids_for(user) -> list[int] | None:
+    """The agency ids a user may act for; None means every agency (superusers).
+
+    Cached on the user object, so one request asks the database once.
+    """
+    if user is None or not user.is_authenticated:
+        return []
+    if user.is_superuser:
+        return None
+    cached = getattr(user, "_agency_ids", None)
+    if cached is None:
+        from apps.agencies.models import AgencyMembership
+
+        cached = list(
+            AgencyMembership.objects.filter(user_id=user.pk)
+            .order_by("agency_id")
+            .values_list("agency_id", flat=True)
+        )
+        user._agency_ids = cached
+    return cached
+
+
+class AgencyScopedQuerySet(models.QuerySet):
+    """The one place where agency isolation is decided.
+
+    Every read of agency-owned data goes through ``for_user``; subclasses name the path
+    from their model to its agency in ``agency_field``.
+    """
+
+    agency_field = "agency"
+
+    def for_user(self, user) -> AgencyScopedQuerySet:
+        ids = agency_ids_for(user)
+        if ids is None:
+            return self
+        return self.filter(**{f"{self.agency_field}__in": ids})
+
+
+class TimeStampedModel(models.Model):
+    """Abstract base: who created and last changed a record, and when."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+    )
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+    )
+
+    class Meta:
+        abstract = True

@@ -1,0 +1,106 @@
+"""Page/limit paging with the response envelope of contract section 7."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+from django.db.models import QuerySet
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import BasePagination
+from rest_framework.response import Response
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 200
+MAX_PAGE = 10_000_000
+
+
+def parse_positive_int(raw, *, field: str, default: int, maximum: int) -> int:
+    """Parse a paging number; anything but an integer within 1..maximum is a 400."""
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(str(raw).strip())
+    except (TypeError, ValueError):
+        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]}) from None
+    if isinstance(raw, bool) or value < 1 or value > maximum:
+        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
+    return value
+
+
+class Page:
+    """One page of a list: its rows and the numbers that describe it."""
+
+    def __init__(self, queryset: QuerySet, *, page: int, limit: int):
+        self.page = page
+        self.limit = limit
+        self.count = queryset.count()
+        offset = (page - 1) * limit
+        self.rows = list(queryset[offset : offset + limit]) if offset < self.count else []
+
+    @property
+    def total_pages(self) -> int:
+        return math.ceil(self.count / self.limit) if self.count else 0
+
+
+class PagePagination(BasePagination):
+    """`page` (1-based) and `limit` (default 25, at most 200)."""
+
+    page_query_param = "page"
+    limit_query_param = "limit"
+
+    def paginate_queryset(self, queryset, request, view=None):
+        page = parse_positive_int(
+            request.query_params.get("page"), field="page", default=1, maximum=MAX_PAGE
+        )
+        limit = parse_positive_int(
+            request.query_params.get("limit"),
+            field="limit",
+            default=DEFAULT_LIMIT,
+            maximum=MAX_LIMIT,
+        )
+        self.current = Page(queryset, page=page, limit=limit)
+        return self.current.rows
+
+    def get_paginated_response(self, data):
+        page = self.current
+        return Response(
+            OrderedDict(
+                count=page.count,
+                page=page.page,
+                limit=page.limit,
+                total_pages=page.total_pages,
+                results=data,
+            )
+        )
+
+    def get_paginated_response_schema(self, schema):
+        return {
+            "type": "object",
+            "required": ["count", "page", "limit", "totalPages", "results"],
+            "properties": {
+                "count": {"type": "integer"},
+                "page": {"type": "integer"},
+                "limit": {"type": "integer"},
+                "totalPages": {"type": "integer"},
+                "results": schema,
+            },
+        }
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {
+                "name": "page",
+                "required": False,
+                "in": "query",
+                "description": "1-based page number.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+            },
+            {
+                "name": "limit",
+                "required": False,
+                "in": "query",
+                "description": f"Page size (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).",
+                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+            },
+        ]

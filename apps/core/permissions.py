@@ -1,0 +1,42 @@
+"""Django model permissions, with reads requiring view_<model>."""
+
+from __future__ import annotations
+
+from rest_framework.permissions import BasePermission, DjangoModelPermissions
+
+
+class ModelPermissions(DjangoModelPermissions):
+    """Read needs view_<model>, create add_<model>, update change_<model>.
+
+    Read-only actions reached by POST (the legacy search) count as reads.
+    """
+
+    perms_map = {
+        "GET": ["%(app_label)s.view_%(model_name)s"],
+        "OPTIONS": [],
+        "HEAD": ["%(app_label)s.view_%(model_name)s"],
+        "POST": ["%(app_label)s.add_%(model_name)s"],
+        "PUT": ["%(app_label)s.change_%(model_name)s"],
+        "PATCH": ["%(app_label)s.change_%(model_name)s"],
+        "DELETE": ["%(app_label)s.delete_%(model_name)s"],
+    }
+    read_actions = {"search"}
+
+    def has_permission(self, request, view):
+        if not request.user or not request.user.is_authenticated:
+            return False
+        if getattr(view, "_ignore_model_permissions", False):
+            return True
+        queryset = self._queryset(view)
+        method = "GET" if getattr(view, "action", None) in self.read_actions else request.method
+        perms = self.get_required_permissions(method, queryset.model)
+        return request.user.has_perms(perms)
+
+
+class HasPermissions(BasePermission):
+    """Requires the permissions listed in the view's `required_permissions`."""
+
+    def has_permission(self, request, view):
+        if not request.user or not request.user.is_authenticated:
+            return False
+        return request.user.has_perms(getattr(view, "required_permissions", ()))

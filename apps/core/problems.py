@@ -1,0 +1,118 @@
+"""RFC 9457 problem details for every error under /v1, built on drf-standardized-errors."""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DatabaseError, IntegrityError
+from django.http import Http404, JsonResponse
+from drf_standardized_errors.formatter import ExceptionFormatter, flatten_errors
+from drf_standardized_errors.handler import ExceptionHandler
+from rest_framework import exceptions, serializers
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+
+from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+_CAMEL_RE = re.compile(r"_([a-z0-9])")
+
+
+def camel(name: str | None) -> str | None:
+    """snake_case -> camelCase, also inside dotted paths of nested fields."""
+    if name is None:
+        return None
+    return ".".join(_CAMEL_RE.sub(lambda m: m.group(1).upper(), part) for part in name.split("."))
+
+
+def problem_body(status: int, detail: str, errors: list[dict] | None = None) -> dict:
+    return {
+        "type": "about:blank",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "errors": errors or [],
+    }
+
+
+def problem_response(status: int, detail: str, headers: dict | None = None) -> JsonResponse:
+    """A problem+json response outside DRF (middleware, plain Django views)."""
+    response = JsonResponse(problem_body(status, detail), status=status)
+    response["Content-Type"] = PROBLEM_CONTENT_TYPE
+    for key, value in (headers or {}).items():
+        response[key] = value
+    return response
+
+
+class ProblemFormatter(ExceptionFormatter):
+    """Turns any DRF exception into {type, title, status, detail, errors}."""
+
+    def run(self) -> dict:
+        status = self.exc.status_code
+        if isinstance(self.exc, exceptions.ValidationError):
+            errors = [
+                {
+                    "field": None if e.attr in (None, "non_field_errors") else camel(e.attr),
+                    "message": e.detail,
+                    "code": e.code,
+                }
+                for e in flatten_errors(self.exc.detail)
+            ]
+            parts = [
+                f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors
+            ]
+            detail = "; ".join(parts) or "Invalid input."
+            return problem_body(status, detail, errors)
+        detail = self.exc.detail
+        if isinstance(detail, dict):
+            detail = detail.get("detail") or next(iter(detail.values()), "")
+        if isinstance(detail, list):
+            detail = detail[0] if detail else ""
+        return problem_body(status, str(detail))
+
+
+class ProblemExceptionHandler(ExceptionHandler):
+    """Maps Django and database exceptions to their HTTP meaning before formatting."""
+
+    def convert_known_exceptions(self, exc: Exception) -> Exception:
+        if isinstance(exc, DjangoValidationError):
+            return exceptions.ValidationError(detail=as_serializer_error(exc))
+        if isinstance(exc, IntegrityError):
+            return Conflict("The request conflicts with an existing record.")
+        if isinstance(exc, RequestDataTooBig):
+            return PayloadTooLarge()
+        if isinstance(exc, DatabaseError):
+            return ServiceUnavailable("The database is unavailable; try again shortly.")
+        if isinstance(exc, DjangoPermissionDenied):
+            return exceptions.PermissionDenied(str(exc) or None)
+        if isinstance(exc, Http404):
+            return exceptions.NotFound()
+        return super().convert_known_exceptions(exc)
+
+    def get_response(self, exc: exceptions.APIException, data: dict) -> Response:
+        return Response(
+            data,
+            status=exc.status_code,
+            headers=self.get_headers(exc),
+            content_type=PROBLEM_CONTENT_TYPE,
+        )
+
+
+class ProblemErrorSerializer(serializers.Serializer):
+    field = serializers.CharField(allow_null=True, help_text="The request field, in camelCase.")
+    message = serializers.CharField()
+    code = serializers.CharField()
+
+
+class ProblemSerializer(serializers.Serializer):
+    """RFC 9457 problem details."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    errors = ProblemErrorSerializer(many=True)

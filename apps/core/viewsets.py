@@ -1,0 +1,144 @@
+"""The one base viewset: scoping, permissions, paging, sorting, service-backed writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import IntegrityError, transaction
+from django.db.models import Model, QuerySet
+from django.http import QueryDict
+from rest_framework import mixins, serializers, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.viewsets import GenericViewSet
+
+from apps.core.exceptions import Conflict
+from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page, parse_positive_int
+from apps.core.sorting import order_by_for, sort_fields_of
+
+
+class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet):
+    """Lists and details always start from `selector(user=...)`, which applies agency scoping.
+
+    Subclasses declare: `selector`, `serializer_class` (output), `input_serializer_class`,
+    `create_service`, `update_service`, `filterset_class`, `sort_fields`.
+    PUT is a partial update, as the spec says: only present properties change.
+    """
+
+    selector: Callable[..., QuerySet]
+    input_serializer_class: type[serializers.Serializer] | None = None
+    create_service: Callable[..., Model] | None = None
+    update_service: Callable[..., Model] | None = None
+    http_method_names = ["get", "post", "put", "head", "options"]
+    lookup_value_regex = r"[0-9]+"
+
+    def get_queryset(self) -> QuerySet:
+        return type(self).selector(user=self.request.user)
+
+    def get_input_serializer(self, *args, **kwargs):
+        kwargs.setdefault("context", self.get_serializer_context())
+        return self.input_serializer_class(*args, **kwargs)
+
+    def render_object(self, obj: Model, *, status_code: int = status.HTTP_200_OK, **headers):
+        """Re-read the object through the scoped selector so the output has every relation."""
+        fresh = self.get_queryset().get(pk=obj.pk)
+        return Response(self.get_serializer(fresh).data, status=status_code, headers=headers)
+
+    def create(self, request, *args, **kwargs):
+        serializer = self.get_input_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            with transaction.atomic():
+                obj = type(self).create_service(user=request.user, data=serializer.validated_data)
+        except IntegrityError as exc:
+            raise Conflict("The record conflicts with an existing one.") from exc
+        location = reverse(f"{self.basename}-detail", kwargs={"pk": obj.pk}, request=request)
+        return self.render_object(obj, status_code=status.HTTP_201_CREATED, Location=location)
+
+    def update(self, request, *args, **kwargs):
+        instance = self.get_object()
+        serializer = self.get_input_serializer(instance, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        try:
+            with transaction.atomic():
+                obj = type(self).update_service(
+                    user=request.user, instance=instance, data=serializer.validated_data
+                )
+        except IntegrityError as exc:
+            raise Conflict("The record conflicts with an existing one.") from exc
+        return self.render_object(obj)
+
+
+class LegacySearchRequestSerializer(serializers.Serializer):
+    page_index = serializers.IntegerField(required=False, default=1)
+    page_size = serializers.IntegerField(required=False, default=DEFAULT_LIMIT)
+    sort_by = serializers.CharField(required=False, allow_blank=True, default="")
+    sort_order = serializers.ChoiceField(
+        choices=["asc", "desc", "ASC", "DESC"], required=False, default="asc"
+    )
+    filter = serializers.DictField(required=False, default=dict)
+
+
+class LegacySearchMixin:
+    """`POST .../search` with {pageIndex, pageSize, sortBy, sortOrder, filter}.
+
+    Runs the same selector, filterset and ordering as the GET list, so the two agree.
+    """
+
+    @action(detail=False, methods=["post"], url_path="search")
+    def search(self, request, *args, **kwargs):
+        body = LegacySearchRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        page = parse_positive_int(data["page_index"], field="pageIndex", default=1, maximum=10**7)
+        limit = parse_positive_int(
+            data["page_size"], field="pageSize", default=DEFAULT_LIMIT, maximum=MAX_LIMIT
+        )
+        params = QueryDict(mutable=True)
+        for key, value in (data["filter"] or {}).items():
+            key = _camel(key)
+            if isinstance(value, list):
+                params.setlist(key, [_param(v) for v in value])
+            elif value is not None:
+                params[key] = _param(value)
+        queryset = self.get_queryset()
+        filterset_class = getattr(self, "filterset_class", None)
+        if filterset_class is not None:
+            filterset = filterset_class(params, queryset=queryset, request=request)
+            if not filterset.is_valid():
+                raise ValidationError(
+                    {f"filter.{_camel(k)}": v for k, v in filterset.errors.items()}
+                )
+            queryset = filterset.qs
+        sort = data["sort_by"].strip()
+        if sort and data["sort_order"].lower() == "desc":
+            sort = ",".join(
+                name[1:] if name.startswith("-") else f"-{name}" for name in sort.split(",")
+            )
+        try:
+            terms = order_by_for(sort, sort_fields_of(self), getattr(self, "default_sort", ("id",)))
+        except ValidationError:
+            raise ValidationError({"sortBy": [f"Cannot sort by '{data['sort_by']}'."]}) from None
+        result = Page(queryset.order_by(*terms), page=page, limit=limit)
+        return Response(
+            {
+                "items": self.get_serializer(result.rows, many=True).data,
+                "total_count": result.count,
+                "page_index": result.page,
+                "page_size": result.limit,
+            }
+        )
+
+
+def _camel(key: str) -> str:
+    from apps.core.problems import camel
+
+    return camel(key) or key
+
+
+def _param(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

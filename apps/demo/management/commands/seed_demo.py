@@ -1,0 +1,29 @@
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.demo.seed import DEMO_API_KEY, DEMO_PASSWORD, seed_demo
+
+
+class Command(BaseCommand):
+    help = "Create the demo world (idempotent) and print its credentials."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--force", action="store_true", help="Seed even when DJANGO_DEBUG is off."
+        )
+
+    def handle(self, *args, **options):
+        if not settings.DEBUG and not options["force"]:
+            raise CommandError("Refusing to seed demo data with DJANGO_DEBUG off; use --force.")
+        world = seed_demo()
+        self.stdout.write(self.style.SUCCESS("Demo world ready."))
+        self.stdout.write(f"  API key:   {DEMO_API_KEY}")
+        self.stdout.write(
+            f"  Users:     demo-admin, demo-viewer, other-admin, admin (password {DEMO_PASSWORD})"
+        )
+        self.stdout.write(
+            f"  Agencies:  {world.agency.name} (id {world.agency.id}), "
+            f"{world.other_agency.name} (id {world.other_agency.id})"
+        )
+        for client in world.clients.values():
+            self.stdout.write(f"  Client {client.id}: {client.client_name}, DOT {client.dot}")

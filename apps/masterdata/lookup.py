@@ -1,0 +1,156 @@
+"""Name, code or id lookup of master data: the one path every write takes."""
+
+from __future__ import annotations
+
+from django.db.models import Model
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.masterdata.models import City, CoverageType, State
+
+
+def resolve(model: type[Model], value) -> Model:
+    """Find a master-data row by id (an integer), by code where it has one, or by name.
+
+    Names ignore case and surrounding spaces; states also match their USPS code and coverage
+    types their code. Unknown values raise a ValidationError that names the value.
+    """
+    label = model._meta.verbose_name
+    if isinstance(value, bool) or value is None:
+        raise serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
+    if isinstance(value, int):
+        found = model.objects.filter(pk=value).first()
+    else:
+        text = str(value).strip()
+        if not text or len(text) > 120:
+            raise serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
+        key = text.lower()
+        found = None
+        if model in (State, CoverageType) and len(text) <= 10:
+            found = model.objects.filter(code__iexact=text).first()
+        if found is None:
+            found = model.objects.filter(name_key=key).first()
+    if found is None:
+        raise serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
+    return found
+
+
+def resolve_city(state: State | None, value) -> City:
+    """A city is looked up within its state: naming a city needs a state."""
+    if state is None:
+        raise serializers.ValidationError("A city needs its state.", code="state_required")
+    if isinstance(value, int):
+        city = City.objects.filter(pk=value, state=state).first()
+    else:
+        city = City.objects.filter(state=state, name_key=str(value).strip().lower()).first()
+    if city is None:
+        raise serializers.ValidationError(
+            f"Unknown city: '{value}' in {state.name}.", code="unknown"
+        )
+    return city
+
+
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "string"}, {"type": "integer"}],
+        "nullable": True,
+        "description": "Name (case-insensitive; states also by USPS code) or integer id.",
+    }
+)
+class MasterDataField(serializers.Field):
+    """A master-data reference written by name (or code, or integer id), read as its name."""
+
+    default_error_messages = {"invalid": "Expected a name or an integer id."}
+
+    def __init__(self, model: type[Model], *, display: str = "name", **kwargs):
+        self.model = model
+        self.display = display
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, (str, int)) or isinstance(data, bool):
+            self.fail("invalid")
+        return resolve(self.model, data)
+
+    def to_representation(self, value):
+        return getattr(value, self.display) if value is not None else None
+
+
+@extend_schema_field({"type": "integer", "nullable": True})
+class MasterDataIdField(serializers.Field):
+    """The same reference by its integer id (`stateId`)."""
+
+    default_error_messages = {"invalid": "Expected an integer id."}
+
+    def __init__(self, model: type[Model], **kwargs):
+        self.model = model
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            self.fail("invalid")
+        try:
+            pk = int(data)
+        except (TypeError, ValueError):
+            self.fail("invalid")
+        return resolve(self.model, pk)
+
+    def to_representation(self, value):
+        return value.pk if value is not None else None
+
+
+@extend_schema_field(
+    {
+        "oneOf": [{"type": "string"}, {"type": "integer"}],
+        "nullable": True,
+        "description": "City name within the state, or integer id.",
+    }
+)
+class CityField(serializers.Field):
+    """A city by name (or id), resolved in the serializer's validate() against its state."""
+
+    default_error_messages = {"invalid": "Expected a city name or an integer id."}
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (str, int)):
+            self.fail("invalid")
+        return UnresolvedCity(data)
+
+    def to_representation(self, value):
+        return value.name if value is not None else None
+
+
+class UnresolvedCity:
+    """A city value waiting for its state."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def resolve_cities(attrs: dict, instance, pairs: list[tuple[str, str]]) -> dict:
+    """Resolve each (city field, state field) pair in validated attrs, in place.
+
+    The state is the one written in the same request, else the record's current one.
+    """
+    errors = {}
+    for city_field, state_field in pairs:
+        raw = attrs.get(city_field)
+        if not isinstance(raw, UnresolvedCity):
+            continue
+        state = attrs.get(state_field, getattr(instance, state_field, None) if instance else None)
+        try:
+            attrs[city_field] = resolve_city(state, raw.value)
+        except serializers.ValidationError as exc:
+            errors[city_field] = exc.detail
+    if errors:
+        raise serializers.ValidationError(errors)
+    return attrs

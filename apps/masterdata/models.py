@@ -1,0 +1,134 @@
+"""Master data: the reference lists that writes name and responses echo."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class NamedQuerySet(models.QuerySet):
+    def by_name(self, name: str):
+        return self.filter(name_key=name.strip().lower())
+
+
+class NamedModel(models.Model):
+    """Abstract: a reference row looked up by its name, case and spaces ignored."""
+
+    name = models.CharField(max_length=120)
+    name_key = models.CharField(max_length=120, editable=False, db_index=True)
+
+    objects = NamedQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs):
+        self.name_key = self.name.strip().lower()
+        super().save(*args, **kwargs)
+
+
+class State(NamedModel):
+    """A US state, DC or territory."""
+
+    code = models.CharField(max_length=2, unique=True, help_text="USPS code.")
+    is_territory = models.BooleanField(default=False)
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+
+class City(NamedModel):
+    """A US city with a ZIP code, within its state."""
+
+    state = models.ForeignKey(State, on_delete=models.CASCADE, related_name="cities")
+
+    class Meta(NamedModel.Meta):
+        verbose_name_plural = "cities"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["state", "name_key"], name="%(app_label)s_%(class)s_unique_per_state"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}, {self.state.code}" if self.state_id else self.name
+
+
+class UnitType(NamedModel):
+    """A kind of vehicle; power units pull, the others are pulled."""
+
+    is_power_unit = models.BooleanField(default=True)
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+
+class Make(NamedModel):
+    """A vehicle manufacturer."""
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+
+class CoverageType(NamedModel):
+    """A line of coverage (AL, APD, MTC…), and whether it schedules units or drivers."""
+
+    code = models.CharField(max_length=10, unique=True)
+    schedules_units = models.BooleanField(default=False)
+    schedules_drivers = models.BooleanField(default=False)
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+
+class DriverType(NamedModel):
+    """Owner Operator, Company Driver, Lease Operator."""
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+
+class LicenseType(NamedModel):
+    """A driver's licence class."""
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+
+class ClientType(NamedModel):
+    """Motor Carrier, Broker, Owner Operator."""
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
+
+
+class Insurer(NamedModel):
+    """An insurance company, with its NAIC code."""
+
+    naic = models.CharField("NAIC code", max_length=10, blank=True)
+    address = models.CharField(max_length=300, blank=True)
+
+    class Meta(NamedModel.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]

@@ -1,0 +1,215 @@
+"""Settings shared by every environment. Everything that varies comes from the environment."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+
+# ---------------------------------------------------------------------------
+# Core
+# ---------------------------------------------------------------------------
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+SECRET_KEY = env(
+    "DJANGO_SECRET_KEY", default="local-development-only-secret-key-change-me-0123456789"
+)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+TIME_ZONE = env("TIME_ZONE", default="America/Chicago")
+USE_TZ = True
+LANGUAGE_CODE = "en-us"
+USE_I18N = False
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# ---------------------------------------------------------------------------
+# Applications
+# ---------------------------------------------------------------------------
+DJANGO_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+]
+THIRD_PARTY_APPS = [
+    "rest_framework",
+    "rest_framework_simplejwt",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "drf_standardized_errors",
+]
+LOCAL_APPS = [
+    "apps.core",
+    "apps.accounts",
+    "apps.masterdata",
+    "apps.agencies",
+    "apps.clients",
+    "apps.demo",
+]
+INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "apps.core.middleware.ProblemDetailsMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# ---------------------------------------------------------------------------
+# Database: DATABASE_URL, SQLite file by default; PostgreSQL through psycopg 3 and its pool
+# ---------------------------------------------------------------------------
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    if env.bool("DATABASE_POOL", default=False):
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env.int("DATABASE_POOL_MIN", default=2),
+            "max_size": env.int("DATABASE_POOL_MAX", default=10),
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+
+# ---------------------------------------------------------------------------
+# Cache: local memory by default, redis:// in production (shared by every node)
+# ---------------------------------------------------------------------------
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://default")}
+
+# ---------------------------------------------------------------------------
+# Static files and document storage
+# ---------------------------------------------------------------------------
+STATIC_URL = "/static/"
+STATIC_ROOT = env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
+DOCUMENTS_STORAGE = env("DOCUMENTS_STORAGE", default="filesystem")
+DOCUMENT_URL_TTL_SECONDS = env.int("DOCUMENT_URL_TTL_SECONDS", default=900)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if DOCUMENTS_STORAGE == "s3":
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env("AWS_STORAGE_BUCKET_NAME", default="documents"),
+            "endpoint_url": env("AWS_S3_ENDPOINT_URL", default=None),
+            "region_name": env("AWS_S3_REGION_NAME", default=None),
+            "querystring_expire": DOCUMENT_URL_TTL_SECONDS,
+            "file_overwrite": False,
+            "default_acl": None,
+        },
+    }
+
+# ---------------------------------------------------------------------------
+# Authentication
+# ---------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+API_KEY_REQUIRED = env.bool("API_KEY_REQUIRED", default=True)
+API_KEY_HEADER = "apiKey"
+# Failed logins per user name and per client address within the window, before 429.
+LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)
+LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=20)
+LOGIN_FAILURE_WINDOW_SECONDS = env.int("LOGIN_FAILURE_WINDOW_SECONDS", default=300)
+
+SIMPLE_JWT = {
+    "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=15)),
+    "REFRESH_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_REFRESH_MINUTES", default=1440)),
+    "SIGNING_KEY": env("JWT_SIGNING_KEY", default=SECRET_KEY),
+    "ALGORITHM": "HS256",
+    "AUTH_HEADER_TYPES": ("Bearer",),
+    "UPDATE_LAST_LOGIN": False,
+}
+
+# ---------------------------------------------------------------------------
+# REST framework
+# ---------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["apps.accounts.authentication.ApiKeyBearerAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["apps.core.permissions.ModelPermissions"],
+    "DEFAULT_RENDERER_CLASSES": ["djangorestframework_camel_case.render.CamelCaseJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["djangorestframework_camel_case.parser.CamelCaseJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.PagePagination",
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "apps.core.sorting.SortFilter",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "apps.core.openapi.ProblemAutoSchema",
+    "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
+    "DATE_FORMAT": "%Y-%m-%d",
+    "DATE_INPUT_FORMATS": ["%Y-%m-%d", "%m-%d-%Y"],
+    "COERCE_DECIMAL_TO_STRING": True,
+    "PAGE_SIZE": 25,
+}
+JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": True}}
+
+ERROR_STATUS_CODES = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "429"]
+ERROR_STATUS_CODES += ["500", "503"]
+DRF_STANDARDIZED_ERRORS = {
+    "EXCEPTION_FORMATTER_CLASS": "apps.core.problems.ProblemFormatter",
+    "EXCEPTION_HANDLER_CLASS": "apps.core.problems.ProblemExceptionHandler",
+    "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
+    "ALLOWED_ERROR_STATUS_CODES": ERROR_STATUS_CODES,
+    "ERROR_SCHEMAS": {code: "apps.core.problems.ProblemSerializer" for code in ERROR_STATUS_CODES},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Insurance Verification and Fleet Management API",
+    "DESCRIPTION": "Real-time verification of trucking insurance, certificates, and fleet records.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/v1",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
+    ],
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+# ---------------------------------------------------------------------------
+# Admin and logging
+# ---------------------------------------------------------------------------
+LOGIN_URL = "admin:login"
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
