@@ -56,14 +56,14 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 class ApiKeyBearerScheme(OpenApiAuthenticationExtension):
     """Both schemes in one requirement: the operation needs the key AND the token.
 
-    The `apiKey` component itself is registered by ApiKeyScheme (the token routes).
+    The token routes declare `apiKey` alone through extend_schema(auth=...).
     """
 
     target_class = "apps.accounts.authentication.ApiKeyBearerAuthentication"
-    name = "bearerAuth"
+    name = ["apiKey", "bearerAuth"]
 
     def get_security_definition(self, auto_schema):
-        return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
-
-    def get_security_requirement(self, auto_schema):
-        return {"apiKey": [], "bearerAuth": []}
+        return [
+            {"type": "apiKey", "in": "header", "name": "apiKey"},
+            {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+        ]

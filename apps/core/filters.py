@@ -20,6 +20,8 @@ class DotFilter(django_filters.CharFilter):
 class StrictBooleanField(forms.NullBooleanField):
     """true/false/1/0 only; anything else is an error rather than 'no filter'."""
 
+    widget = forms.TextInput
+
     def to_python(self, value):
         if value in (None, ""):
             return None

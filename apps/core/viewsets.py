@@ -10,6 +10,7 @@ from django.http import QueryDict
 from rest_framework import mixins, serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.viewsets import GenericViewSet
@@ -36,6 +37,12 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
 
     def get_queryset(self) -> QuerySet:
         return type(self).selector(user=self.request.user)
+
+    def get_object(self) -> Model:
+        """Details ignore list filters (a soft-deleted record stays reachable by id)."""
+        obj = get_object_or_404(self.get_queryset(), pk=self.kwargs[self.lookup_field])
+        self.check_object_permissions(self.request, obj)
+        return obj
 
     def get_input_serializer(self, *args, **kwargs):
         kwargs.setdefault("context", self.get_serializer_context())

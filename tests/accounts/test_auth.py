@@ -1,0 +1,171 @@
+"""Contract section 3: apiKey and bearer on every /v1 route, tokens, throttled logins, /v1/me."""
+
+from __future__ import annotations
+
+import datetime as dt
+from io import StringIO
+
+import jwt
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+from rest_framework_simplejwt.tokens import AccessToken
+
+from apps.accounts.models import ApiKey, hash_api_key
+from apps.accounts.services import api_key_revoke
+from tests.conftest import API_KEY, bearer_for
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_problem(response, status: int) -> dict:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["status"] == status
+    assert set(body) >= {"type", "title", "status", "detail", "errors"}
+    return body
+
+
+def test_missing_api_key_is_401_even_with_a_valid_token(manager, api_key):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {bearer_for(manager)}")
+    response = client.get("/v1/clients")
+    body = assert_problem(response, 401)
+    assert "apiKey" in body["detail"]
+    assert response.has_header("WWW-Authenticate")
+
+
+def test_unknown_api_key_is_401(manager, api_key):
+    client = APIClient()
+    client.credentials(HTTP_APIKEY="not-a-key", HTTP_AUTHORIZATION=f"Bearer {bearer_for(manager)}")
+    assert_problem(client.get("/v1/clients"), 401)
+
+
+def test_revoked_api_key_is_401_at_once(api, api_key):
+    assert api.get("/v1/clients").status_code == 200
+    api_key_revoke(api_key=ApiKey.objects.get(key_hash=hash_api_key(api_key)))
+    assert_problem(api.get("/v1/clients"), 401)
+
+
+def test_missing_bearer_is_401_with_challenge(make_api):
+    response = make_api().get("/v1/clients")
+    assert_problem(response, 401)
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "header", ["Bearer", "Bearer not.a.jwt", "Bearer a b", "Basic Zm9vOmJhcg=="]
+)
+def test_malformed_authorization_is_401(make_api, header):
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=header)
+    response = client.get("/v1/clients")
+    assert_problem(response, 401)
+    assert response.has_header("WWW-Authenticate")
+
+
+def test_expired_token_is_401(make_api, manager):
+    token = AccessToken.for_user(manager)
+    token.set_exp(lifetime=-dt.timedelta(seconds=1))
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert_problem(client.get("/v1/clients"), 401)
+
+
+def test_token_signed_with_another_key_is_401(make_api, manager):
+    payload = dict(AccessToken.for_user(manager).payload)
+    forged = jwt.encode(payload, "some-other-signing-key-of-sufficient-length", "HS256")
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {forged}")
+    assert_problem(client.get("/v1/clients"), 401)
+
+
+def test_token_pair_then_refresh_then_use(make_api, manager):
+    client = make_api()
+    response = client.post(
+        "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+    )
+    assert response.status_code == 200
+    pair = response.json()
+    assert set(pair) == {"access", "refresh"}
+    refreshed = client.post("/v1/auth/token/refresh", {"refresh": pair["refresh"]}, format="json")
+    assert refreshed.status_code == 200
+    assert set(refreshed.json()) == {"access"}
+    client.credentials(
+        HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {refreshed.json()['access']}"
+    )
+    assert client.get("/v1/me").json()["username"] == "manager"
+
+
+def test_token_route_needs_api_key(manager, api_key):
+    response = APIClient().post(
+        "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+    )
+    assert_problem(response, 401)
+
+
+def test_wrong_password_is_401(make_api, manager):
+    response = make_api().post(
+        "/v1/auth/token", {"username": "manager", "password": "wrong"}, format="json"
+    )
+    assert_problem(response, 401)
+
+
+def test_token_request_without_password_is_400(make_api, manager):
+    body = assert_problem(
+        make_api().post("/v1/auth/token", {"username": "manager"}, format="json"), 400
+    )
+    assert body["errors"][0]["field"] == "password"
+
+
+def test_invalid_refresh_token_is_401(make_api):
+    assert_problem(
+        make_api().post("/v1/auth/token/refresh", {"refresh": "nope"}, format="json"), 401
+    )
+
+
+def test_failed_logins_are_throttled_per_user_name(make_api, manager, settings):
+    client = make_api()
+    for _ in range(settings.LOGIN_FAILURES_PER_USER):
+        response = client.post(
+            "/v1/auth/token", {"username": "manager", "password": "wrong"}, format="json"
+        )
+        assert response.status_code == 401
+    response = client.post(
+        "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+    )
+    assert_problem(response, 429)
+    assert int(response["Retry-After"]) > 0
+
+
+def test_failed_logins_are_throttled_per_address(make_api, manager, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 3
+    client = make_api()
+    for n in range(3):
+        client.post("/v1/auth/token", {"username": f"ghost{n}", "password": "x"}, format="json")
+    response = client.post(
+        "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+    )
+    assert_problem(response, 429)
+
+
+def test_me_lists_agencies_and_permissions(api, agency):
+    response = api.get("/v1/me")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["username"] == "manager"
+    assert body["agencies"] == [{"id": agency.id, "name": "Demo Agency"}]
+    assert "clients.add_client" in body["permissions"]
+
+
+def test_create_api_key_prints_a_working_key_and_stores_only_its_hash(manager):
+    out = StringIO()
+    call_command("create_api_key", "fleet sync", stdout=out)
+    raw = out.getvalue().strip()
+    key = ApiKey.objects.get(name="fleet sync")
+    assert key.key_hash == hash_api_key(raw)
+    assert raw not in (key.prefix + key.key_hash)
+    client = APIClient()
+    client.credentials(HTTP_APIKEY=raw, HTTP_AUTHORIZATION=f"Bearer {bearer_for(manager)}")
+    assert client.get("/v1/me").status_code == 200

@@ -1,0 +1,105 @@
+"""Shared fixtures: master data once per session, users of two agencies, real API clients."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+from rest_framework_simplejwt.tokens import RefreshToken
+
+from apps.accounts.services import api_key_create
+from apps.demo.access import groups_ensure
+from apps.masterdata.services import masterdata_load
+from tests.factories import AgencyFactory, UserFactory
+
+API_KEY = "test-api-key-0123456789"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        masterdata_load()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_side_effects(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def api_key(db) -> str:
+    api_key_create(name="tests", raw_key=API_KEY)
+    return API_KEY
+
+
+@pytest.fixture
+def groups(db):
+    return groups_ensure()
+
+
+@pytest.fixture
+def agency(db):
+    return AgencyFactory(name="Demo Agency")
+
+
+@pytest.fixture
+def other_agency(db):
+    return AgencyFactory(name="Other Agency")
+
+
+@pytest.fixture
+def manager(groups, agency):
+    return UserFactory(username="manager", agencies=[agency], groups=[groups[0]])
+
+
+@pytest.fixture
+def viewer(groups, agency):
+    return UserFactory(username="viewer", agencies=[agency], groups=[groups[1]])
+
+
+@pytest.fixture
+def other_manager(groups, other_agency):
+    return UserFactory(username="other-manager", agencies=[other_agency], groups=[groups[0]])
+
+
+@pytest.fixture
+def powerless(agency):
+    """A member of the agency with no permission at all."""
+    return UserFactory(username="powerless", agencies=[agency])
+
+
+def bearer_for(user) -> str:
+    return str(RefreshToken.for_user(user).access_token)
+
+
+@pytest.fixture
+def make_api(api_key):
+    """An APIClient carrying the real apiKey header and, for a user, a real access token."""
+
+    def make(user=None) -> APIClient:
+        client = APIClient()
+        headers = {"HTTP_APIKEY": api_key}
+        if user is not None:
+            headers["HTTP_AUTHORIZATION"] = f"Bearer {bearer_for(user)}"
+        client.credentials(**headers)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def api(make_api, manager) -> APIClient:
+    return make_api(manager)
+
+
+@pytest.fixture
+def viewer_api(make_api, viewer) -> APIClient:
+    return make_api(viewer)
+
+
+@pytest.fixture
+def other_api(make_api, other_manager) -> APIClient:
+    return make_api(other_manager)
