@@ -61,6 +61,10 @@ class Producer(models.Model):
         return self.name
 
 
+class AgencyMembershipQuerySet(AgencyScopedQuerySet):
+    agency_field = "agency"
+
+
 class AgencyMembership(models.Model):
     """Grants a user the right to act for an agency."""
 
@@ -69,6 +73,8 @@ class AgencyMembership(models.Model):
     )
     agency = models.ForeignKey(Agency, on_delete=models.CASCADE, related_name="memberships")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AgencyMembershipQuerySet.as_manager()
 
     class Meta:
         ordering = ["agency__name", "user__username"]
