@@ -5,13 +5,34 @@ from rest_framework.routers import SimpleRouter
 
 from apps.accounts.api.views import MeView, TokenRefreshView, TokenView
 from apps.clients.api.views import ClientViewSet
+from apps.coverages.api.views import (
+    ClientVerificationView,
+    DriverAssignmentView,
+    FleetVerificationView,
+    VehicleAssignmentView,
+    VehicleVerificationView,
+)
+from apps.drivers.api.views import DriverVehicleView, DriverViewSet
+from apps.policies.api.views import PolicyVehiclesView, PolicyViewSet
+from apps.vehicles.api.views import LienholderDetailView, VehicleViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("clients", ClientViewSet, basename="client")
+router.register("policies", PolicyViewSet, basename="policy")
+router.register("vehicles", VehicleViewSet, basename="vehicle")
+router.register("drivers", DriverViewSet, basename="driver")
 
 urlpatterns = [
     path("auth/token", TokenView.as_view(), name="auth-token"),
     path("auth/token/refresh", TokenRefreshView.as_view(), name="auth-token-refresh"),
     path("me", MeView.as_view(), name="me"),
+    path("vehicles/lienholders/<int:pk>", LienholderDetailView.as_view(), name="lienholder-detail"),
+    path("coverages/clients", ClientVerificationView.as_view(), name="verify-clients"),
+    path("coverages/vehicles", VehicleVerificationView.as_view(), name="verify-vehicles"),
+    path("coverages/vehicles/batch", FleetVerificationView.as_view(), name="verify-fleet"),
+    path("vehicles/coverages", VehicleAssignmentView.as_view(), name="vehicle-coverages"),
+    path("drivers/coverages", DriverAssignmentView.as_view(), name="driver-coverages"),
+    path("policies/<int:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),
+    path("drivers/vehicles", DriverVehicleView.as_view(), name="driver-vehicles"),
     *router.urls,
 ]

@@ -44,3 +44,31 @@ def reference_id_field(**kwargs) -> serializers.IntegerField:
     kwargs.setdefault("min_value", 1)
     kwargs.setdefault("max_value", 2**63 - 1)
     return serializers.IntegerField(**kwargs)
+
+
+def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str]]) -> None:
+    """On create, each source attribute must be present; the error names the first field.
+
+    `sources` maps an attribute to (the field named in the error, a hint at the alternatives):
+    the first of the alternatives the spec allows is the one named.
+    """
+    if serializer.instance is not None:
+        return
+    missing = {
+        field: f"This field is required ({hint})."
+        for attr, (field, hint) in sources.items()
+        if attrs.get(attr) is None
+    }
+    if missing:
+        raise serializers.ValidationError(missing)
+
+
+class DriverDateField(serializers.DateField):
+    """Driver dates: MM-dd-yyyy on output, MM-dd-yyyy or ISO on input (spec section 2)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("format", "%m-%d-%Y")
+        kwargs.setdefault("input_formats", ["%m-%d-%Y", "%Y-%m-%d"])
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)

@@ -52,6 +52,10 @@ LOCAL_APPS = [
     "apps.masterdata",
     "apps.agencies",
     "apps.clients",
+    "apps.policies",
+    "apps.vehicles",
+    "apps.drivers",
+    "apps.coverages",
     "apps.demo",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
@@ -199,7 +203,13 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
     ],
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "PolicyStatusEnum": "apps.policies.choices.PolicyStatus",
+        "VehicleStatusEnum": "apps.vehicles.choices.VehicleStatus",
+        "DriverStatusEnum": "apps.drivers.choices.DriverStatus",
+        "VerificationStatusEnum": "apps.coverages.choices.VERIFICATION_STATUSES",
+        "VehicleVerificationStatusEnum": "apps.coverages.choices.VEHICLE_VERIFICATION_STATUSES",
+    },
 }
 
 # ---------------------------------------------------------------------------

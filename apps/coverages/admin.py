@@ -1,0 +1,59 @@
+from django.contrib import admin
+
+from apps.core.admin import AgencyScopedAdmin
+from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
+
+
+class CoverageEventInline(admin.TabularInline):
+    model = CoverageEvent
+    fk_name = "vehicle_coverage"
+    extra = 0
+    can_delete = False
+    fields = [
+        "coverage_status",
+        "effective_date",
+        "policy_added_date",
+        "policy_removed_date",
+        "created_at",
+        "created_by",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class DriverCoverageEventInline(CoverageEventInline):
+    fk_name = "driver_coverage"
+
+
+@admin.register(VehicleCoverage)
+class VehicleCoverageAdmin(AgencyScopedAdmin):
+    list_display = [
+        "vehicle",
+        "policy",
+        "coverage_status",
+        "policy_added_date",
+        "policy_removed_date",
+    ]
+    list_filter = ["coverage_status", "policy__coverage_type", "policy_added_date"]
+    search_fields = ["vehicle__serial_number", "vehicle__unit", "policy__policy_number"]
+    list_select_related = ["vehicle", "policy", "policy__coverage_type"]
+    autocomplete_fields = ["vehicle", "policy"]
+    inlines = [CoverageEventInline]
+
+
+@admin.register(DriverCoverage)
+class DriverCoverageAdmin(AgencyScopedAdmin):
+    list_display = [
+        "driver",
+        "policy",
+        "coverage_status",
+        "policy_added_date",
+        "policy_removed_date",
+    ]
+    list_filter = ["coverage_status", "policy__coverage_type"]
+    search_fields = ["driver__last_name", "driver__license_number", "policy__policy_number"]
+    list_select_related = ["driver", "policy", "policy__coverage_type"]
+    autocomplete_fields = ["driver", "policy"]
+    inlines = [DriverCoverageEventInline]

@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+import re
+
+from rest_framework import serializers
+
+from apps.core.serializers import reference_id_field
+from apps.coverages.choices import (
+    VEHICLE_VERIFICATION_STATUSES,
+    VERIFICATION_STATUSES,
+    CoverageStatus,
+)
+
+DOT_RE = re.compile(r"^[0-9]{1,8}$")
+MAX_DOTS = 500
+MAX_BATCH = 1000
+
+
+class AssignmentCreateSerializer(serializers.Serializer):
+    policy_id = reference_id_field()
+    policy_added_date = serializers.DateField(required=False, allow_null=True)
+
+
+class VehicleAssignmentCreateSerializer(AssignmentCreateSerializer):
+    vehicle_id = reference_id_field()
+
+
+class DriverAssignmentCreateSerializer(AssignmentCreateSerializer):
+    driver_id = reference_id_field()
+
+
+class AssignmentUpdateSerializer(serializers.Serializer):
+    policy_id = reference_id_field()
+    coverage_status = serializers.IntegerField()
+    policy_added_date = serializers.DateField(required=False, allow_null=True)
+    policy_removed_date = serializers.DateField(required=False, allow_null=True)
+
+
+class VehicleAssignmentUpdateSerializer(AssignmentUpdateSerializer):
+    vehicle_id = reference_id_field()
+
+
+class DriverAssignmentUpdateSerializer(AssignmentUpdateSerializer):
+    driver_id = reference_id_field()
+
+
+class AssignmentSerializer(serializers.Serializer):
+    """An assignment period as the coverage endpoints answer it."""
+
+    id = serializers.IntegerField()
+    policy_id = serializers.IntegerField()
+    coverage_status = serializers.IntegerField()
+    coverage_status_name = serializers.SerializerMethodField()
+    policy_added_date = serializers.DateField()
+    policy_removed_date = serializers.DateField(allow_null=True)
+
+    def get_coverage_status_name(self, obj) -> str:
+        return CoverageStatus(obj.coverage_status).label
+
+
+class VehicleAssignmentSerializer(AssignmentSerializer):
+    vehicle_id = serializers.IntegerField()
+
+
+class DriverAssignmentSerializer(AssignmentSerializer):
+    driver_id = serializers.IntegerField()
+
+
+# --- verification (documented shapes) ------------------------------------------------------
+
+
+class LimitSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    amount = serializers.CharField()
+
+
+class ClientRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    client_name = serializers.CharField()
+    dot = serializers.CharField(allow_null=True)
+    agency_id = serializers.IntegerField()
+    agency_name = serializers.CharField()
+
+
+class CoverageRefSerializer(serializers.Serializer):
+    policy_id = serializers.IntegerField()
+    policy_number = serializers.CharField(allow_null=True)
+    coverage_type = serializers.CharField()
+    coverage_type_name = serializers.CharField()
+    insurer_name = serializers.CharField(allow_null=True)
+    naic = serializers.CharField(allow_null=True)
+    effective_date = serializers.DateField()
+    expiration_date = serializers.DateField()
+    status = serializers.CharField()
+    limits = LimitSerializer(many=True)
+
+
+class VehicleCoverageRefSerializer(CoverageRefSerializer):
+    coverage_status = serializers.IntegerField()
+    coverage_status_name = serializers.CharField()
+    policy_added_date = serializers.DateField()
+
+
+class VehicleRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    vin = serializers.CharField()
+    unit = serializers.CharField()
+    model_year = serializers.IntegerField()
+    make = serializers.CharField()
+    license_plate = serializers.CharField()
+    license_plate_state = serializers.CharField(allow_null=True)
+
+
+class ClientVerificationSerializer(serializers.Serializer):
+    dot = serializers.CharField(allow_null=True)
+    found = serializers.BooleanField()
+    verified = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=VERIFICATION_STATUSES)
+    client = ClientRefSerializer(allow_null=True)
+    coverages = CoverageRefSerializer(many=True)
+
+
+class ClientVerificationResponseSerializer(serializers.Serializer):
+    as_of = serializers.DateField()
+    results = ClientVerificationSerializer(many=True)
+
+
+class VehicleVerificationSerializer(serializers.Serializer):
+    vehicle = VehicleRefSerializer()
+    client = ClientRefSerializer()
+    verified = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=VEHICLE_VERIFICATION_STATUSES)
+    coverages = VehicleCoverageRefSerializer(many=True)
+
+
+class VehicleVerificationResponseSerializer(serializers.Serializer):
+    as_of = serializers.DateField()
+    results = VehicleVerificationSerializer(many=True)
+
+
+class FleetRequestSerializer(serializers.Serializer):
+    vins = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, default=list
+    )
+    license_plates = serializers.ListField(
+        child=serializers.CharField(max_length=15), required=False, default=list
+    )
+    as_of = serializers.DateField(required=False, allow_null=True)
+
+    def validate_vins(self, values):
+        from apps.vehicles.models import VIN_RE
+
+        cleaned, errors = [], {}
+        for index, value in enumerate(values):
+            vin = value.strip().upper()
+            if not VIN_RE.match(vin):
+                errors[index] = [f"'{value}' is not a VIN (17 characters of A-H J-N P R-Z 0-9)."]
+            cleaned.append(vin)
+        if errors:
+            raise serializers.ValidationError(errors)
+        return cleaned
+
+    def validate_license_plates(self, values):
+        cleaned = [v.strip() for v in values]
+        blank = {i: ["A plate cannot be blank."] for i, v in enumerate(cleaned) if not v}
+        if blank:
+            raise serializers.ValidationError(blank)
+        return cleaned
+
+    def validate(self, attrs):
+        total = len(attrs["vins"]) + len(attrs["license_plates"])
+        if total == 0:
+            raise serializers.ValidationError({"vins": ["Send at least one VIN or plate."]})
+        if total > MAX_BATCH:
+            raise serializers.ValidationError(
+                {"vins": [f"At most {MAX_BATCH} VINs and plates together."]}
+            )
+        return attrs
+
+
+class FleetEntrySerializer(serializers.Serializer):
+    vin = serializers.CharField(required=False)
+    license_plate = serializers.CharField(required=False)
+    found = serializers.BooleanField()
+    verified = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=VERIFICATION_STATUSES)
+    vehicle = VehicleRefSerializer(allow_null=True)
+    client = ClientRefSerializer(allow_null=True)
+    coverages = VehicleCoverageRefSerializer(many=True)
+
+
+class FleetSummarySerializer(serializers.Serializer):
+    requested = serializers.IntegerField()
+    covered = serializers.IntegerField()
+    uncovered = serializers.IntegerField()
+    not_found = serializers.IntegerField()
+
+
+class FleetResponseSerializer(serializers.Serializer):
+    as_of = serializers.DateField()
+    results = FleetEntrySerializer(many=True)
+    summary = FleetSummarySerializer()

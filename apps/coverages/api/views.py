@@ -1,0 +1,210 @@
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.exceptions import Conflict
+from apps.core.permissions import HasPermissions
+from apps.coverages.api import serializers as s
+from apps.coverages.api.params import exactly_one, parse_as_of, parse_dot, parse_id, parse_vin
+from apps.coverages.selectors import verify_clients, verify_fleet, verify_vehicles
+from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
+from apps.masterdata.lookup import resolve
+from apps.masterdata.models import State
+
+AS_OF = OpenApiParameter(
+    "asOf", str, description="The date to verify (default: today in the service's time zone)."
+)
+
+
+def _q(name: str, description: str, many: bool = False) -> OpenApiParameter:
+    return OpenApiParameter(name, str, description=description, many=many)
+
+
+class ClientVerificationView(APIView):
+    """Is this carrier insured? By DOT number(s) or client id."""
+
+    permission_classes = [HasPermissions]
+    required_permissions = ("clients.view_client", "policies.view_policy")
+
+    @extend_schema(
+        parameters=[
+            _q("dots", "DOT numbers (repeat the parameter, at most 500).", many=True),
+            _q("dot", "One DOT number."),
+            _q("id", "A client id."),
+            AS_OF,
+        ],
+        responses=s.ClientVerificationResponseSerializer,
+        operation_id="coverages_clients_verify",
+    )
+    def get(self, request):
+        params = request.query_params
+        which = exactly_one(params, ("dots", "dot", "id"))
+        on = parse_as_of(params)
+        if which == "id":
+            results = verify_clients(
+                user=request.user, on=on, client_id=parse_id(params["id"], "id")
+            )
+            if not results:
+                raise NotFound("No client with this id.")
+        else:
+            if which == "dot":
+                dots = [parse_dot(params["dot"])]
+            else:
+                raw = [p for value in params.getlist("dots") for p in value.split(",")]
+                dots = [parse_dot(value, "dots") for value in raw if value.strip()]
+                if len(set(dots)) > s.MAX_DOTS:
+                    raise ValidationError({"dots": [f"At most {s.MAX_DOTS} DOT numbers."]})
+                if not dots:
+                    raise ValidationError({"dots": ["Send at least one DOT number."]})
+            results = verify_clients(user=request.user, on=on, dots=dots)
+            if not any(r["found"] for r in results):
+                detail = "DOT number not found." if which == "dot" else "No DOT number was found."
+                raise NotFound(detail)
+        return Response({"as_of": on, "results": results})
+
+
+class VehicleVerificationView(APIView):
+    """Is this truck insured? By VIN or license plate."""
+
+    permission_classes = [HasPermissions]
+    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+
+    @extend_schema(
+        parameters=[
+            _q("vin", "A 17-character VIN."),
+            _q("licensePlate", "A license plate (case, spaces and dashes ignored)."),
+            _q("licensePlateState", "The plate's state, by name or USPS code (optional)."),
+            AS_OF,
+        ],
+        responses=s.VehicleVerificationResponseSerializer,
+        operation_id="coverages_vehicles_verify",
+    )
+    def get(self, request):
+        params = request.query_params
+        which = exactly_one(params, ("vin", "licensePlate"))
+        on = parse_as_of(params)
+        if which == "vin":
+            results = verify_vehicles(user=request.user, on=on, vin=parse_vin(params["vin"]))
+        else:
+            state = None
+            if params.get("licensePlateState"):
+                try:
+                    state = resolve(State, params["licensePlateState"])
+                except ValidationError as exc:
+                    raise ValidationError({"licensePlateState": exc.detail}) from None
+            plate = params["licensePlate"].strip()
+            if len(plate) > 15:
+                raise ValidationError({"licensePlate": ["A plate has at most 15 characters."]})
+            results = verify_vehicles(
+                user=request.user, on=on, license_plate=plate, license_plate_state=state
+            )
+        if not results:
+            raise NotFound("No vehicle matches.")
+        return Response({"as_of": on, "results": results})
+
+
+class FleetVerificationView(APIView):
+    """The fleet gap check: up to 1,000 VINs and plates in one call."""
+
+    permission_classes = [HasPermissions]
+    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+
+    @extend_schema(
+        request=s.FleetRequestSerializer,
+        responses=s.FleetResponseSerializer,
+        operation_id="coverages_vehicles_batch",
+    )
+    def post(self, request):
+        body = s.FleetRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        on = body.validated_data.get("as_of") or parse_as_of({})
+        result = verify_fleet(
+            user=request.user,
+            on=on,
+            vins=body.validated_data["vins"],
+            plates=body.validated_data["license_plates"],
+        )
+        return Response({"as_of": on, **result})
+
+
+class AssignmentView(APIView):
+    """Shared body of the vehicle and driver coverage-assignment endpoints."""
+
+    permission_classes = [HasPermissions]
+    subject = VEHICLE
+    create_serializer: type = s.VehicleAssignmentCreateSerializer
+    update_serializer: type = s.VehicleAssignmentUpdateSerializer
+    output_serializer: type = s.VehicleAssignmentSerializer
+
+    def post(self, request):
+        body = self.create_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            with transaction.atomic():
+                assignment = coverage_assign(
+                    user=request.user, subject=self.subject, data=body.validated_data
+                )
+        except IntegrityError as exc:
+            raise Conflict(f"The {self.subject.noun} is already scheduled on this policy.") from exc
+        return Response(self.output_serializer(assignment).data, status=status.HTTP_201_CREATED)
+
+    def put(self, request):
+        body = self.update_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        assignment = coverage_update(
+            user=request.user, subject=self.subject, data=body.validated_data
+        )
+        return Response(self.output_serializer(assignment).data)
+
+
+class VehicleAssignmentView(AssignmentView):
+    """Schedule a vehicle on a policy (4), remove it (1), decline it (2) or move its date (4)."""
+
+    required_permissions = ("vehicles.change_vehicle",)
+
+    @extend_schema(
+        request=s.VehicleAssignmentCreateSerializer,
+        responses={201: s.VehicleAssignmentSerializer},
+        operation_id="vehicles_coverages_create",
+    )
+    def post(self, request):
+        return super().post(request)
+
+    @extend_schema(
+        request=s.VehicleAssignmentUpdateSerializer,
+        responses=s.VehicleAssignmentSerializer,
+        operation_id="vehicles_coverages_update",
+    )
+    def put(self, request):
+        return super().put(request)
+
+
+class DriverAssignmentView(AssignmentView):
+    """Schedule a driver on an OA/DD policy (7), remove (1), decline (2) or move its date (7)."""
+
+    required_permissions = ("drivers.change_driver",)
+    subject = DRIVER
+    create_serializer = s.DriverAssignmentCreateSerializer
+    update_serializer = s.DriverAssignmentUpdateSerializer
+    output_serializer = s.DriverAssignmentSerializer
+
+    @extend_schema(
+        request=s.DriverAssignmentCreateSerializer,
+        responses={201: s.DriverAssignmentSerializer},
+        operation_id="drivers_coverages_create",
+    )
+    def post(self, request):
+        return super().post(request)
+
+    @extend_schema(
+        request=s.DriverAssignmentUpdateSerializer,
+        responses=s.DriverAssignmentSerializer,
+        operation_id="drivers_coverages_update",
+    )
+    def put(self, request):
+        return super().put(request)

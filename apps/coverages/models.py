@@ -1,0 +1,144 @@
+"""Coverage assignments: periods during which a unit or driver is scheduled on a policy.
+
+A period starts at `policy_added_date` and ends at `policy_removed_date` (the effective date of
+a removal or decline). Periods are never overwritten: scheduling again opens a new period, and
+every change is also written to the event log, so "was it covered on D" always has an answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.coverages.choices import CoverageStatus
+
+
+class AssignmentQuerySet(AgencyScopedQuerySet):
+    agency_field = "policy__client__agency"
+
+    def covering_on(self, on: dt.date) -> AssignmentQuerySet:
+        """Periods that cover their unit on D (the policy's own force is checked separately)."""
+        return self.filter(
+            Q(policy_removed_date__isnull=True) | Q(policy_removed_date__gt=on),
+            policy_added_date__lte=on,
+        )
+
+
+class Assignment(TimeStampedModel):
+    policy_added_date = models.DateField()
+    policy_removed_date = models.DateField(null=True, blank=True)
+    coverage_status = models.PositiveSmallIntegerField(choices=CoverageStatus.choices)
+
+    class Meta:
+        abstract = True
+
+    def covers_on(self, on: dt.date) -> bool:
+        return self.policy_added_date <= on and (
+            self.policy_removed_date is None or self.policy_removed_date > on
+        )
+
+
+class VehicleCoverage(Assignment):
+    """A period during which a vehicle is a scheduled unit of a policy."""
+
+    vehicle = models.ForeignKey(
+        "vehicles.Vehicle", on_delete=models.PROTECT, related_name="coverages"
+    )
+    policy = models.ForeignKey(
+        "policies.Policy", on_delete=models.PROTECT, related_name="vehicle_coverages"
+    )
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["policy_added_date", "id"]
+        indexes = [
+            models.Index(fields=["vehicle", "policy"], name="coverages_vehicle_policy_idx"),
+            models.Index(fields=["policy", "policy_added_date"], name="coverages_vpolicy_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["vehicle", "policy"],
+                condition=Q(policy_removed_date__isnull=True),
+                name="%(app_label)s_%(class)s_one_open_period",
+                violation_error_message="The vehicle is already scheduled on this policy.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.vehicle} on {self.policy}"
+
+
+class DriverCoverage(Assignment):
+    """A period during which a driver is a sponsored scheduled driver of an OA/DD policy."""
+
+    driver = models.ForeignKey("drivers.Driver", on_delete=models.PROTECT, related_name="coverages")
+    policy = models.ForeignKey(
+        "policies.Policy", on_delete=models.PROTECT, related_name="driver_coverages"
+    )
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["policy_added_date", "id"]
+        indexes = [
+            models.Index(fields=["driver", "policy"], name="coverages_driver_policy_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["driver", "policy"],
+                condition=Q(policy_removed_date__isnull=True),
+                name="%(app_label)s_%(class)s_one_open_period",
+                violation_error_message="The driver is already scheduled on this policy.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.driver} on {self.policy}"
+
+
+class CoverageEventQuerySet(AgencyScopedQuerySet):
+    agency_field = "policy__client__agency"
+
+
+class CoverageEvent(models.Model):
+    """One change of an assignment, kept forever: the audit of who changed coverage when."""
+
+    vehicle_coverage = models.ForeignKey(
+        VehicleCoverage, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+    )
+    driver_coverage = models.ForeignKey(
+        DriverCoverage, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+    )
+    policy = models.ForeignKey("policies.Policy", on_delete=models.PROTECT, related_name="+")
+    coverage_status = models.PositiveSmallIntegerField(choices=CoverageStatus.choices)
+    effective_date = models.DateField()
+    policy_added_date = models.DateField()
+    policy_removed_date = models.DateField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    objects = CoverageEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(vehicle_coverage__isnull=False, driver_coverage__isnull=True)
+                | Q(vehicle_coverage__isnull=True, driver_coverage__isnull=False),
+                name="%(app_label)s_%(class)s_one_subject",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_coverage_status_display()} from {self.effective_date}"

@@ -1,0 +1,259 @@
+"""Real-time verification (contract section 8): a constant number of queries per call.
+
+Each call reads the matching clients or vehicles in one query, then the policies (or the
+coverage periods) that matter on the as-of date in one more, and their limits in a third;
+nothing is fetched per DOT, per vehicle or per policy.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.db.models import Prefetch, Q
+
+from apps.clients.models import Client
+from apps.coverages.choices import CoverageStatus
+from apps.coverages.models import VehicleCoverage
+from apps.policies.choices import PolicyStatus
+from apps.policies.models import Policy, PolicyLimit
+from apps.vehicles.models import Vehicle, plate_key
+
+ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
+LIMITS = Prefetch("limits", queryset=PolicyLimit.objects.order_by("position", "id"))
+
+
+def client_ref(client: Client) -> dict:
+    return {
+        "id": client.id,
+        "client_name": client.client_name,
+        "dot": client.dot,
+        "agency_id": client.agency_id,
+        "agency_name": client.agency.name,
+    }
+
+
+def coverage_ref(policy: Policy, on: dt.date) -> dict:
+    return {
+        "policy_id": policy.id,
+        "policy_number": policy.policy_number,
+        "coverage_type": policy.coverage_type.code,
+        "coverage_type_name": policy.coverage_type.name,
+        "insurer_name": policy.insurer.name if policy.insurer_id else None,
+        "naic": policy.insurer.naic if policy.insurer_id else None,
+        "effective_date": policy.effective_date.isoformat(),
+        "expiration_date": policy.expiration_date.isoformat(),
+        "status": policy.status_on(on),
+        "limits": [{"name": x.name, "amount": f"{x.amount:.2f}"} for x in policy.limits.all()],
+    }
+
+
+def vehicle_ref(vehicle: Vehicle) -> dict:
+    return {
+        "id": vehicle.id,
+        "vin": vehicle.serial_number,
+        "unit": vehicle.unit,
+        "model_year": vehicle.model_year,
+        "make": vehicle.make.name,
+        "license_plate": vehicle.license_plate,
+        "license_plate_state": vehicle.license_plate_state.code
+        if vehicle.license_plate_state_id
+        else None,
+    }
+
+
+def _policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
+    """Policies in force on D, and those that start later, per client (two queries)."""
+    policies = (
+        Policy.objects.filter(client_id__in=list(client_ids), deleted=False)
+        .filter(Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on))
+        .filter(expiration_date__gt=on)
+        .select_related("coverage_type", "insurer")
+        .prefetch_related(LIMITS)
+        .order_by("coverage_type__code", "effective_date", "id")
+    )
+    grouped: dict[int, list[Policy]] = defaultdict(list)
+    for policy in policies:
+        grouped[policy.client_id].append(policy)
+    return grouped
+
+
+def _client_result(dot: str | None, client: Client | None, policies: list[Policy], on) -> dict:
+    if client is None:
+        return {
+            "dot": dot,
+            "found": False,
+            "verified": False,
+            "status": NOT_FOUND,
+            "client": None,
+            "coverages": [],
+        }
+    coverages = [coverage_ref(p, on) for p in policies]
+    in_force = any(c["status"] == PolicyStatus.ACTIVE for c in coverages)
+    return {
+        "dot": client.dot if dot is None else dot,
+        "found": True,
+        "verified": in_force,
+        "status": ACTIVE if in_force else INACTIVE,
+        "client": client_ref(client),
+        "coverages": coverages,
+    }
+
+
+def verify_clients(
+    *, user, on: dt.date, dots: list[str] | None = None, client_id: int | None = None
+) -> list[dict]:
+    """One result per requested DOT (request order, duplicates once), or one for the client id."""
+    clients = Client.objects.for_user(user).filter(deleted=False).select_related("agency")
+    if client_id is not None:
+        clients = list(clients.filter(pk=client_id))
+    else:
+        clients = list(clients.filter(dot__in=dots).order_by("id"))
+    policies = _policies_by_client((c.id for c in clients), on)
+    if client_id is not None:
+        return [_client_result(None, c, policies.get(c.id, []), on) for c in clients]
+
+    # A user of several agencies may see the same DOT twice: the verified client answers.
+    by_dot: dict[str, Client] = {}
+    for client in clients:
+        current = by_dot.get(client.dot)
+        in_force = any(p.in_force_on(on) for p in policies.get(client.id, []))
+        if current is None or (
+            in_force and not any(p.in_force_on(on) for p in policies.get(current.id, []))
+        ):
+            by_dot[client.dot] = client
+    results = []
+    for dot in dict.fromkeys(dots):
+        client = by_dot.get(dot)
+        results.append(
+            _client_result(dot, client, policies.get(client.id, []) if client else [], on)
+        )
+    return results
+
+
+def _covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:
+    """Periods that cover each vehicle on D under a policy in force on D (two queries)."""
+    periods = (
+        VehicleCoverage.objects.filter(vehicle_id__in=list(vehicle_ids))
+        .covering_on(on)
+        .filter(
+            Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
+            policy__deleted=False,
+            policy__effective_date__lte=on,
+            policy__expiration_date__gt=on,
+        )
+        .select_related("policy", "policy__coverage_type", "policy__insurer")
+        .prefetch_related(Prefetch("policy__limits", queryset=LIMITS.queryset))
+        .order_by("policy__coverage_type__code", "policy_added_date", "id")
+    )
+    grouped: dict[int, list[VehicleCoverage]] = defaultdict(list)
+    for period in periods:
+        grouped[period.vehicle_id].append(period)
+    return grouped
+
+
+def _vehicle_coverages(periods: list[VehicleCoverage], on: dt.date) -> list[dict]:
+    return [
+        {
+            **coverage_ref(period.policy, on),
+            "coverage_status": period.coverage_status,
+            "coverage_status_name": CoverageStatus(period.coverage_status).label,
+            "policy_added_date": period.policy_added_date.isoformat(),
+        }
+        for period in periods
+    ]
+
+
+def _vehicles(user):
+    return (
+        Vehicle.objects.for_user(user)
+        .filter(deleted=False, client__deleted=False)
+        .select_related("client", "client__agency", "make", "license_plate_state")
+        .order_by("id")
+    )
+
+
+def verify_vehicles(
+    *,
+    user,
+    on: dt.date,
+    vin: str | None = None,
+    license_plate: str | None = None,
+    license_plate_state=None,
+) -> list[dict]:
+    """Every visible vehicle matching the VIN or the plate, with what covers it on D."""
+    vehicles = _vehicles(user)
+    if vin is not None:
+        vehicles = vehicles.filter(serial_number=vin)
+    else:
+        vehicles = vehicles.filter(license_plate_key=plate_key(license_plate))
+        if license_plate_state is not None:
+            vehicles = vehicles.filter(license_plate_state=license_plate_state)
+    vehicles = list(vehicles)
+    periods = _covering_periods((v.id for v in vehicles), on)
+    results = []
+    for vehicle in vehicles:
+        coverages = _vehicle_coverages(periods.get(vehicle.id, []), on)
+        results.append(
+            {
+                "vehicle": vehicle_ref(vehicle),
+                "client": client_ref(vehicle.client),
+                "verified": bool(coverages),
+                "status": ACTIVE if coverages else INACTIVE,
+                "coverages": coverages,
+            }
+        )
+    return results
+
+
+def verify_fleet(*, user, on: dt.date, vins: list[str], plates: list[str]) -> dict:
+    """The fleet gap check: one entry per requested unit, and a summary."""
+    keys = [plate_key(p) for p in plates]
+    vehicles = list(
+        _vehicles(user).filter(Q(serial_number__in=vins) | Q(license_plate_key__in=keys))
+    )
+    periods = _covering_periods((v.id for v in vehicles), on)
+    by_vin: dict[str, list[Vehicle]] = defaultdict(list)
+    by_plate: dict[str, list[Vehicle]] = defaultdict(list)
+    for vehicle in vehicles:
+        by_vin[vehicle.serial_number].append(vehicle)
+        if vehicle.license_plate_key:
+            by_plate[vehicle.license_plate_key].append(vehicle)
+
+    def entry(key_name: str, key: str, matches: list[Vehicle]) -> dict:
+        if not matches:
+            return {
+                key_name: key,
+                "found": False,
+                "verified": False,
+                "status": NOT_FOUND,
+                "vehicle": None,
+                "client": None,
+                "coverages": [],
+            }
+        # Several visible vehicles may share a VIN or plate: a covered one answers.
+        best = next((v for v in matches if periods.get(v.id)), matches[0])
+        coverages = _vehicle_coverages(periods.get(best.id, []), on)
+        return {
+            key_name: key,
+            "found": True,
+            "verified": bool(coverages),
+            "status": ACTIVE if coverages else INACTIVE,
+            "vehicle": vehicle_ref(best),
+            "client": client_ref(best.client),
+            "coverages": coverages,
+        }
+
+    results = [entry("vin", vin, by_vin.get(vin, [])) for vin in dict.fromkeys(vins)]
+    results += [
+        entry("license_plate", plate, by_plate.get(plate_key(plate), []))
+        for plate in dict.fromkeys(plates)
+    ]
+    summary = {
+        "requested": len(results),
+        "covered": sum(r["verified"] for r in results),
+        "uncovered": sum(r["found"] and not r["verified"] for r in results),
+        "not_found": sum(not r["found"] for r in results),
+    }
+    return {"results": results, "summary": summary}

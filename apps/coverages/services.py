@@ -1,0 +1,168 @@
+"""Coverage assignment writes (contract section 10): periods and their event log."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from rest_framework.exceptions import NotFound
+
+from apps.core.exceptions import Conflict
+from apps.coverages.choices import ENDING_STATUSES, CoverageStatus
+from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
+from apps.drivers.models import Driver
+from apps.policies.choices import PolicyStatus
+from apps.policies.models import Policy
+from apps.policies.selectors import today
+from apps.vehicles.models import Vehicle
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What differs between scheduling a unit and scheduling a driver."""
+
+    model: type  # Vehicle or Driver
+    assignment: type  # VehicleCoverage or DriverCoverage
+    field: str  # "vehicle" or "driver"
+    scheduled_status: int
+    allowed_statuses: frozenset[int]
+    schedules_attr: str  # the CoverageType flag the policy's line must have
+    noun: str
+
+
+VEHICLE = Subject(
+    Vehicle,
+    VehicleCoverage,
+    "vehicle",
+    CoverageStatus.SCHEDULED_UNIT,
+    frozenset({1, 2, 4}),
+    "schedules_units",
+    "unit",
+)
+DRIVER = Subject(
+    Driver,
+    DriverCoverage,
+    "driver",
+    CoverageStatus.SCHEDULED_DRIVER,
+    frozenset({1, 2, 7}),
+    "schedules_drivers",
+    "driver",
+)
+
+
+def _visible(user, model, pk: int, field: str):
+    queryset = model.objects.for_user(user)
+    if model is Policy:
+        queryset = queryset.select_related("coverage_type").filter(deleted=False)
+    if model is Vehicle:
+        queryset = queryset.filter(deleted=False)
+    found = queryset.filter(pk=pk).first()
+    if found is None:
+        raise ValidationError({field: f"No {model._meta.verbose_name} with this id."})
+    return found
+
+
+def _inside_term(policy: Policy, day: dt.date) -> bool:
+    return policy.effective_date <= day < policy.expiration_date
+
+
+def _log(assignment, subject: Subject, *, user, effective_date: dt.date) -> None:
+    CoverageEvent.objects.create(
+        **{f"{subject.field}_coverage": assignment},
+        policy_id=assignment.policy_id,
+        coverage_status=assignment.coverage_status,
+        effective_date=effective_date,
+        policy_added_date=assignment.policy_added_date,
+        policy_removed_date=assignment.policy_removed_date,
+        created_by=user,
+    )
+
+
+@transaction.atomic
+def coverage_assign(*, user, subject: Subject, data: dict[str, Any]):
+    """Schedule a unit or driver on a policy of the same client: a new period, status 4 or 7."""
+    target = _visible(user, subject.model, data[f"{subject.field}_id"], f"{subject.field}_id")
+    policy = _visible(user, Policy, data["policy_id"], "policy_id")
+    if target.client_id != policy.client_id:
+        raise ValidationError(
+            {"policy_id": f"The policy and the {subject.noun} belong to different clients."}
+        )
+    if not getattr(policy.coverage_type, subject.schedules_attr):
+        raise ValidationError(
+            {"policy_id": f"{policy.coverage_type.name} policies do not schedule {subject.noun}s."}
+        )
+    status = policy.status_on(today())
+    if status == PolicyStatus.ACTIVE:
+        added = data.get("policy_added_date")
+        if added is None:
+            raise ValidationError({"policy_added_date": "Required when the policy is active."})
+        if not _inside_term(policy, added):
+            raise ValidationError({"policy_added_date": "Must be inside the policy term."})
+    elif status == PolicyStatus.FUTURE:
+        added = policy.effective_date
+    else:
+        raise ValidationError({"policy_id": f"The policy is {status.lower()}."})
+    # Lock the pair's rows so two concurrent assignments cannot both pass the check.
+    periods = subject.assignment.objects.select_for_update().filter(
+        **{subject.field: target}, policy=policy
+    )
+    if any(p.policy_removed_date is None for p in periods):
+        raise Conflict(f"The {subject.noun} is already scheduled on this policy.")
+    assignment = subject.assignment.objects.create(
+        **{subject.field: target},
+        policy=policy,
+        coverage_status=subject.scheduled_status,
+        policy_added_date=added,
+        created_by=user,
+        updated_by=user,
+    )
+    _log(assignment, subject, user=user, effective_date=added)
+    return assignment
+
+
+@transaction.atomic
+def coverage_update(*, user, subject: Subject, data: dict[str, Any]):
+    """Change the latest period of a pair: remove (1), decline (2) or move its added date."""
+    status = data["coverage_status"]
+    if status not in subject.allowed_statuses:
+        allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
+        raise ValidationError({"coverage_status": f"Must be one of {allowed}."})
+    assignment = (
+        subject.assignment.objects.for_user(user)
+        .select_for_update()
+        .select_related("policy")
+        .filter(**{f"{subject.field}_id": data[f"{subject.field}_id"]}, policy_id=data["policy_id"])
+        .order_by("-policy_added_date", "-id")
+        .first()
+    )
+    if assignment is None:
+        raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
+    if status in ENDING_STATUSES:
+        removed = data.get("policy_removed_date") or today()
+        if removed < assignment.policy_added_date:
+            raise ValidationError({"policy_removed_date": "Cannot precede the policy added date."})
+        assignment.coverage_status = status
+        assignment.policy_removed_date = removed
+        effective = removed
+    else:
+        added = data.get("policy_added_date")
+        if added is None:
+            raise ValidationError({"policy_added_date": "Required to change the added date."})
+        if assignment.policy_removed_date is not None:
+            raise ValidationError(
+                {
+                    "coverage_status": f"The {subject.noun} was removed or declined; "
+                    "schedule it again with POST."
+                }
+            )
+        if not _inside_term(assignment.policy, added):
+            raise ValidationError({"policy_added_date": "Must be inside the policy term."})
+        assignment.policy_added_date = added
+        effective = added
+    assignment.updated_by = user
+    assignment.save()
+    _log(assignment, subject, user=user, effective_date=effective)
+    return assignment

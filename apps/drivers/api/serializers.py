@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from apps.core.serializers import (
+    AuditedModelSerializer,
+    DriverDateField,
+    UtcDateTimeField,
+    reference_id_field,
+    require_on_create,
+)
+from apps.coverages.choices import CoverageStatus
+from apps.drivers.choices import DriverStatus
+from apps.drivers.models import Driver
+from apps.masterdata.lookup import CityField, MasterDataField, MasterDataIdField, resolve_cities
+from apps.masterdata.models import City, DriverType, LicenseType, State
+
+
+class DriverSerializer(AuditedModelSerializer):
+    """A driver; dates are MM-dd-yyyy, master data by name or id."""
+
+    client_id = reference_id_field()
+    client_name = serializers.CharField(source="client.client_name", read_only=True)
+    first_name = serializers.CharField(max_length=100)
+    last_name = serializers.CharField(max_length=100)
+    driver_type_id = MasterDataIdField(DriverType, source="driver_type")
+    driver_type = MasterDataField(DriverType)
+    date_of_birth = DriverDateField()
+    hire_date = DriverDateField()
+    license_number = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    license_state_id = MasterDataIdField(State, source="license_state")
+    license_state = MasterDataField(State)
+    license_expiration_date = DriverDateField()
+    dl_type_id = MasterDataIdField(LicenseType, source="dl_type")
+    dl_type = MasterDataField(LicenseType)
+    address = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    state_id = MasterDataIdField(State, source="state")
+    state = MasterDataField(State)
+    city_id = MasterDataIdField(City, source="city")
+    city = CityField()
+    zip_code = serializers.CharField(required=False, allow_blank=True, max_length=10)
+    phone = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    email = serializers.EmailField(required=False, allow_blank=True)
+    status = serializers.ChoiceField(choices=DriverStatus.choices, required=False)
+
+    class Meta:
+        model = Driver
+        fields = [
+            "id",
+            "client_id",
+            "client_name",
+            "first_name",
+            "last_name",
+            "driver_type_id",
+            "driver_type",
+            "date_of_birth",
+            "hire_date",
+            "license_number",
+            "license_state_id",
+            "license_state",
+            "license_expiration_date",
+            "dl_type_id",
+            "dl_type",
+            "address",
+            "state_id",
+            "state",
+            "city_id",
+            "city",
+            "zip_code",
+            "phone",
+            "email",
+            "status",
+            "created_at",
+            "updated_at",
+            "created_by",
+            "updated_by",
+        ]
+        read_only_fields = ["id"]
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and isinstance(data.get("status"), str):
+            data = {**data, "status": data["status"].strip().upper()}
+        if isinstance(data, dict) and isinstance(data.get("license_number"), str):
+            data = {**data, "license_number": data["license_number"].strip().upper()}
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        require_on_create(self, attrs, {"driver_type": ("driver_type", "a driver type name")})
+        return resolve_cities(attrs, self.instance, [("city", "state")])
+
+
+class DriverDetailSerializer(DriverSerializer):
+    """The driver with its vehicles and its OA/DD coverage, in force or not today."""
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        on = timezone.localdate()
+        data["vehicles"] = [
+            {
+                "vehicle_id": link.vehicle_id,
+                "unit": link.vehicle.unit,
+                "vin": link.vehicle.serial_number,
+            }
+            for link in instance.vehicle_links.all()
+        ]
+        coverages = []
+        for assignment in instance.coverages.all():
+            policy = assignment.policy
+            coverages.append(
+                {
+                    "assignment_id": assignment.id,
+                    "policy_id": policy.id,
+                    "policy_number": policy.policy_number,
+                    "coverage_type": policy.coverage_type.code,
+                    "coverage_type_name": policy.coverage_type.name,
+                    "insurer_name": policy.insurer.name if policy.insurer_id else None,
+                    "policy_status": policy.status_on(on),
+                    "coverage_status": assignment.coverage_status,
+                    "coverage_status_name": CoverageStatus(assignment.coverage_status).label,
+                    "policy_added_date": assignment.policy_added_date.isoformat(),
+                    "policy_removed_date": assignment.policy_removed_date.isoformat()
+                    if assignment.policy_removed_date
+                    else None,
+                    "covered": assignment.covers_on(on) and policy.in_force_on(on),
+                }
+            )
+        data["coverages"] = coverages
+        data["verified"] = any(c["covered"] for c in coverages)
+        return data
+
+
+class DriverVehicleRequestSerializer(DriverSerializer):
+    """POST /v1/drivers/vehicles: a vehicle and a driver (existing, or 0 to create one)."""
+
+    vehicle_id = reference_id_field()
+    driver_id = serializers.IntegerField(min_value=0, max_value=2**63 - 1)
+    client_id = reference_id_field(required=False)
+    first_name = serializers.CharField(max_length=100, required=False)
+    last_name = serializers.CharField(max_length=100, required=False)
+
+    class Meta(DriverSerializer.Meta):
+        fields = ["vehicle_id", "driver_id", *DriverSerializer.Meta.fields]
+
+    def validate(self, attrs):
+        return resolve_cities(attrs, None, [("city", "state")])
+
+
+class DriverVehicleSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    driver_id = serializers.IntegerField()
+    vehicle_id = serializers.IntegerField()
+    created_at = UtcDateTimeField()
+    driver = DriverSerializer()

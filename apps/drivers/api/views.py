@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.exceptions import Conflict
+from apps.core.permissions import HasPermissions
+from apps.core.viewsets import LegacySearchMixin, ScopedViewSet
+from apps.drivers.api.serializers import (
+    DriverDetailSerializer,
+    DriverSerializer,
+    DriverVehicleRequestSerializer,
+    DriverVehicleSerializer,
+)
+from apps.drivers.filtersets import DriverFilterSet
+from apps.drivers.selectors import driver_detail_queryset, driver_queryset
+from apps.drivers.services import driver_create, driver_update, driver_vehicle_link
+
+
+@extend_schema_view(
+    retrieve=extend_schema(responses=DriverDetailSerializer),
+    update=extend_schema(request=DriverSerializer(partial=True)),
+)
+class DriverViewSet(LegacySearchMixin, ScopedViewSet):
+    """Drivers of the caller's agencies."""
+
+    selector = staticmethod(driver_queryset)
+    serializer_class = DriverSerializer
+    input_serializer_class = DriverSerializer
+    create_service = staticmethod(driver_create)
+    update_service = staticmethod(driver_update)
+    filterset_class = DriverFilterSet
+    default_sort = ("last_name", "first_name")
+    sort_fields = {
+        "lastName": "last_name",
+        "firstName": "first_name",
+        "clientId": "client_id",
+        "status": "status",
+        "licenseNumber": "license_number",
+        "licenseState": "license_state__code",
+        "q": "last_name",
+        "hireDate": "hire_date",
+    }
+
+    def get_queryset(self):
+        if self.action in ("retrieve", "create", "update"):
+            return driver_detail_queryset(user=self.request.user)
+        return super().get_queryset()
+
+    def get_serializer_class(self):
+        if self.action in ("retrieve", "create", "update"):
+            return DriverDetailSerializer
+        return DriverSerializer
+
+
+class DriverVehicleView(APIView):
+    """Associate a driver (existing, or created from the body when driverId is 0) with a vehicle."""
+
+    permission_classes = [HasPermissions]
+    required_permissions = ("drivers.change_driver",)
+
+    @extend_schema(
+        request=DriverVehicleRequestSerializer,
+        responses={201: DriverVehicleSerializer},
+        operation_id="drivers_vehicles_create",
+    )
+    def post(self, request):
+        body = DriverVehicleRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            with transaction.atomic():
+                link = driver_vehicle_link(user=request.user, data=body.validated_data)
+        except IntegrityError as exc:
+            raise Conflict("The driver is already associated with this vehicle.") from exc
+        driver = driver_queryset(user=request.user).get(pk=link.driver_id)
+        data = {
+            "id": link.id,
+            "driver_id": link.driver_id,
+            "vehicle_id": link.vehicle_id,
+            "created_at": link.created_at,
+            "driver": driver,
+        }
+        return Response(DriverVehicleSerializer(data).data, status=status.HTTP_201_CREATED)

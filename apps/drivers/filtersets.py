@@ -1,0 +1,46 @@
+"""Driver list filters (contract section 7), shared by the GET list and the legacy search."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Q
+from rest_framework.exceptions import ValidationError
+
+from apps.drivers.choices import DriverStatus
+from apps.drivers.models import Driver
+from apps.masterdata.lookup import resolve
+from apps.masterdata.models import State
+from apps.policies.filtersets import UpperChoiceFilter
+
+
+class DriverFilterSet(django_filters.FilterSet):
+    clientId = django_filters.NumberFilter(field_name="client_id")
+    status = UpperChoiceFilter(field_name="status", choices=DriverStatus.values)
+    licenseNumber = django_filters.CharFilter(method="filter_license_number")
+    licenseState = django_filters.CharFilter(method="filter_license_state")
+    q = django_filters.CharFilter(method="filter_q")
+
+    class Meta:
+        model = Driver
+        fields = []
+
+    def filter_license_number(self, queryset, name, value):
+        return queryset.filter(license_number=value.strip().upper())
+
+    def filter_license_state(self, queryset, name, value):
+        try:
+            state = resolve(State, value)
+        except ValidationError as exc:
+            raise ValidationError({"licenseState": exc.detail}) from None
+        return queryset.filter(license_state=state)
+
+    def filter_q(self, queryset, name, value):
+        query = Q()
+        for word in value.split():
+            query &= (
+                Q(first_name__icontains=word)
+                | Q(last_name__icontains=word)
+                | Q(license_number__iexact=word)
+                | Q(email__icontains=word)
+            )
+        return queryset.filter(query)

@@ -1,0 +1,90 @@
+"""Drivers of a client, and which vehicles they drive."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.drivers.choices import DriverStatus
+
+
+class DriverQuerySet(AgencyScopedQuerySet):
+    agency_field = "client__agency"
+
+
+class Driver(TimeStampedModel):
+    """A driver of a client's fleet."""
+
+    client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="drivers")
+    first_name = models.CharField(max_length=100)
+    last_name = models.CharField(max_length=100)
+    driver_type = models.ForeignKey(
+        "masterdata.DriverType", on_delete=models.PROTECT, related_name="+"
+    )
+    date_of_birth = models.DateField(null=True, blank=True)
+    hire_date = models.DateField(null=True, blank=True)
+    license_number = models.CharField(max_length=40, blank=True, db_index=True)
+    license_state = models.ForeignKey(
+        "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    license_expiration_date = models.DateField(null=True, blank=True)
+    dl_type = models.ForeignKey(
+        "masterdata.LicenseType", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    address = models.CharField(max_length=300, blank=True)
+    state = models.ForeignKey(
+        "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    city = models.ForeignKey(
+        "masterdata.City", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    zip_code = models.CharField(max_length=10, blank=True)
+    phone = models.CharField(max_length=40, blank=True)
+    email = models.EmailField(blank=True)
+    status = models.CharField(max_length=12, choices=DriverStatus.choices, default="ACTIVE")
+
+    objects = DriverQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["last_name", "first_name", "id"]
+        indexes = [models.Index(fields=["client", "last_name"], name="drivers_client_name_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.first_name} {self.last_name}"
+
+
+class DriverVehicleQuerySet(AgencyScopedQuerySet):
+    agency_field = "driver__client__agency"
+
+
+class DriverVehicle(models.Model):
+    """A driver is associated with (drives) a vehicle of the same client."""
+
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="vehicle_links")
+    vehicle = models.ForeignKey(
+        "vehicles.Vehicle", on_delete=models.CASCADE, related_name="driver_links"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    objects = DriverVehicleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["driver", "vehicle"],
+                name="%(app_label)s_%(class)s_unique_pair",
+                violation_error_message="The driver is already associated with this vehicle.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.driver} → {self.vehicle}"

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core.serializers import (
+    AuditedModelSerializer,
+    MoneyField,
+    UtcDateTimeField,
+    reference_id_field,
+    require_on_create,
+)
+from apps.masterdata.lookup import MasterDataField, MasterDataIdField
+from apps.masterdata.models import CoverageType, Insurer, State
+from apps.policies.choices import CoveredAutos, LimitName, PolicyStatus
+from apps.policies.models import Policy
+
+
+class PolicyLimitSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(choices=LimitName.choices)
+    amount = MoneyField(min_value=0)
+
+
+class PolicySerializer(AuditedModelSerializer):
+    """A policy; master data by name (or id); `status` is derived from the dates."""
+
+    policy_number = serializers.CharField(
+        max_length=60, required=False, allow_null=True, allow_blank=True
+    )
+    client_id = reference_id_field()
+    client_name = serializers.CharField(source="client.client_name", read_only=True)
+    agency_id = serializers.IntegerField(source="client.agency_id", read_only=True)
+    coverage_type_id = MasterDataIdField(CoverageType, source="coverage_type")
+    coverage_type = MasterDataField(CoverageType, display="code")
+    full_coverage_type_name = MasterDataField(CoverageType, source="coverage_type")
+    insurer_id = MasterDataIdField(Insurer, source="insurer")
+    insurer_name = MasterDataField(Insurer, source="insurer")
+    naic = serializers.CharField(source="insurer.naic", read_only=True, default=None)
+    state_id = MasterDataIdField(State, source="state")
+    state_name = MasterDataField(State, source="state")
+    producer_id = reference_id_field(required=False, allow_null=True)
+    producer_name = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=200
+    )
+    effective_date = serializers.DateField()
+    expiration_date = serializers.DateField()
+    cancellation_date = serializers.DateField(required=False, allow_null=True)
+    status = serializers.ChoiceField(choices=PolicyStatus.choices, read_only=True)
+    premium = MoneyField(required=False, allow_null=True, min_value=0)
+    additional_insured = serializers.BooleanField(required=False)
+    subrogation_waived = serializers.BooleanField(required=False)
+    covered_autos = serializers.ChoiceField(
+        choices=CoveredAutos.choices, required=False, allow_blank=True
+    )
+    description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    limits = PolicyLimitSerializer(many=True, required=False)
+    deleted = serializers.BooleanField(required=False)
+    deleted_at = UtcDateTimeField(read_only=True)
+
+    class Meta:
+        model = Policy
+        fields = [
+            "id",
+            "policy_number",
+            "client_id",
+            "client_name",
+            "agency_id",
+            "coverage_type_id",
+            "coverage_type",
+            "full_coverage_type_name",
+            "insurer_id",
+            "insurer_name",
+            "naic",
+            "state_id",
+            "state_name",
+            "producer_id",
+            "producer_name",
+            "effective_date",
+            "expiration_date",
+            "cancellation_date",
+            "status",
+            "premium",
+            "additional_insured",
+            "subrogation_waived",
+            "covered_autos",
+            "description",
+            "limits",
+            "deleted",
+            "deleted_at",
+            "created_at",
+            "updated_at",
+            "created_by",
+            "updated_by",
+        ]
+        read_only_fields = ["id"]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["producer_name"] = instance.producer.name if instance.producer_id else None
+        data["limits"] = [
+            {"name": limit.name, "amount": f"{limit.amount:.2f}"} for limit in instance.limits.all()
+        ]
+        return data
+
+    def validate_policy_number(self, value):
+        return (value or "").strip() or None
+
+    def validate(self, attrs):
+        require_on_create(
+            self,
+            attrs,
+            {"coverage_type": ("coverage_type", "or fullCoverageTypeName")},
+        )
+        return attrs

@@ -1,0 +1,195 @@
+"""Policies, their limits and their rating."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import models
+from django.db.models import Case, F, Q, Value, When
+
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.policies.choices import CoveredAutos, LimitName, PolicyStatus
+
+
+class PolicyQuerySet(AgencyScopedQuerySet):
+    agency_field = "client__agency"
+
+    def live(self) -> PolicyQuerySet:
+        return self.filter(deleted=False)
+
+    def in_force_on(self, on: dt.date) -> PolicyQuerySet:
+        """Not deleted, not cancelled on or before D, effective <= D < expiration."""
+        return self.filter(
+            Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on),
+            deleted=False,
+            effective_date__lte=on,
+            expiration_date__gt=on,
+        )
+
+    def with_status(self, on: dt.date) -> PolicyQuerySet:
+        return self.annotate(status=status_expression(on))
+
+
+def status_expression(on: dt.date, prefix: str = "") -> Case:
+    """The derived status as SQL, so it can be filtered and sorted on."""
+    return Case(
+        When(
+            **{f"{prefix}cancellation_date__isnull": False, f"{prefix}cancellation_date__lte": on},
+            then=Value(PolicyStatus.CANCELLED.value),
+        ),
+        When(**{f"{prefix}effective_date__gt": on}, then=Value(PolicyStatus.FUTURE.value)),
+        When(**{f"{prefix}expiration_date__lte": on}, then=Value(PolicyStatus.EXPIRED.value)),
+        default=Value(PolicyStatus.ACTIVE.value),
+        output_field=models.CharField(),
+    )
+
+
+class Policy(TimeStampedModel):
+    """An insurance policy of a client, for one line of coverage."""
+
+    client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="policies")
+    policy_number = models.CharField(max_length=60, null=True, blank=True)
+    coverage_type = models.ForeignKey(
+        "masterdata.CoverageType", on_delete=models.PROTECT, related_name="+"
+    )
+    insurer = models.ForeignKey(
+        "masterdata.Insurer",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="policies",
+    )
+    state = models.ForeignKey(
+        "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    producer = models.ForeignKey(
+        "agencies.Producer", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    effective_date = models.DateField()
+    expiration_date = models.DateField()
+    cancellation_date = models.DateField(null=True, blank=True)
+    premium = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    additional_insured = models.BooleanField(default=False)
+    subrogation_waived = models.BooleanField(default=False)
+    covered_autos = models.CharField(
+        max_length=12,
+        choices=CoveredAutos.choices,
+        blank=True,
+        help_text="Auto liability: which autos the policy covers.",
+    )
+    description = models.TextField(blank=True)
+    deleted = models.BooleanField(default=False, db_index=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = PolicyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-effective_date", "id"]
+        verbose_name_plural = "policies"
+        indexes = [
+            models.Index(
+                fields=["client", "effective_date", "expiration_date"],
+                name="policies_client_term_idx",
+            ),
+            models.Index(fields=["policy_number"], name="policies_number_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(expiration_date__gt=F("effective_date")),
+                name="%(app_label)s_%(class)s_expiration_after_effective",
+                violation_error_message="The expiration date must be after the effective date.",
+            ),
+            models.CheckConstraint(
+                condition=Q(cancellation_date__isnull=True)
+                | Q(cancellation_date__gte=F("effective_date")),
+                name="%(app_label)s_%(class)s_cancellation_not_before_effective",
+                violation_error_message="The cancellation date cannot precede the effective date.",
+            ),
+            models.UniqueConstraint(
+                fields=["insurer", "policy_number"],
+                condition=Q(deleted=False),
+                name="%(app_label)s_%(class)s_unique_live_number_per_insurer",
+                violation_error_message="A live policy with this number exists for the insurer.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.coverage_type.code} {self.policy_number or '(unnumbered)'}"
+
+    def status_on(self, on: dt.date) -> str:
+        if self.cancellation_date is not None and self.cancellation_date <= on:
+            return PolicyStatus.CANCELLED
+        if self.effective_date > on:
+            return PolicyStatus.FUTURE
+        if self.expiration_date <= on:
+            return PolicyStatus.EXPIRED
+        return PolicyStatus.ACTIVE
+
+    def in_force_on(self, on: dt.date) -> bool:
+        return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
+
+
+class PolicyLimitQuerySet(AgencyScopedQuerySet):
+    agency_field = "policy__client__agency"
+
+
+class PolicyLimit(models.Model):
+    """One limit of a policy, as printed on a certificate."""
+
+    policy = models.ForeignKey(Policy, on_delete=models.CASCADE, related_name="limits")
+    name = models.CharField(max_length=60, choices=LimitName.choices)
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    objects = PolicyLimitQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["policy", "name"],
+                name="%(app_label)s_%(class)s_unique_name_per_policy",
+                violation_error_message="This policy already has that limit.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.amount}"
+
+
+class PolicyRateQuerySet(AgencyScopedQuerySet):
+    agency_field = "policy__client__agency"
+
+
+class PolicyRate(models.Model):
+    """Rating of a policy for one unit type: annual rate, value rate, minimum premium."""
+
+    policy = models.ForeignKey(Policy, on_delete=models.CASCADE, related_name="rates")
+    unit_type = models.ForeignKey("masterdata.UnitType", on_delete=models.PROTECT, related_name="+")
+    annual_rate = models.DecimalField(
+        max_digits=12, decimal_places=2, default=0, help_text="Annual premium per unit."
+    )
+    rate_per_100_value = models.DecimalField(
+        max_digits=8,
+        decimal_places=4,
+        default=0,
+        help_text="Physical damage: annual premium per 100 dollars of stated value.",
+    )
+    minimum_premium = models.DecimalField(
+        max_digits=12, decimal_places=2, default=0, help_text="Minimum annual premium per unit."
+    )
+
+    objects = PolicyRateQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["policy", "unit_type__name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["policy", "unit_type"],
+                name="%(app_label)s_%(class)s_unique_unit_type_per_policy",
+                violation_error_message="This policy already has a rate for that unit type.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.policy} / {self.unit_type}"

@@ -1,0 +1,245 @@
+from __future__ import annotations
+
+import datetime as dt
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from apps.core.serializers import (
+    AuditedModelSerializer,
+    MoneyField,
+    reference_id_field,
+    require_on_create,
+)
+from apps.coverages.choices import CoverageStatus
+from apps.masterdata.lookup import MasterDataField, MasterDataIdField
+from apps.masterdata.models import Make, State, UnitType
+from apps.policies.rating import annual_unit_premium
+from apps.vehicles.choices import VehicleStatus
+from apps.vehicles.models import VIN_RE, Vehicle
+
+
+class VinField(serializers.CharField):
+    """A VIN: 17 characters of the VIN alphabet (no I, O or Q); case is ignored."""
+
+    default_error_messages = {"invalid_vin": "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9."}
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 64)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data).strip().upper()
+        if not VIN_RE.match(value):
+            self.fail("invalid_vin")
+        return value
+
+
+class VehicleSerializer(AuditedModelSerializer):
+    """A vehicle as listed, created and updated."""
+
+    client_id = reference_id_field()
+    client_name = serializers.CharField(source="client.client_name", read_only=True)
+    unit = serializers.CharField(max_length=40)
+    unit_type_id = MasterDataIdField(UnitType, source="unit_type")
+    unit_type = MasterDataField(UnitType)
+    unit_type_name = MasterDataField(UnitType, source="unit_type")
+    power_unit = serializers.BooleanField(source="unit_type.is_power_unit", read_only=True)
+    model_year = serializers.IntegerField(min_value=1900, max_value=2100)
+    make_id = MasterDataIdField(Make, source="make")
+    makes = MasterDataField(Make, source="make")
+    make_company_name = MasterDataField(Make, source="make")
+    serial_number = VinField()
+    vin = serializers.CharField(source="serial_number", read_only=True)
+    license_plate = serializers.CharField(required=False, allow_blank=True, max_length=15)
+    license_plate_state_id = MasterDataIdField(State, source="license_plate_state")
+    license_plate_state = MasterDataField(State)
+    license_plate_state_name = MasterDataField(State, source="license_plate_state")
+    owner = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    garaging_address = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    stated_value = MoneyField(required=False, allow_null=True, min_value=0)
+    status = serializers.ChoiceField(choices=VehicleStatus.choices, required=False)
+    lienholder_id = reference_id_field(required=False, allow_null=True)
+    lienholder_name = serializers.CharField(source="lienholder.name", read_only=True, default=None)
+    deleted = serializers.BooleanField(required=False)
+
+    class Meta:
+        model = Vehicle
+        fields = [
+            "id",
+            "client_id",
+            "client_name",
+            "unit",
+            "unit_type_id",
+            "unit_type",
+            "unit_type_name",
+            "power_unit",
+            "model_year",
+            "make_id",
+            "makes",
+            "make_company_name",
+            "serial_number",
+            "vin",
+            "license_plate",
+            "license_plate_state_id",
+            "license_plate_state",
+            "license_plate_state_name",
+            "owner",
+            "garaging_address",
+            "stated_value",
+            "status",
+            "lienholder_id",
+            "lienholder_name",
+            "deleted",
+            "created_at",
+            "updated_at",
+            "created_by",
+            "updated_by",
+        ]
+        read_only_fields = ["id"]
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["make"] = data["makes"]
+        return data
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and isinstance(data.get("status"), str):
+            data = {**data, "status": data["status"].strip().upper()}
+        return super().to_internal_value(data)
+
+    def validate_model_year(self, value):
+        if value > timezone.localdate().year + 2:
+            raise serializers.ValidationError("Model year is too far in the future.")
+        return value
+
+    def validate(self, attrs):
+        require_on_create(
+            self,
+            attrs,
+            {
+                "unit_type": ("unit_type", "or unitTypeName"),
+                "make": ("makes", "or makeCompanyName"),
+            },
+        )
+        return attrs
+
+
+class VehicleCoverageSummarySerializer(serializers.Serializer):
+    """A vehicle's period on a policy, as the vehicle detail shows it."""
+
+    def to_representation(self, assignment):
+        policy = assignment.policy
+        on = self.context["on"]
+        return {
+            "assignment_id": assignment.id,
+            "policy_id": policy.id,
+            "policy_number": policy.policy_number,
+            "coverage_type": policy.coverage_type.code,
+            "coverage_type_name": policy.coverage_type.name,
+            "insurer_name": policy.insurer.name if policy.insurer_id else None,
+            "policy_status": policy.status_on(on),
+            "effective_date": policy.effective_date.isoformat(),
+            "expiration_date": policy.expiration_date.isoformat(),
+            "coverage_status": assignment.coverage_status,
+            "coverage_status_name": CoverageStatus(assignment.coverage_status).label,
+            "policy_added_date": assignment.policy_added_date.isoformat(),
+            "policy_removed_date": (
+                assignment.policy_removed_date.isoformat()
+                if assignment.policy_removed_date
+                else None
+            ),
+            "covered": assignment.covers_on(on) and policy.in_force_on(on),
+        }
+
+
+def _billing(vehicle: Vehicle, on: dt.date) -> dict:
+    premiums = []
+    for assignment in vehicle.coverages.all():
+        if assignment.coverage_status != CoverageStatus.SCHEDULED_UNIT:
+            continue
+        policy = assignment.policy
+        rate = next((r for r in policy.rates.all() if r.unit_type_id == vehicle.unit_type_id), None)
+        premiums.append(
+            {
+                "policy_id": policy.id,
+                "policy_number": policy.policy_number,
+                "coverage_type": policy.coverage_type.code,
+                "annual_premium": f"{annual_unit_premium(rate, vehicle.stated_value):.2f}",
+            }
+        )
+    return {
+        "stated_value": f"{vehicle.stated_value:.2f}" if vehicle.stated_value is not None else None,
+        "premiums": premiums,
+    }
+
+
+class VehicleDetailSerializer(VehicleSerializer):
+    """The complete vehicle: drivers, coverages, policies, lienholder, billing and audit."""
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        on = timezone.localdate()
+        coverages = VehicleCoverageSummarySerializer(
+            instance.coverages.all(), many=True, context={"on": on}
+        ).data
+        data["driver_assignments"] = [
+            {
+                "driver_id": link.driver_id,
+                "first_name": link.driver.first_name,
+                "last_name": link.driver.last_name,
+                "assigned_at": link.created_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            }
+            for link in instance.driver_links.all()
+        ]
+        data["policy_associations"] = coverages
+        data["coverage_types"] = sorted({c["coverage_type"] for c in coverages if c["covered"]})
+        data["covered"] = any(c["covered"] for c in coverages)
+        lienholder = instance.lienholder
+        data["lienholder"] = (
+            {
+                "id": lienholder.id,
+                "name": lienholder.name,
+                "phone": lienholder.phone,
+                "address": lienholder.address,
+            }
+            if lienholder
+            else None
+        )
+        data["billing"] = _billing(instance, on)
+        data["audit"] = {
+            "created_at": data["created_at"],
+            "created_by": data["created_by"],
+            "updated_at": data["updated_at"],
+            "updated_by": data["updated_by"],
+        }
+        return data
+
+
+class LienholderVehicleSerializer(serializers.Serializer):
+    def to_representation(self, vehicle):
+        return {
+            "id": vehicle.id,
+            "vin": vehicle.serial_number,
+            "unit": vehicle.unit,
+            "model_year": vehicle.model_year,
+            "make": vehicle.make.name,
+            "stated_value": f"{vehicle.stated_value:.2f}"
+            if vehicle.stated_value is not None
+            else None,
+            "power_unit": vehicle.unit_type.is_power_unit,
+        }
+
+
+class LienholderDetailSerializer(serializers.Serializer):
+    lienholder_id = serializers.IntegerField()
+    lienholder_name = serializers.CharField()
+    phone = serializers.CharField()
+    address = serializers.CharField()
+    agency = serializers.CharField()
+    agency_id = serializers.IntegerField()
+    vehicle_total_count = serializers.IntegerField()
+    vehicle_value_total_count = MoneyField()
+    power_unit = serializers.IntegerField()
+    non_power_unit = serializers.IntegerField()
+    vehicles = LienholderVehicleSerializer(many=True)

@@ -1,0 +1,55 @@
+"""Vehicle list filters (contract section 7), shared by every vehicle list."""
+
+from __future__ import annotations
+
+import django_filters
+from rest_framework.exceptions import ValidationError
+
+from apps.core.filters import DeletedFilterSet
+from apps.policies.filtersets import UpperChoiceFilter
+from apps.vehicles.choices import VehicleStatus
+from apps.vehicles.models import Vehicle
+
+
+class MakeFilter(django_filters.CharFilter):
+    """A make by name (any case) or by id."""
+
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        value = value.strip()
+        if value.isdigit():
+            return qs.filter(**{f"{self.field_name}_id": int(value)})
+        return qs.filter(**{f"{self.field_name}__name_key": value.lower()})
+
+
+class VehicleFilterSet(DeletedFilterSet):
+    vin = django_filters.CharFilter(method="filter_vin")
+    unit = django_filters.CharFilter(field_name="unit", lookup_expr="iexact")
+    make = MakeFilter(field_name="make")
+    owner = django_filters.CharFilter(field_name="owner", lookup_expr="icontains")
+    garagingAddress = django_filters.CharFilter(
+        field_name="garaging_address", lookup_expr="icontains"
+    )
+    minValue = django_filters.NumberFilter(field_name="stated_value", lookup_expr="gte")
+    maxValue = django_filters.NumberFilter(field_name="stated_value", lookup_expr="lte")
+    status = UpperChoiceFilter(field_name="status", choices=VehicleStatus.values)
+    clientId = django_filters.NumberFilter(field_name="client_id")
+    policyId = django_filters.NumberFilter(method="filter_policy")
+
+    class Meta:
+        model = Vehicle
+        fields = []
+
+    def filter_vin(self, queryset, name, value):
+        value = value.strip().upper()
+        if not value:
+            return queryset
+        if len(value) > 17:
+            raise ValidationError({"vin": ["A VIN has at most 17 characters."]})
+        if len(value) == 17:
+            return queryset.filter(serial_number=value)
+        return queryset.filter(serial_number__startswith=value)
+
+    def filter_policy(self, queryset, name, value):
+        return queryset.filter(coverages__policy_id=value).distinct()

@@ -1,0 +1,108 @@
+"""Vehicles (power units and trailers) and the lienholders that hold liens on them."""
+
+from __future__ import annotations
+
+import re
+
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.vehicles.choices import VehicleStatus
+
+VIN_RE = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")
+vin_validator = RegexValidator(
+    VIN_RE, "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9.", code="invalid_vin"
+)
+
+
+def normalize_vin(value: str) -> str:
+    return value.strip().upper()
+
+
+def plate_key(value: str) -> str:
+    """Plates compare without case, spaces or dashes ('abc-123' is 'ABC123')."""
+    return re.sub(r"[^A-Z0-9]", "", value.upper())
+
+
+class LienholderQuerySet(AgencyScopedQuerySet):
+    agency_field = "agency"
+
+
+class Lienholder(models.Model):
+    """A bank or lessor holding a lien on vehicles; kept by agency staff."""
+
+    agency = models.ForeignKey("agencies.Agency", on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(max_length=200)
+    phone = models.CharField(max_length=40, blank=True)
+    address = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = LienholderQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class VehicleQuerySet(AgencyScopedQuerySet):
+    agency_field = "client__agency"
+
+    def live(self) -> VehicleQuerySet:
+        return self.filter(deleted=False, client__deleted=False)
+
+
+class Vehicle(TimeStampedModel):
+    """A unit of a client's fleet, identified by its VIN (serial number)."""
+
+    client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="vehicles")
+    unit = models.CharField(max_length=40, help_text="The fleet's own unit number.")
+    unit_type = models.ForeignKey("masterdata.UnitType", on_delete=models.PROTECT, related_name="+")
+    model_year = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1900), MaxValueValidator(2100)]
+    )
+    make = models.ForeignKey("masterdata.Make", on_delete=models.PROTECT, related_name="+")
+    serial_number = models.CharField("VIN", max_length=17, validators=[vin_validator])
+    license_plate = models.CharField(max_length=15, blank=True)
+    license_plate_key = models.CharField(max_length=15, blank=True, editable=False)
+    license_plate_state = models.ForeignKey(
+        "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    owner = models.CharField(max_length=200, blank=True)
+    garaging_address = models.CharField(max_length=300, blank=True)
+    stated_value = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=VehicleStatus.choices, default=VehicleStatus.ACTIVE
+    )
+    lienholder = models.ForeignKey(
+        Lienholder, null=True, blank=True, on_delete=models.SET_NULL, related_name="vehicles"
+    )
+    deleted = models.BooleanField(default=False, db_index=True)
+
+    objects = VehicleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["unit", "id"]
+        indexes = [
+            models.Index(fields=["serial_number"], name="vehicles_vin_idx"),
+            models.Index(fields=["license_plate_key"], name="vehicles_plate_idx"),
+            models.Index(fields=["client", "unit"], name="vehicles_client_unit_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client", "serial_number"],
+                name="%(app_label)s_%(class)s_unique_vin_per_client",
+                violation_error_message="This client already has a vehicle with this VIN.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Unit {self.unit} ({self.serial_number})"
+
+    def save(self, *args, **kwargs):
+        self.serial_number = normalize_vin(self.serial_number or "")
+        self.license_plate = (self.license_plate or "").strip().upper()
+        self.license_plate_key = plate_key(self.license_plate)
+        super().save(*args, **kwargs)

@@ -1,0 +1,73 @@
+"""Reads of vehicles and lienholders; agency scoping is applied here."""
+
+from __future__ import annotations
+
+from django.db.models import Count, DecimalField, Prefetch, Q, QuerySet, Sum, Value
+from django.db.models.functions import Coalesce
+
+from apps.coverages.models import VehicleCoverage
+from apps.drivers.models import DriverVehicle
+from apps.policies.models import PolicyRate
+from apps.vehicles.models import Lienholder, Vehicle
+
+VEHICLE_RELATIONS = (
+    "client",
+    "unit_type",
+    "make",
+    "license_plate_state",
+    "lienholder",
+    "created_by",
+    "updated_by",
+)
+
+
+def vehicle_queryset(*, user) -> QuerySet[Vehicle]:
+    """Every vehicle the user may see, with what a list row shows."""
+    return Vehicle.objects.for_user(user).select_related(*VEHICLE_RELATIONS)
+
+
+def vehicle_detail_queryset(*, user) -> QuerySet[Vehicle]:
+    """Vehicles with everything the detail shows, in a fixed number of queries."""
+    return vehicle_queryset(user=user).prefetch_related(
+        Prefetch(
+            "coverages",
+            queryset=VehicleCoverage.objects.select_related(
+                "policy", "policy__coverage_type", "policy__insurer"
+            ).order_by("policy_added_date", "id"),
+        ),
+        Prefetch(
+            "coverages__policy__rates",
+            queryset=PolicyRate.objects.select_related("unit_type"),
+        ),
+        Prefetch(
+            "driver_links",
+            queryset=DriverVehicle.objects.select_related("driver").order_by("created_at", "id"),
+        ),
+    )
+
+
+def lienholder_detail(*, user, lienholder_id: int) -> tuple[Lienholder, dict, list[Vehicle]]:
+    """A lienholder with its totals, aggregated in the database, and its live vehicles."""
+    lienholder = (
+        Lienholder.objects.for_user(user).select_related("agency").filter(pk=lienholder_id).first()
+    )
+    if lienholder is None:
+        return None, {}, []
+    vehicles = (
+        Vehicle.objects.for_user(user)
+        .live()
+        .filter(lienholder=lienholder)
+        .select_related("make", "unit_type")
+        .order_by("unit", "id")
+    )
+    totals = vehicles.aggregate(
+        vehicle_total_count=Count("id"),
+        vehicle_value_total=Coalesce(
+            Sum("stated_value"),
+            Value(0),
+            output_field=DecimalField(max_digits=14, decimal_places=2),
+        ),
+        power_unit=Count("id", filter=Q(unit_type__is_power_unit=True)),
+        non_power_unit=Count("id", filter=Q(unit_type__is_power_unit=False)),
+    )
+    return lienholder, totals, list(vehicles)
