@@ -1,0 +1,311 @@
+"""The demo fleet: policies in force, future and expired; units, drivers and assignments.
+
+Terms follow the calendar year of the day the demo is seeded, so the demo stays true:
+this year's policies are in force, last year's expired, next year's in the future.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from apps.coverages.models import DriverCoverage, VehicleCoverage
+from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
+from apps.drivers.models import Driver, DriverVehicle
+from apps.masterdata.models import (
+    CoverageType,
+    DriverType,
+    Insurer,
+    LicenseType,
+    Make,
+    UnitType,
+)
+from apps.policies.models import Policy, PolicyLimit, PolicyRate
+from apps.policies.selectors import today
+from apps.vehicles.models import Lienholder, Vehicle
+
+GWC = "Great West Casualty Company"
+NORTHLAND = "Northland Insurance Company"
+
+
+def _policy(
+    client, *, code: str, insurer: str, number: str, year: int, limits, rates=(), **extra
+) -> Policy:
+    policy, created = Policy.objects.get_or_create(
+        insurer=Insurer.objects.get(name=insurer),
+        policy_number=number,
+        deleted=False,
+        defaults={
+            "client": client,
+            "coverage_type": CoverageType.objects.get(code=code),
+            "effective_date": dt.date(year, 1, 1),
+            "expiration_date": dt.date(year + 1, 1, 1),
+            "state": client.state,
+            "producer": client.producer,
+            **extra,
+        },
+    )
+    if created:
+        for position, (name, amount) in enumerate(limits):
+            PolicyLimit.objects.create(
+                policy=policy, name=name, amount=Decimal(amount), position=position
+            )
+        for unit_type, annual, per_100, minimum in rates:
+            PolicyRate.objects.create(
+                policy=policy,
+                unit_type=UnitType.objects.get(name=unit_type),
+                annual_rate=Decimal(annual),
+                rate_per_100_value=Decimal(per_100),
+                minimum_premium=Decimal(minimum),
+            )
+    return policy
+
+
+def _vehicle(
+    client, *, vin, unit, unit_type, year, make, plate, value, lienholder=None, **extra
+) -> Vehicle:
+    vehicle, _ = Vehicle.objects.get_or_create(
+        client=client,
+        serial_number=vin,
+        defaults={
+            "unit": unit,
+            "unit_type": UnitType.objects.get(name=unit_type),
+            "model_year": year,
+            "make": Make.objects.get(name=make),
+            "license_plate": plate,
+            "license_plate_state": client.state,
+            "stated_value": Decimal(value),
+            "owner": client.client_name,
+            "garaging_address": f"{client.address}, {client.city.name}, {client.state.code}",
+            "lienholder": lienholder,
+            **extra,
+        },
+    )
+    return vehicle
+
+
+def _driver(client, first, last, driver_type, license_number, born) -> Driver:
+    driver, _ = Driver.objects.get_or_create(
+        client=client,
+        first_name=first,
+        last_name=last,
+        defaults={
+            "driver_type": DriverType.objects.get(name=driver_type),
+            "license_number": license_number,
+            "license_state": client.state,
+            "dl_type": LicenseType.objects.get(name="CDL Class A"),
+            "date_of_birth": born,
+            "hire_date": dt.date(2019, 3, 1),
+            "license_expiration_date": dt.date(today().year + 3, 6, 30),
+            "state": client.state,
+            "city": client.city,
+        },
+    )
+    return driver
+
+
+def _schedule(admin, subject, target, policy, added: dt.date | None) -> None:
+    model = VehicleCoverage if subject is VEHICLE else DriverCoverage
+    if model.objects.filter(**{subject.field: target}, policy=policy).exists():
+        return
+    coverage_assign(
+        user=admin,
+        subject=subject,
+        data={f"{subject.field}_id": target.id, "policy_id": policy.id, "policy_added_date": added},
+    )
+
+
+def seed_fleet(world, *, admin) -> None:
+    year = today().year
+    start = dt.date(year, 1, 1)
+    lone_star, prairie, gulf, rival = (
+        world.clients[k] for k in ("lone_star", "prairie", "gulf", "rival")
+    )
+    bank, _ = Lienholder.objects.get_or_create(
+        agency=world.agency,
+        name="First Freight Bank",
+        defaults={"phone": "800-555-0175", "address": "400 Commerce St, Fort Worth, TX 76102"},
+    )
+
+    auto = _policy(
+        lone_star,
+        code="AL",
+        insurer=GWC,
+        number=f"GWC-AL-{year}-0142",
+        year=year,
+        limits=[("Combined Single Limit", "1000000")],
+        covered_autos="SCHEDULED",
+        premium=Decimal("18400.00"),
+        rates=[("Tractor", "6000", "0", "0"), ("Trailer", "800", "0", "0")],
+    )
+    damage = _policy(
+        lone_star,
+        code="APD",
+        insurer=NORTHLAND,
+        number=f"NL-APD-{year}-7731",
+        year=year,
+        limits=[("Physical Damage (Stated Value)", "450000"), ("Deductible", "2500")],
+        rates=[("Tractor", "0", "2.5000", "1500"), ("Trailer", "0", "2.0000", "400")],
+    )
+    _policy(
+        lone_star,
+        code="MTC",
+        insurer=GWC,
+        number=f"GWC-MTC-{year}-0143",
+        year=year,
+        limits=[("Cargo Limit", "100000"), ("Deductible", "1000")],
+    )
+    _policy(
+        lone_star,
+        code="GL",
+        insurer=GWC,
+        number=f"GWC-GL-{year}-0144",
+        year=year,
+        limits=[
+            ("Each Occurrence", "1000000"),
+            ("Damage to Rented Premises", "100000"),
+            ("Medical Expense", "5000"),
+            ("Personal & Adv Injury", "1000000"),
+            ("General Aggregate", "2000000"),
+            ("Products - Comp/Op Agg", "2000000"),
+        ],
+        additional_insured=True,
+        subrogation_waived=True,
+    )
+    occupational = _policy(
+        lone_star,
+        code="OA",
+        insurer=GWC,
+        number=f"GWC-OA-{year}-0145",
+        year=year,
+        limits=[("Occupational Accident", "500000")],
+    )
+    _policy(
+        prairie,
+        code="AL",
+        insurer=NORTHLAND,
+        number=f"NL-AL-{year - 1}-2210",
+        year=year - 1,
+        limits=[("Combined Single Limit", "1000000")],
+        covered_autos="ANY",
+    )
+    future = _policy(
+        gulf,
+        code="AL",
+        insurer=GWC,
+        number=f"GWC-AL-{year + 1}-0310",
+        year=year + 1,
+        limits=[("Combined Single Limit", "750000")],
+        covered_autos="SCHEDULED",
+    )
+    rival_auto = _policy(
+        rival,
+        code="AL",
+        insurer=NORTHLAND,
+        number=f"NL-AL-{year}-9001",
+        year=year,
+        limits=[("Combined Single Limit", "1000000")],
+    )
+
+    t1 = _vehicle(
+        lone_star,
+        vin="1FUJGLDR7CLBP8834",
+        unit="101",
+        unit_type="Tractor",
+        year=2021,
+        make="Freightliner",
+        plate="TX-4821A",
+        value="145000",
+        lienholder=bank,
+    )
+    t2 = _vehicle(
+        lone_star,
+        vin="1XKYDP9X5MJ441234",
+        unit="102",
+        unit_type="Tractor",
+        year=2022,
+        make="Kenworth",
+        plate="TX-4822B",
+        value="162000",
+        lienholder=bank,
+    )
+    trailer = _vehicle(
+        lone_star,
+        vin="1GRAA0621KB123456",
+        unit="T-201",
+        unit_type="Trailer",
+        year=2019,
+        make="Great Dane",
+        plate="TX-7701T",
+        value="48000",
+    )
+    removed = _vehicle(
+        lone_star,
+        vin="1JJV532D8KL654321",
+        unit="T-202",
+        unit_type="Trailer",
+        year=2019,
+        make="Wabash",
+        plate="TX-7702T",
+        value="42000",
+    )
+    unscheduled = _vehicle(
+        lone_star,
+        vin="3AKJHHDR5LSLA1234",
+        unit="103",
+        unit_type="Tractor",
+        year=2020,
+        make="Freightliner",
+        plate="TX-4823C",
+        value="98000",
+    )
+    gulf_truck = _vehicle(
+        gulf,
+        vin="1XPBDP9X1FD123457",
+        unit="G-1",
+        unit_type="Tractor",
+        year=2023,
+        make="Peterbilt",
+        plate="TX-9911G",
+        value="175000",
+    )
+    rival_truck = _vehicle(
+        rival,
+        vin="4V4NC9EH5LN223344",
+        unit="R-1",
+        unit_type="Tractor",
+        year=2020,
+        make="Volvo",
+        plate="NE-5501R",
+        value="120000",
+    )
+    assert unscheduled.pk  # on the books, on no policy: the gap the fleet check finds
+
+    for unit in (t1, t2, trailer):
+        _schedule(admin, VEHICLE, unit, auto, start)
+        _schedule(admin, VEHICLE, unit, damage, start)
+    if not VehicleCoverage.objects.filter(vehicle=removed).exists():
+        _schedule(admin, VEHICLE, removed, auto, start)
+        coverage_update(
+            user=admin,
+            subject=VEHICLE,
+            data={
+                "vehicle_id": removed.id,
+                "policy_id": auto.id,
+                "coverage_status": 1,
+                "policy_removed_date": max(start, today() - dt.timedelta(days=1)),
+            },
+        )
+    _schedule(admin, VEHICLE, gulf_truck, future, None)
+    _schedule(admin, VEHICLE, rival_truck, rival_auto, dt.date(year, 1, 1))
+
+    maria = _driver(
+        lone_star, "Maria", "Gonzalez", "Owner Operator", "TX12345678", dt.date(1984, 5, 17)
+    )
+    james = _driver(
+        lone_star, "James", "Walker", "Company Driver", "TX87654321", dt.date(1990, 11, 2)
+    )
+    _driver(gulf, "Ana", "Lopez", "Lease Operator", "TX55512345", dt.date(1988, 2, 9))
+    for driver, unit in ((maria, t1), (james, t2)):
+        DriverVehicle.objects.get_or_create(driver=driver, vehicle=unit)
+    _schedule(admin, DRIVER, maria, occupational, start)
