@@ -38,6 +38,10 @@ class AuditedModelSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
+    def get_validators(self):
+        # Uniqueness is a service rule answered with 409, not a serializer 400.
+        return []
+
 
 def reference_id_field(**kwargs) -> serializers.IntegerField:
     """An integer reference to another record (`clientId`, `parentClientId`…)."""

@@ -1,0 +1,380 @@
+"""Real-time verification: spec section 4, contract section 8."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.coverages.services import VEHICLE, coverage_update
+from apps.masterdata.models import State
+from apps.policies.models import PolicyLimit
+from apps.policies.selectors import today
+from tests.accounts.test_auth import assert_problem
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+TODAY = today()
+DAY = dt.timedelta(days=1)
+VIN = "1FUJGLDR7CLBP8834"
+
+
+@pytest.fixture
+def carrier(agency):
+    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
+
+
+@pytest.fixture
+def covered(carrier):
+    policy = PolicyFactory(client=carrier, policy_number="AL-1")
+    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
+    unit = VehicleFactory(
+        client=carrier,
+        serial_number=VIN,
+        license_plate="TX-4821A",
+        license_plate_state=State.objects.get(code="TX"),
+    )
+    VehicleCoverageFactory(vehicle=unit, policy=policy)
+    return policy, unit
+
+
+# --- clients ---------------------------------------------------------------------------------
+
+
+def test_covered_dot_is_verified_with_client_and_coverages(api, carrier, covered):
+    body = api.get("/v1/coverages/clients?dot=1234567").json()
+    assert body["asOf"] == TODAY.isoformat()
+    [result] = body["results"]
+    assert result["status"] == "ACTIVE" and result["verified"] is True and result["found"]
+    assert result["client"] == {
+        "id": carrier.id,
+        "clientName": "Lone Star Freight",
+        "dot": "1234567",
+        "agencyId": carrier.agency_id,
+        "agencyName": "Demo Agency",
+    }
+    [coverage] = result["coverages"]
+    assert coverage["policyNumber"] == "AL-1" and coverage["coverageType"] == "AL"
+    assert coverage["insurerName"] == "Great West Casualty Company"
+    assert coverage["naic"] == "11371"
+    assert coverage["limits"] == [{"name": "Combined Single Limit", "amount": "1000000.00"}]
+
+
+def test_client_without_policy_in_force_is_inactive(api, carrier):
+    PolicyFactory(client=carrier, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY)
+    [result] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
+    assert (result["status"], result["verified"], result["found"]) == ("INACTIVE", False, True)
+
+
+def test_by_client_id(api, carrier, covered):
+    [result] = api.get(f"/v1/coverages/clients?id={carrier.id}").json()["results"]
+    assert result["verified"] is True and result["dot"] == "1234567"
+    assert_problem(api.get("/v1/coverages/clients?id=999999"), 404)
+
+
+def test_dots_in_request_order_duplicates_once_missing_not_found(api, agency, carrier, covered):
+    ClientFactory(agency=agency, dot="2345678")
+    body = api.get(
+        "/v1/coverages/clients?dots=2345678&dots=9999999&dots=1234567&dots=2345678"
+    ).json()
+    assert [(r["dot"], r["status"]) for r in body["results"]] == [
+        ("2345678", "INACTIVE"),
+        ("9999999", "NOT_FOUND"),
+        ("1234567", "ACTIVE"),
+    ]
+
+
+def test_dots_comma_separated(api, carrier, covered):
+    body = api.get("/v1/coverages/clients?dots=1234567,7777777").json()
+    assert [r["status"] for r in body["results"]] == ["ACTIVE", "NOT_FOUND"]
+
+
+def test_not_found_answers(api):
+    assert_problem(api.get("/v1/coverages/clients?dot=1111111"), 404)
+    assert_problem(api.get("/v1/coverages/clients?dots=1111111&dots=2222222"), 404)
+
+
+def test_other_agency_dot_is_not_found(api, other_agency):
+    rival = ClientFactory(agency=other_agency, dot="7654321")
+    PolicyFactory(client=rival)
+    assert_problem(api.get("/v1/coverages/clients?dot=7654321"), 404)
+    assert_problem(api.get(f"/v1/coverages/clients?id={rival.id}"), 404)
+
+
+def test_deleted_client_leaves_verification(api, carrier, covered):
+    api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
+    assert_problem(api.get("/v1/coverages/clients?dot=1234567"), 404)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "dot=1&id=1",
+        "dot=1&dots=1",
+        "dots=1&id=1",
+        "dot=12a",
+        "dot=123456789",
+        "dots=1&dots=x",
+        "id=abc",
+        "id=0",
+        "dot=1&asOf=tomorrow",
+        "dot=1&asOf=2026-02-30",
+    ],
+)
+def test_bad_client_queries_are_400(api, query):
+    assert_problem(api.get(f"/v1/coverages/clients?{query}"), 400)
+
+
+def test_more_than_500_dots_is_400(api):
+    query = "&".join(f"dots={n}" for n in range(1, 502))
+    assert_problem(api.get(f"/v1/coverages/clients?{query}"), 400)
+
+
+@pytest.mark.parametrize(
+    ("offset", "expected"),
+    [(-1, "INACTIVE"), (0, "ACTIVE"), (99, "ACTIVE"), (100, "INACTIVE")],
+)
+def test_in_force_boundaries(api, carrier, offset, expected):
+    start = TODAY - 50 * DAY
+    PolicyFactory(client=carrier, effective_date=start, expiration_date=start + 100 * DAY)
+    as_of = (start + offset * DAY).isoformat()
+    [result] = api.get(f"/v1/coverages/clients?dot=1234567&asOf={as_of}").json()["results"]
+    assert result["status"] == expected, as_of
+
+
+def test_not_in_force_on_or_after_cancellation(api, carrier):
+    PolicyFactory(client=carrier, cancellation_date=TODAY)
+    for as_of, expected in (
+        (TODAY - DAY, "ACTIVE"),
+        (TODAY, "INACTIVE"),
+        (TODAY + DAY, "INACTIVE"),
+    ):
+        [result] = api.get(f"/v1/coverages/clients?dot=1234567&asOf={as_of.isoformat()}").json()[
+            "results"
+        ]
+        assert result["status"] == expected, as_of
+
+
+def test_as_of_accepts_mm_dd_yyyy_and_is_echoed(api, carrier, covered):
+    body = api.get(f"/v1/coverages/clients?dot=1234567&asOf={TODAY:%m-%d-%Y}").json()
+    assert body["asOf"] == TODAY.isoformat()
+
+
+def test_query_count_is_the_same_for_one_and_five_hundred_dots(
+    api, agency, django_assert_max_num_queries
+):
+    for n in range(60):
+        client = ClientFactory(agency=agency, dot=str(5_000_000 + n))
+        for _ in range(3):
+            PolicyFactory(client=client)
+    api.get("/v1/coverages/clients?dot=5000000")
+    with django_assert_max_num_queries(10) as one:
+        api.get("/v1/coverages/clients?dot=5000000")
+    many = "&".join(f"dots={5_000_000 + n}" for n in range(500))
+    with django_assert_max_num_queries(10) as five_hundred:
+        assert len(api.get(f"/v1/coverages/clients?{many}").json()["results"]) == 500
+    assert len(one.captured_queries) == len(five_hundred.captured_queries)
+
+
+def test_query_count_is_the_same_for_one_and_fifty_policies(
+    api, agency, django_assert_max_num_queries
+):
+    small, large = ClientFactory(agency=agency, dot="1"), ClientFactory(agency=agency, dot="2")
+    PolicyFactory(client=small)
+    for _ in range(50):
+        policy = PolicyFactory(client=large)
+        PolicyLimit.objects.create(policy=policy, name="Each Occurrence", amount=1)
+    api.get("/v1/coverages/clients?dot=1")
+    with django_assert_max_num_queries(10) as one:
+        api.get("/v1/coverages/clients?dot=1")
+    with django_assert_max_num_queries(10) as fifty:
+        assert len(api.get("/v1/coverages/clients?dot=2").json()["results"][0]["coverages"]) == 50
+    assert len(one.captured_queries) == len(fifty.captured_queries)
+
+
+def test_verification_needs_view_permissions(make_api, powerless, carrier):
+    assert_problem(make_api(powerless).get("/v1/coverages/clients?dot=1234567"), 403)
+    assert_problem(make_api(powerless).get(f"/v1/coverages/vehicles?vin={VIN}"), 403)
+
+
+# --- vehicles --------------------------------------------------------------------------------
+
+
+def test_covered_vin(api, covered):
+    policy, unit = covered
+    body = api.get(f"/v1/coverages/vehicles?vin={VIN.lower()}").json()
+    [result] = body["results"]
+    assert result["status"] == "ACTIVE" and result["verified"] is True
+    assert result["vehicle"]["id"] == unit.id and result["vehicle"]["vin"] == VIN
+    assert result["client"]["dot"] == "1234567"
+    [coverage] = result["coverages"]
+    assert coverage["policyId"] == policy.id
+    assert coverage["coverageStatus"] == 4
+    assert coverage["policyAddedDate"] == policy.effective_date.isoformat()
+
+
+@pytest.mark.parametrize("plate", ["TX-4821A", "tx 4821a", "TX4821A"])
+def test_by_plate_ignoring_case_spaces_and_dashes(api, covered, plate):
+    [result] = api.get(f"/v1/coverages/vehicles?licensePlate={plate}").json()["results"]
+    assert result["verified"] is True
+
+
+def test_plate_state_narrows(api, covered):
+    assert (
+        api.get("/v1/coverages/vehicles?licensePlate=TX-4821A&licensePlateState=TX").status_code
+        == 200
+    )
+    assert_problem(
+        api.get("/v1/coverages/vehicles?licensePlate=TX-4821A&licensePlateState=OK"), 404
+    )
+    assert_problem(
+        api.get("/v1/coverages/vehicles?licensePlate=TX-4821A&licensePlateState=Narnia"), 400
+    )
+
+
+def test_unit_removed_yesterday_is_not_covered_today_but_was_last_week(api, manager, covered):
+    policy, unit = covered
+    coverage_update(
+        user=manager,
+        subject=VEHICLE,
+        data={
+            "vehicle_id": unit.id,
+            "policy_id": policy.id,
+            "coverage_status": 1,
+            "policy_removed_date": TODAY - DAY,
+        },
+    )
+    [today_result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
+    assert today_result["status"] == "INACTIVE" and today_result["coverages"] == []
+    last_week = (TODAY - 7 * DAY).isoformat()
+    [past] = api.get(f"/v1/coverages/vehicles?vin={VIN}&asOf={last_week}").json()["results"]
+    assert past["status"] == "ACTIVE"
+
+
+def test_declined_unit_is_not_covered(api, manager, covered):
+    policy, unit = covered
+    coverage_update(
+        user=manager,
+        subject=VEHICLE,
+        data={"vehicle_id": unit.id, "policy_id": policy.id, "coverage_status": 2},
+    )
+    [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
+    assert result["status"] == "INACTIVE"
+
+
+def test_unit_added_later_is_not_covered_before(api, carrier):
+    policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier, serial_number=VIN)
+    VehicleCoverageFactory(vehicle=unit, policy=policy, policy_added_date=TODAY)
+    yesterday = (TODAY - DAY).isoformat()
+    [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}&asOf={yesterday}").json()["results"]
+    assert result["status"] == "INACTIVE"
+
+
+def test_unit_on_expired_policy_is_not_covered(api, carrier):
+    policy = PolicyFactory(
+        client=carrier, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY
+    )
+    VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier, serial_number=VIN), policy=policy)
+    [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
+    assert result["status"] == "INACTIVE"
+
+
+def test_other_agency_vin_is_not_found(api, other_agency):
+    rival = ClientFactory(agency=other_agency)
+    VehicleCoverageFactory(
+        vehicle=VehicleFactory(client=rival, serial_number=VIN), policy=PolicyFactory(client=rival)
+    )
+    assert_problem(api.get(f"/v1/coverages/vehicles?vin={VIN}"), 404)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        f"vin={VIN}&licensePlate=X",
+        "vin=SHORT",
+        f"vin={VIN}X",
+        "vin=1FUJGLDR7CLBP883O",
+        f"vin={VIN}&asOf=nope",
+    ],
+)
+def test_bad_vehicle_queries_are_400(api, query):
+    assert_problem(api.get(f"/v1/coverages/vehicles?{query}"), 400)
+
+
+def test_unknown_vin_is_404(api):
+    assert_problem(api.get(f"/v1/coverages/vehicles?vin={VIN}"), 404)
+
+
+# --- fleet gap check -------------------------------------------------------------------------
+
+
+def test_batch_reports_each_unit_and_a_summary(api, carrier, covered):
+    policy, _ = covered
+    idle = VehicleFactory(client=carrier, serial_number="1XKYDP9X5MJ441234")
+    response = api.post(
+        "/v1/coverages/vehicles/batch",
+        {
+            "vins": [VIN, "1XKYDP9X5MJ441234", "3AKJHHDR5LSLA1234", VIN],
+            "licensePlates": ["tx 4821a", "NOPE-1"],
+        },
+        format="json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert [(r.get("vin") or r.get("licensePlate"), r["status"]) for r in body["results"]] == [
+        (VIN, "ACTIVE"),
+        ("1XKYDP9X5MJ441234", "INACTIVE"),
+        ("3AKJHHDR5LSLA1234", "NOT_FOUND"),
+        ("tx 4821a", "ACTIVE"),
+        ("NOPE-1", "NOT_FOUND"),
+    ]
+    assert body["results"][1]["vehicle"]["id"] == idle.id
+    assert body["summary"] == {"requested": 5, "covered": 2, "uncovered": 1, "notFound": 2}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"vins": []},
+        {"vins": ["BAD"]},
+        {"vins": "not-a-list"},
+        {"licensePlates": [""]},
+        {"vins": [VIN] * 600, "licensePlates": ["A"] * 401},
+        {"vins": [VIN], "asOf": "x"},
+    ],
+)
+def test_bad_batches_are_400(api, body):
+    assert_problem(api.post("/v1/coverages/vehicles/batch", body, format="json"), 400)
+
+
+def test_batch_query_count_is_constant(api, carrier, django_assert_max_num_queries):
+    policy = PolicyFactory(client=carrier)
+    vins = []
+    for n in range(40):
+        unit = VehicleFactory(client=carrier)
+        VehicleCoverageFactory(vehicle=unit, policy=policy)
+        vins.append(unit.serial_number)
+    api.post("/v1/coverages/vehicles/batch", {"vins": vins[:1]}, format="json")
+    with django_assert_max_num_queries(10) as one:
+        api.post("/v1/coverages/vehicles/batch", {"vins": vins[:1]}, format="json")
+    thousand = vins + [f"1HGCM82633A{n:06d}" for n in range(960)]
+    with django_assert_max_num_queries(10) as many:
+        body = api.post("/v1/coverages/vehicles/batch", {"vins": thousand}, format="json").json()
+    assert body["summary"] == {"requested": 1000, "covered": 40, "uncovered": 0, "notFound": 960}
+    assert len(one.captured_queries) == len(many.captured_queries)
+
+
+def test_batch_never_shows_other_agency_units(api, other_agency):
+    rival = ClientFactory(agency=other_agency)
+    VehicleFactory(client=rival, serial_number=VIN)
+    body = api.post("/v1/coverages/vehicles/batch", {"vins": [VIN]}, format="json").json()
+    assert body["results"][0]["status"] == "NOT_FOUND"

@@ -1,0 +1,244 @@
+"""Drivers and driver-vehicle associations: spec section 4, contract sections 6, 7 and 10."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.drivers.models import Driver, DriverVehicle
+from tests.accounts.test_auth import assert_problem
+from tests.clients.test_api import field_errors
+from tests.factories import ClientFactory, DriverFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def carrier(agency):
+    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
+
+
+@pytest.fixture
+def rival(other_agency):
+    return ClientFactory(agency=other_agency, client_name="Rival", dot="7654321")
+
+
+def payload(client, **extra):
+    return {
+        "clientId": client.id,
+        "firstName": "Maria",
+        "lastName": "Gonzalez",
+        "driverType": "Owner Operator",
+        **extra,
+    }
+
+
+def test_create_with_mm_dd_yyyy_dates_and_names(api, carrier):
+    response = api.post(
+        "/v1/drivers",
+        payload(
+            carrier,
+            dateOfBirth="05-17-1984",
+            hireDate="2019-03-01",
+            licenseExpirationDate="06-30-2029",
+            licenseNumber="tx12345678",
+            licenseState="TX",
+            dlType="cdl class a",
+            state="Texas",
+            city="Dallas",
+        ),
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert response["Location"].endswith(f"/v1/drivers/{body['id']}")
+    assert body["dateOfBirth"] == "05-17-1984"
+    assert body["hireDate"] == "03-01-2019"
+    assert body["licenseExpirationDate"] == "06-30-2029"
+    assert body["driverType"] == "Owner Operator" and body["dlType"] == "CDL Class A"
+    assert body["licenseNumber"] == "TX12345678" and body["city"] == "Dallas"
+    assert body["coverages"] == [] and body["verified"] is False
+
+
+@pytest.mark.parametrize("missing", ["clientId", "firstName", "lastName", "driverType"])
+def test_create_requires_fields(api, carrier, missing):
+    body = payload(carrier)
+    del body[missing]
+    assert missing in field_errors(
+        assert_problem(api.post("/v1/drivers", body, format="json"), 400)
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"driverType": "Astronaut"}, "driverType"),
+        ({"dlType": "CDL Class Z"}, "dlType"),
+        ({"dateOfBirth": "17-05-1984"}, "dateOfBirth"),
+        ({"dateOfBirth": "1984/05/17"}, "dateOfBirth"),
+        ({"state": "TX", "city": "Springfield Gardens Nowhere"}, "city"),
+        ({"dateOfBirth": "01-01-2000", "hireDate": "01-01-1999"}, "hireDate"),
+        ({"status": "asleep"}, "status"),
+    ],
+)
+def test_create_rejects_bad_values(api, carrier, extra, field):
+    assert field in field_errors(
+        assert_problem(api.post("/v1/drivers", payload(carrier, **extra), format="json"), 400)
+    )
+    assert not Driver.objects.exists()
+
+
+def test_filters_and_legacy_search_agree(api, carrier, agency):
+    from apps.masterdata.models import State
+
+    maria = DriverFactory(
+        client=carrier,
+        first_name="Maria",
+        last_name="Gonzalez",
+        license_number="TX1",
+        license_state=State.objects.get(code="TX"),
+    )
+    james = DriverFactory(client=carrier, first_name="James", last_name="Walker", status="INACTIVE")
+    other = DriverFactory(client=ClientFactory(agency=agency))
+
+    def ids(query):
+        return sorted(d["id"] for d in api.get(f"/v1/drivers?{query}").json()["results"])
+
+    assert ids("q=maria gonz") == [maria.id]
+    assert ids("licenseNumber=tx1") == [maria.id]
+    assert ids("licenseState=texas") == [maria.id]
+    assert ids("status=inactive") == [james.id]
+    assert ids(f"clientId={carrier.id}") == sorted([maria.id, james.id])
+    assert other.id in ids("")
+    assert_problem(api.get("/v1/drivers?licenseState=Narnia"), 400)
+    assert_problem(api.get("/v1/drivers?status=x"), 400)
+
+    listed = api.get(f"/v1/drivers?clientId={carrier.id}&sort=firstName").json()
+    searched = api.post(
+        "/v1/drivers/search",
+        {"sortBy": "firstName", "filter": {"clientId": carrier.id}},
+        format="json",
+    ).json()
+    assert searched["items"] == listed["results"]
+    assert searched["totalCount"] == 2
+
+
+def test_put_is_partial(api, carrier):
+    driver = DriverFactory(client=carrier, first_name="Ana")
+    body = api.put(f"/v1/drivers/{driver.id}", {"hireDate": "02-03-2020"}, format="json").json()
+    assert body["hireDate"] == "02-03-2020" and body["firstName"] == "Ana"
+
+
+def test_other_agency_driver_is_404(api, rival):
+    driver = DriverFactory(client=rival)
+    assert_problem(api.get(f"/v1/drivers/{driver.id}"), 404)
+    assert_problem(api.put(f"/v1/drivers/{driver.id}", {"firstName": "x"}, format="json"), 404)
+    assert api.post("/v1/drivers/search", {}, format="json").json()["totalCount"] == 0
+
+
+def test_create_for_other_agency_client_is_400(api, rival):
+    assert "clientId" in field_errors(
+        assert_problem(api.post("/v1/drivers", payload(rival), format="json"), 400)
+    )
+
+
+def test_permissions(viewer_api, make_api, powerless, carrier):
+    driver = DriverFactory(client=carrier)
+    assert viewer_api.get(f"/v1/drivers/{driver.id}").status_code == 200
+    assert viewer_api.post("/v1/drivers/search", {}, format="json").status_code == 200
+    assert_problem(viewer_api.post("/v1/drivers", payload(carrier), format="json"), 403)
+    assert_problem(make_api(powerless).get("/v1/drivers"), 403)
+
+
+def test_list_query_count_is_constant(api, carrier, django_assert_max_num_queries):
+    for _ in range(12):
+        DriverFactory(client=carrier)
+    api.get("/v1/drivers?limit=1")
+    with django_assert_max_num_queries(8) as small:
+        api.get("/v1/drivers?limit=2")
+    with django_assert_max_num_queries(8) as large:
+        api.get("/v1/drivers?limit=200")
+    assert len(small.captured_queries) == len(large.captured_queries)
+
+
+# --- POST /v1/drivers/vehicles ------------------------------------------------------------
+
+
+def test_link_existing_driver(api, carrier):
+    driver, vehicle = DriverFactory(client=carrier), VehicleFactory(client=carrier)
+    response = api.post(
+        "/v1/drivers/vehicles", {"vehicleId": vehicle.id, "driverId": driver.id}, format="json"
+    )
+    assert response.status_code == 201
+    assert response.json()["driverId"] == driver.id
+    assert_problem(
+        api.post(
+            "/v1/drivers/vehicles", {"vehicleId": vehicle.id, "driverId": driver.id}, format="json"
+        ),
+        409,
+    )
+
+
+def test_driver_id_zero_creates_the_driver(api, carrier):
+    vehicle = VehicleFactory(client=carrier)
+    response = api.post(
+        "/v1/drivers/vehicles",
+        {
+            "vehicleId": vehicle.id,
+            "driverId": 0,
+            "firstName": "New",
+            "lastName": "Driver",
+            "dateOfBirth": "01-02-1990",
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["driver"]["driverType"] == "Company Driver"
+    assert body["driver"]["clientId"] == carrier.id
+    assert body["driver"]["dateOfBirth"] == "01-02-1990"
+    assert DriverVehicle.objects.filter(vehicle=vehicle, driver_id=body["driverId"]).exists()
+
+
+@pytest.mark.parametrize("missing", ["firstName", "lastName"])
+def test_driver_id_zero_requires_names(api, carrier, missing):
+    vehicle = VehicleFactory(client=carrier)
+    body = {"vehicleId": vehicle.id, "driverId": 0, "firstName": "A", "lastName": "B"}
+    del body[missing]
+    assert missing in field_errors(
+        assert_problem(api.post("/v1/drivers/vehicles", body, format="json"), 400)
+    )
+    assert not Driver.objects.exists()
+
+
+def test_link_rejects_hidden_missing_and_cross_client_references(api, carrier, rival, agency):
+    vehicle = VehicleFactory(client=carrier)
+    hidden_driver = DriverFactory(client=rival)
+    other_client_driver = DriverFactory(client=ClientFactory(agency=agency))
+    for body, field in (
+        ({"vehicleId": vehicle.id, "driverId": hidden_driver.id}, "driverId"),
+        ({"vehicleId": vehicle.id, "driverId": 999999}, "driverId"),
+        ({"vehicleId": vehicle.id, "driverId": other_client_driver.id}, "driverId"),
+        (
+            {
+                "vehicleId": VehicleFactory(client=rival).id,
+                "driverId": 0,
+                "firstName": "a",
+                "lastName": "b",
+            },
+            "vehicleId",
+        ),
+        ({"vehicleId": vehicle.id, "driverId": -1}, "driverId"),
+    ):
+        assert field in field_errors(
+            assert_problem(api.post("/v1/drivers/vehicles", body, format="json"), 400)
+        )
+
+
+def test_link_needs_change_driver(viewer_api, carrier):
+    driver, vehicle = DriverFactory(client=carrier), VehicleFactory(client=carrier)
+    assert_problem(
+        viewer_api.post(
+            "/v1/drivers/vehicles", {"vehicleId": vehicle.id, "driverId": driver.id}, format="json"
+        ),
+        403,
+    )

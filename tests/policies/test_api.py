@@ -1,0 +1,299 @@
+"""Policies: spec section 4, contract sections 4, 6, 7 and 8 (status)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.policies.models import Policy
+from apps.policies.selectors import today
+from tests.accounts.test_auth import assert_problem
+from tests.clients.test_api import field_errors
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    ProducerFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+TODAY = today()
+
+
+@pytest.fixture
+def carrier(agency):
+    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
+
+
+@pytest.fixture
+def rival(other_agency):
+    return ClientFactory(agency=other_agency, client_name="Rival", dot="7654321")
+
+
+def payload(client, **extra):
+    return {
+        "clientId": client.id,
+        "effectiveDate": "2026-01-01",
+        "expirationDate": "2027-01-01",
+        "coverageType": "AL",
+        **extra,
+    }
+
+
+def test_create_resolves_names_and_limits(api, carrier, agency):
+    ProducerFactory(agency=agency, name="Demo Producer")
+    response = api.post(
+        "/v1/policies",
+        payload(
+            carrier,
+            coverageType=None,
+            fullCoverageTypeName="auto physical damage",
+            policyNumber=" APD-1 ",
+            insurerName="Northland Insurance Company",
+            stateName="tx",
+            producerName="demo producer",
+            limits=[{"name": "Deductible", "amount": "2500"}],
+            premium="1234.5",
+        ),
+        format="json",
+    )
+    assert response.status_code == 400  # the insurer is not in master data yet
+    assert "insurerName" in field_errors(response.json())
+    from apps.masterdata.models import Insurer
+
+    Insurer.objects.create(name="Northland Insurance Company", naic="24015")
+    response = api.post(
+        "/v1/policies",
+        payload(
+            carrier,
+            coverageType=None,
+            fullCoverageTypeName="auto physical damage",
+            policyNumber=" APD-1 ",
+            insurerName="Northland Insurance Company",
+            stateName="tx",
+            producerName="demo producer",
+            limits=[{"name": "Deductible", "amount": "2500"}],
+            premium="1234.5",
+        ),
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert response["Location"].endswith(f"/v1/policies/{body['id']}")
+    assert body["coverageType"] == "APD"
+    assert body["fullCoverageTypeName"] == "Auto Physical Damage"
+    assert body["policyNumber"] == "APD-1"
+    assert body["insurerName"] == "Northland Insurance Company" and body["naic"] == "24015"
+    assert body["stateName"] == "Texas"
+    assert body["producerName"] == "Demo Producer"
+    assert body["limits"] == [{"name": "Deductible", "amount": "2500.00"}]
+    assert body["premium"] == "1234.50"
+    assert body["status"] in {"ACTIVE", "EXPIRED", "FUTURE"}
+
+
+def test_create_accepts_mm_dd_yyyy_dates(api, carrier):
+    response = api.post(
+        "/v1/policies",
+        payload(carrier, effectiveDate="01-01-2026", expirationDate="01-01-2027"),
+        format="json",
+    )
+    assert response.status_code == 201
+    assert response.json()["effectiveDate"] == "2026-01-01"
+
+
+@pytest.mark.parametrize("missing", ["clientId", "effectiveDate", "expirationDate", "coverageType"])
+def test_create_requires_fields(api, carrier, missing):
+    body = payload(carrier)
+    del body[missing]
+    errors = field_errors(assert_problem(api.post("/v1/policies", body, format="json"), 400))
+    assert missing in errors
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"expirationDate": "2025-12-31"}, "expirationDate"),
+        ({"expirationDate": "2026-01-01"}, "expirationDate"),
+        ({"effectiveDate": "2026-13-01"}, "effectiveDate"),
+        ({"coverageType": "XX"}, "coverageType"),
+        ({"stateName": "Atlantis"}, "stateName"),
+        ({"producerName": "Nobody"}, "producerName"),
+        ({"cancellationDate": "2025-06-01"}, "cancellationDate"),
+        ({"limits": [{"name": "Bogus", "amount": "1"}]}, "limits.0.name"),
+        ({"limits": [{"name": "Deductible", "amount": "-1"}]}, "limits.0.amount"),
+    ],
+)
+def test_create_rejects_bad_values(api, carrier, extra, field):
+    errors = field_errors(
+        assert_problem(api.post("/v1/policies", payload(carrier, **extra), format="json"), 400)
+    )
+    assert field in errors
+    assert not Policy.objects.exists()
+
+
+def test_create_for_a_client_of_another_agency_is_400(api, rival):
+    errors = field_errors(
+        assert_problem(api.post("/v1/policies", payload(rival), format="json"), 400)
+    )
+    assert "clientId" in errors
+
+
+def test_policy_number_is_unique_per_insurer_among_live_policies(api, carrier):
+    first = PolicyFactory(client=carrier, policy_number="P-1")
+    duplicate = payload(carrier, policyNumber="P-1", insurerName=first.insurer.name)
+    assert_problem(api.post("/v1/policies", duplicate, format="json"), 409)
+    api.put(f"/v1/policies/{first.id}", {"deleted": True}, format="json")
+    assert api.post("/v1/policies", duplicate, format="json").status_code == 201
+
+
+def test_status_is_derived_and_filterable(api, carrier):
+    active = PolicyFactory(client=carrier)
+    future = PolicyFactory(client=carrier, effective_date=TODAY + dt.timedelta(days=10))
+    expired = PolicyFactory(
+        client=carrier,
+        effective_date=TODAY - dt.timedelta(days=400),
+        expiration_date=TODAY - dt.timedelta(days=35),
+    )
+    cancelled = PolicyFactory(client=carrier, cancellation_date=TODAY)
+    expected = {"active": active, "FUTURE": future, "Expired": expired, "cancelled": cancelled}
+    for status, policy in expected.items():
+        body = api.get(f"/v1/policies?status={status}").json()
+        assert [p["id"] for p in body["results"]] == [policy.id], status
+        assert body["results"][0]["status"] == status.upper()
+    assert_problem(api.get("/v1/policies?status=bogus"), 400)
+
+
+def test_cancellation_by_partial_update(api, carrier):
+    policy = PolicyFactory(client=carrier)
+    body = api.put(
+        f"/v1/policies/{policy.id}", {"cancellationDate": TODAY.isoformat()}, format="json"
+    ).json()
+    assert body["status"] == "CANCELLED"
+    too_early = (policy.effective_date - dt.timedelta(days=1)).isoformat()
+    assert_problem(
+        api.put(f"/v1/policies/{policy.id}", {"cancellationDate": too_early}, format="json"), 400
+    )
+
+
+def test_soft_delete_hides_from_list_until_asked(api, carrier):
+    policy = PolicyFactory(client=carrier)
+    assert api.put(f"/v1/policies/{policy.id}", {"deleted": True}, format="json").json()["deleted"]
+    assert api.get("/v1/policies").json()["count"] == 0
+    assert api.get("/v1/policies?deleted=true").json()["count"] == 1
+
+
+def test_filters_q_policy_client_and_coverage_type(api, carrier, agency):
+    other_client = ClientFactory(agency=agency, client_name="Blue Sky Haulers")
+    al = PolicyFactory(client=carrier, policy_number="GWC-AL-77")
+    gl = PolicyFactory(client=other_client, policy_number="GWC-GL-88")
+    from apps.masterdata.models import CoverageType
+
+    gl.coverage_type = CoverageType.objects.get(code="GL")
+    gl.save()
+    ids = lambda q: [p["id"] for p in api.get(f"/v1/policies?{q}").json()["results"]]  # noqa: E731
+    assert ids("policy=gwc-al-77") == [al.id]
+    assert ids("q=blue sky") == [gl.id]
+    assert ids(f"clientId={carrier.id}") == [al.id]
+    assert ids("coverageType=GL") == [gl.id]
+    assert ids("coverageType=general liability") == [gl.id]
+    assert_problem(api.get("/v1/policies?coverageType=nope"), 400)
+
+
+def test_put_updates_only_present_fields_and_replaces_limits(api, carrier):
+    policy = PolicyFactory(client=carrier, policy_number="KEEP-1")
+    body = api.put(
+        f"/v1/policies/{policy.id}",
+        {"limits": [{"name": "Combined Single Limit", "amount": "1000000"}]},
+        format="json",
+    ).json()
+    assert body["policyNumber"] == "KEEP-1"
+    assert body["limits"] == [{"name": "Combined Single Limit", "amount": "1000000.00"}]
+
+
+def test_other_agency_policy_is_404_and_invisible(api, rival):
+    policy = PolicyFactory(client=rival)
+    assert_problem(api.get(f"/v1/policies/{policy.id}"), 404)
+    assert_problem(api.put(f"/v1/policies/{policy.id}", {"premium": "1"}, format="json"), 404)
+    assert_problem(api.get(f"/v1/policies/{policy.id}/vehicles"), 404)
+    assert api.get("/v1/policies").json()["count"] == 0
+    assert api.get(f"/v1/policies?clientId={rival.id}").json()["count"] == 0
+
+
+def test_permissions(viewer_api, make_api, powerless, carrier):
+    policy = PolicyFactory(client=carrier)
+    assert viewer_api.get(f"/v1/policies/{policy.id}").status_code == 200
+    assert_problem(viewer_api.post("/v1/policies", payload(carrier), format="json"), 403)
+    assert_problem(viewer_api.put(f"/v1/policies/{policy.id}", {}, format="json"), 403)
+    assert_problem(make_api(powerless).get("/v1/policies"), 403)
+    assert_problem(make_api(powerless).post("/v1/policies/search", {}, format="json"), 403)
+
+
+def test_legacy_search_agrees_with_the_get_list(api, carrier, agency):
+    for n in range(7):
+        PolicyFactory(client=carrier, policy_number=f"S-{n}")
+    PolicyFactory(client=ClientFactory(agency=agency))
+    listed = api.get(f"/v1/policies?clientId={carrier.id}&sort=-policy&limit=3&page=2").json()
+    searched = api.post(
+        "/v1/policies/search",
+        {
+            "pageIndex": 2,
+            "pageSize": 3,
+            "sortBy": "policy",
+            "sortOrder": "desc",
+            "filter": {"clientId": carrier.id},
+        },
+        format="json",
+    ).json()
+    assert searched["items"] == listed["results"]
+    assert searched["totalCount"] == listed["count"] == 7
+    assert (searched["pageIndex"], searched["pageSize"]) == (2, 3)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"pageSize": 500},
+        {"pageIndex": 0},
+        {"sortBy": "nope"},
+        {"filter": {"status": "x"}},
+        {"sortOrder": "sideways"},
+    ],
+)
+def test_legacy_search_rejects_bad_bodies(api, body):
+    assert_problem(api.post("/v1/policies/search", body, format="json"), 400)
+
+
+def test_policy_vehicles_lists_scheduled_units_with_filters(api, carrier):
+    policy = PolicyFactory(client=carrier)
+    from apps.masterdata.models import Make
+
+    volvo = Make.objects.get(name="Volvo")
+    cheap = VehicleFactory(client=carrier, stated_value=50_000)
+    dear = VehicleFactory(client=carrier, stated_value=150_000, make=volvo)
+    VehicleCoverageFactory(vehicle=cheap, policy=policy)
+    VehicleCoverageFactory(
+        vehicle=dear, policy=policy, coverage_status=1, policy_removed_date=TODAY
+    )
+    ids = lambda q: [  # noqa: E731
+        r["vehicle"]["id"]
+        for r in api.get(f"/v1/policies/{policy.id}/vehicles?{q}").json()["results"]
+    ]
+    assert sorted(ids("")) == sorted([cheap.id, dear.id])
+    assert ids("make=volvo") == [dear.id]
+    assert ids("minValue=100000") == [dear.id]
+    assert ids("maxValue=100000") == [cheap.id]
+    assert ids("status=4") == [cheap.id]
+    assert_problem(api.get(f"/v1/policies/{policy.id}/vehicles?status=9"), 400)
+
+
+def test_list_query_count_is_constant(api, carrier, django_assert_max_num_queries):
+    for _ in range(12):
+        PolicyFactory(client=carrier)
+    api.get("/v1/policies?limit=1")
+    with django_assert_max_num_queries(8) as small:
+        api.get("/v1/policies?limit=2")
+    with django_assert_max_num_queries(8) as large:
+        api.get("/v1/policies?limit=200")
+    assert len(small.captured_queries) == len(large.captured_queries)

@@ -1,0 +1,332 @@
+"""Vehicles and lienholders: spec section 4, contract sections 4, 6, 7 and 11."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from apps.masterdata.models import Make, UnitType
+from apps.vehicles.models import Vehicle
+from tests.accounts.test_auth import assert_problem
+from tests.clients.test_api import field_errors
+from tests.factories import (
+    ClientFactory,
+    DriverFactory,
+    LienholderFactory,
+    PolicyFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+VIN = "1FUJGLDR7CLBP8834"
+
+
+@pytest.fixture
+def carrier(agency):
+    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
+
+
+@pytest.fixture
+def rival(other_agency):
+    return ClientFactory(agency=other_agency, client_name="Rival", dot="7654321")
+
+
+def payload(client, **extra):
+    return {
+        "clientId": client.id,
+        "unit": "101",
+        "unitTypeName": "Tractor",
+        "modelYear": 2021,
+        "makeCompanyName": "Freightliner",
+        "serialNumber": VIN,
+        **extra,
+    }
+
+
+def test_create_resolves_names(api, carrier, agency):
+    bank = LienholderFactory(agency=agency)
+    response = api.post(
+        "/v1/vehicles",
+        payload(
+            carrier,
+            serialNumber=VIN.lower(),
+            licensePlate="tx-4821a",
+            licensePlateStateName="Texas",
+            statedValue="145000",
+            lienholderId=bank.id,
+            owner="Lone Star Freight",
+            garagingAddress="2500 Logistics Pkwy, Dallas, TX",
+        ),
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert response["Location"].endswith(f"/v1/vehicles/{body['id']}")
+    assert body["vin"] == VIN and body["serialNumber"] == VIN
+    assert body["unitType"] == "Tractor" and body["powerUnit"] is True
+    assert body["make"] == "Freightliner"
+    assert body["licensePlate"] == "TX-4821A" and body["licensePlateState"] == "Texas"
+    assert body["statedValue"] == "145000.00"
+    assert body["lienholder"]["name"] == bank.name
+    assert body["policyAssociations"] == [] and body["covered"] is False
+
+
+def test_alternative_field_names(api, carrier):
+    kenworth = Make.objects.get(name="Kenworth")
+    trailer = UnitType.objects.get(name="Trailer")
+    body = payload(carrier, makes=kenworth.id, unitType=trailer.id)
+    del body["makeCompanyName"], body["unitTypeName"]
+    response = api.post("/v1/vehicles", body, format="json")
+    assert response.status_code == 201
+    assert response.json()["make"] == "Kenworth" and response.json()["powerUnit"] is False
+
+
+@pytest.mark.parametrize(
+    ("missing", "named"),
+    [
+        ("clientId", "clientId"),
+        ("unit", "unit"),
+        ("modelYear", "modelYear"),
+        ("serialNumber", "serialNumber"),
+        ("unitTypeName", "unitType"),
+        ("makeCompanyName", "makes"),
+    ],
+)
+def test_create_requires_fields_naming_the_first_alternative(api, carrier, missing, named):
+    body = payload(carrier)
+    del body[missing]
+    errors = field_errors(assert_problem(api.post("/v1/vehicles", body, format="json"), 400))
+    assert named in errors
+
+
+@pytest.mark.parametrize(
+    "vin",
+    [
+        "1FUJGLDR7CLBP883",
+        "1FUJGLDR7CLBP88345",
+        "1FUJGLDR7CLBP883I",
+        "1FUJGLDR7CLBP883O",
+        "1FUJGLDR7CLBP883Q",
+        "1FUJGLDR7CLBP883-",
+    ],
+)
+def test_bad_vin_is_400(api, carrier, vin):
+    errors = field_errors(
+        assert_problem(
+            api.post("/v1/vehicles", payload(carrier, serialNumber=vin), format="json"), 400
+        )
+    )
+    assert "serialNumber" in errors
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"makeCompanyName": "Tesla Semi"}, "makeCompanyName"),
+        ({"unitTypeName": "Spaceship"}, "unitTypeName"),
+        ({"licensePlateStateName": "Narnia"}, "licensePlateStateName"),
+        ({"modelYear": 1800}, "modelYear"),
+        ({"statedValue": "-5"}, "statedValue"),
+        ({"status": "flying"}, "status"),
+        ({"lienholderId": 999999}, "lienholderId"),
+    ],
+)
+def test_create_rejects_bad_values(api, carrier, extra, field):
+    errors = field_errors(
+        assert_problem(api.post("/v1/vehicles", payload(carrier, **extra), format="json"), 400)
+    )
+    assert field in errors
+    assert not Vehicle.objects.exists()
+
+
+def test_lienholder_of_another_agency_is_400(api, carrier, other_agency):
+    foreign = LienholderFactory(agency=other_agency)
+    response = api.post("/v1/vehicles", payload(carrier, lienholderId=foreign.id), format="json")
+    assert "lienholderId" in field_errors(assert_problem(response, 400))
+
+
+def test_duplicate_vin_within_a_client_is_409_but_not_across_clients(api, carrier, agency):
+    assert api.post("/v1/vehicles", payload(carrier), format="json").status_code == 201
+    assert_problem(api.post("/v1/vehicles", payload(carrier), format="json"), 409)
+    other = ClientFactory(agency=agency)
+    assert api.post("/v1/vehicles", payload(other), format="json").status_code == 201
+
+
+def test_create_for_other_agency_client_is_400(api, rival):
+    assert "clientId" in field_errors(
+        assert_problem(api.post("/v1/vehicles", payload(rival), format="json"), 400)
+    )
+
+
+def test_filters(api, carrier, agency):
+    volvo = Make.objects.get(name="Volvo")
+    a = VehicleFactory(
+        client=carrier,
+        unit="A1",
+        serial_number=VIN,
+        owner="Acme Leasing",
+        garaging_address="1 Dock St, Dallas",
+        stated_value=Decimal("50000"),
+    )
+    b = VehicleFactory(
+        client=carrier, unit="B2", make=volvo, stated_value=Decimal("150000"), status="INACTIVE"
+    )
+    c = VehicleFactory(client=ClientFactory(agency=agency), unit="C3", stated_value=Decimal("1000"))
+    policy = PolicyFactory(client=carrier)
+    VehicleCoverageFactory(vehicle=b, policy=policy)
+
+    def ids(query):
+        return sorted(v["id"] for v in api.get(f"/v1/vehicles?{query}").json()["results"])
+
+    assert ids(f"vin={VIN.lower()}") == [a.id]
+    assert ids("vin=1FUJ") == [a.id]
+    assert ids("unit=b2") == [b.id]
+    assert ids("make=VOLVO") == [b.id]
+    assert ids(f"make={volvo.id}") == [b.id]
+    assert ids("owner=acme") == [a.id]
+    assert ids("garagingAddress=dock") == [a.id]
+    assert ids("minValue=100000") == [b.id]
+    assert ids("maxValue=60000") == sorted([a.id, c.id])
+    assert ids("status=inactive") == [b.id]
+    assert ids(f"clientId={carrier.id}") == [a.id, b.id]
+    assert ids(f"policyId={policy.id}") == [b.id]
+    assert c.id in ids("")
+    for bad in ("status=nope", "minValue=abc", "vin=" + "X" * 18, "sort=wheels"):
+        assert_problem(api.get(f"/v1/vehicles?{bad}"), 400)
+
+
+def test_detail_has_drivers_coverages_lienholder_billing_and_audit(api, carrier, agency):
+    from apps.drivers.models import DriverVehicle
+    from apps.policies.models import PolicyRate
+
+    bank = LienholderFactory(agency=agency, name="First Freight Bank")
+    vehicle = VehicleFactory(client=carrier, lienholder=bank, stated_value=Decimal("145000"))
+    policy = PolicyFactory(client=carrier, policy_number="AL-1")
+    PolicyRate.objects.create(policy=policy, unit_type=vehicle.unit_type, annual_rate=6000)
+    VehicleCoverageFactory(vehicle=vehicle, policy=policy)
+    driver = DriverFactory(client=carrier, first_name="Maria")
+    DriverVehicle.objects.create(driver=driver, vehicle=vehicle)
+
+    body = api.get(f"/v1/vehicles/{vehicle.id}").json()
+    assert body["driverAssignments"][0]["firstName"] == "Maria"
+    assert body["policyAssociations"][0]["policyNumber"] == "AL-1"
+    assert body["policyAssociations"][0]["covered"] is True
+    assert body["coverageTypes"] == ["AL"]
+    assert body["lienholder"]["name"] == "First Freight Bank"
+    assert body["billing"] == {
+        "statedValue": "145000.00",
+        "premiums": [
+            {
+                "policyId": policy.id,
+                "policyNumber": "AL-1",
+                "coverageType": "AL",
+                "annualPremium": "6000.00",
+            }
+        ],
+    }
+    assert set(body["audit"]) == {"createdAt", "createdBy", "updatedAt", "updatedBy"}
+
+
+def test_detail_query_count_does_not_grow_with_assignments(
+    api, carrier, agency, django_assert_max_num_queries
+):
+    vehicle = VehicleFactory(client=carrier)
+    VehicleCoverageFactory(vehicle=vehicle, policy=PolicyFactory(client=carrier))
+    api.get(f"/v1/vehicles/{vehicle.id}")
+    with django_assert_max_num_queries(12) as few:
+        api.get(f"/v1/vehicles/{vehicle.id}")
+    for _ in range(8):
+        VehicleCoverageFactory(vehicle=vehicle, policy=PolicyFactory(client=carrier))
+        from apps.drivers.models import DriverVehicle
+
+        DriverVehicle.objects.create(driver=DriverFactory(client=carrier), vehicle=vehicle)
+    with django_assert_max_num_queries(12) as many:
+        api.get(f"/v1/vehicles/{vehicle.id}")
+    assert len(few.captured_queries) == len(many.captured_queries)
+
+
+def test_list_query_count_is_constant(api, carrier, django_assert_max_num_queries):
+    for _ in range(15):
+        VehicleFactory(client=carrier)
+    api.get("/v1/vehicles?limit=1")
+    with django_assert_max_num_queries(8) as small:
+        api.get("/v1/vehicles?limit=2")
+    with django_assert_max_num_queries(8) as large:
+        api.get("/v1/vehicles?limit=200")
+    assert len(small.captured_queries) == len(large.captured_queries)
+
+
+def test_put_is_partial(api, carrier):
+    vehicle = VehicleFactory(client=carrier, unit="7")
+    body = api.put(f"/v1/vehicles/{vehicle.id}", {"statedValue": "1.5"}, format="json").json()
+    assert body["statedValue"] == "1.50" and body["unit"] == "7"
+    assert_problem(
+        api.put(f"/v1/vehicles/{vehicle.id}", {"serialNumber": "short"}, format="json"), 400
+    )
+
+
+def test_other_agency_vehicle_is_404(api, rival):
+    vehicle = VehicleFactory(client=rival)
+    assert_problem(api.get(f"/v1/vehicles/{vehicle.id}"), 404)
+    assert_problem(api.put(f"/v1/vehicles/{vehicle.id}", {"unit": "x"}, format="json"), 404)
+    assert api.get("/v1/vehicles").json()["count"] == 0
+
+
+def test_permissions(viewer_api, make_api, powerless, carrier):
+    vehicle = VehicleFactory(client=carrier)
+    assert viewer_api.get(f"/v1/vehicles/{vehicle.id}").status_code == 200
+    assert_problem(viewer_api.post("/v1/vehicles", payload(carrier), format="json"), 403)
+    assert_problem(viewer_api.put(f"/v1/vehicles/{vehicle.id}", {}, format="json"), 403)
+    assert_problem(make_api(powerless).get("/v1/vehicles"), 403)
+
+
+# --- lienholders ---------------------------------------------------------------------------
+
+
+def test_lienholder_detail_totals_are_aggregated(api, carrier, agency):
+    bank = LienholderFactory(agency=agency, name="First Freight Bank", phone="800-555-0175")
+    trailer = UnitType.objects.get(name="Trailer")
+    VehicleFactory(client=carrier, lienholder=bank, stated_value=Decimal("145000.10"))
+    VehicleFactory(
+        client=carrier, lienholder=bank, stated_value=Decimal("48000"), unit_type=trailer
+    )
+    VehicleFactory(client=carrier, lienholder=bank, deleted=True, stated_value=Decimal("1"))
+    VehicleFactory(client=carrier, stated_value=Decimal("999"))
+    body = api.get(f"/v1/vehicles/lienholders/{bank.id}").json()
+    assert body["lienholderId"] == bank.id and body["lienholderName"] == "First Freight Bank"
+    assert body["agency"] == "Demo Agency"
+    assert body["vehicleTotalCount"] == 2
+    assert body["vehicleValueTotalCount"] == "193000.10"
+    assert (body["powerUnit"], body["nonPowerUnit"]) == (1, 1)
+    assert len(body["vehicles"]) == 2
+    assert {v["powerUnit"] for v in body["vehicles"]} == {True, False}
+
+
+def test_lienholder_with_no_vehicles(api, agency):
+    bank = LienholderFactory(agency=agency)
+    body = api.get(f"/v1/vehicles/lienholders/{bank.id}").json()
+    assert body["vehicleTotalCount"] == 0 and body["vehicleValueTotalCount"] == "0.00"
+
+
+def test_lienholder_of_other_agency_is_404(api, other_agency, make_api, powerless, agency):
+    assert_problem(
+        api.get(f"/v1/vehicles/lienholders/{LienholderFactory(agency=other_agency).id}"), 404
+    )
+    assert_problem(api.get("/v1/vehicles/lienholders/999999"), 404)
+    mine = LienholderFactory(agency=agency)
+    assert_problem(make_api(powerless).get(f"/v1/vehicles/lienholders/{mine.id}"), 403)
+
+
+def test_lienholder_query_count_is_constant(api, carrier, agency, django_assert_max_num_queries):
+    bank = LienholderFactory(agency=agency)
+    VehicleFactory(client=carrier, lienholder=bank)
+    api.get(f"/v1/vehicles/lienholders/{bank.id}")
+    with django_assert_max_num_queries(10) as few:
+        api.get(f"/v1/vehicles/lienholders/{bank.id}")
+    for _ in range(10):
+        VehicleFactory(client=carrier, lienholder=bank)
+    with django_assert_max_num_queries(10) as many:
+        api.get(f"/v1/vehicles/lienholders/{bank.id}")
+    assert len(few.captured_queries) == len(many.captured_queries)
