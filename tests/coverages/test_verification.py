@@ -317,7 +317,7 @@ def test_unknown_vin_is_404(api):
 
 
 def test_batch_reports_each_unit_and_a_summary(api, carrier, covered):
-    policy, _ = covered
+    _policy, _ = covered
     idle = VehicleFactory(client=carrier, serial_number="1XKYDP9X5MJ441234")
     response = api.post(
         "/v1/coverages/vehicles/batch",
@@ -359,7 +359,7 @@ def test_bad_batches_are_400(api, body):
 def test_batch_query_count_is_constant(api, carrier, django_assert_max_num_queries):
     policy = PolicyFactory(client=carrier)
     vins = []
-    for n in range(40):
+    for _n in range(40):
         unit = VehicleFactory(client=carrier)
         VehicleCoverageFactory(vehicle=unit, policy=policy)
         vins.append(unit.serial_number)
