@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format migrate seed postgres-test bench clean
+.PHONY: install run test lint format migrate seed postgres-test bench clean api-docs
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,3 +43,11 @@ postgres-test: install
 
 clean:
 	rm -rf $(VENV) db.sqlite3 media var
+
+# Rebuild docs/api.md from real calls against a freshly seeded demo on a throwaway database.
+api-docs: install
+	rm -f /tmp/api-docs.sqlite3
+	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py migrate -v0
+	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py seed_demo >/dev/null
+	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload >/tmp/api-docs.log 2>&1 & \
+	  pid=$$!; sleep 4; $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT); status=$$?; kill $$pid; exit $$status
