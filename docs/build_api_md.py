@@ -21,9 +21,23 @@ INTRO = (HERE / "api_intro.md").read_text()
 
 
 class Example:
-    def __init__(self, title, method, path, body=None, *, auth=True, note="", multipart=None,
-                 headers=None, show_headers=(), binary=False, keep=3, display_body=None,
-                 api_key=True):
+    def __init__(
+        self,
+        title,
+        method,
+        path,
+        body=None,
+        *,
+        auth=True,
+        note="",
+        multipart=None,
+        headers=None,
+        show_headers=(),
+        binary=False,
+        keep=3,
+        display_body=None,
+        api_key=True,
+    ):
         self.title, self.method, self.path, self.body = title, method, path, body
         self.auth, self.note, self.multipart, self.headers = auth, note, multipart, headers or {}
         self.show_headers, self.binary, self.keep = show_headers, binary, keep
@@ -45,7 +59,8 @@ def request(base, token, ex: Example):
                 parts.append(
                     f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
                     f'filename="{filename}"\r\nContent-Type: {ctype}\r\n\r\n'.encode()
-                    + content + b"\r\n"
+                    + content
+                    + b"\r\n"
                 )
             else:
                 parts.append(
@@ -115,14 +130,19 @@ def render(base, token, examples) -> str:
             out.append(ex.note.strip() + "\n")
         out.append("```bash\n" + curl(ex) + "\n```\n")
         shown = [f"{h}: {headers[h]}" for h in ex.show_headers if h in headers]
-        out.append(f"Response `{status}`" + (" with " + ", ".join(f"`{s}`" for s in shown)
-                                             if shown else "") + ":\n")
+        out.append(
+            f"Response `{status}`"
+            + (" with " + ", ".join(f"`{s}`" for s in shown) if shown else "")
+            + ":\n"
+        )
         if ex.binary or not content:
             ctype = headers.get("Content-Type", "")
             out.append(f"\n(`{ctype}`, {len(content)} bytes)\n" if content else "\n(no body)\n")
             continue
         body = json.loads(content)
-        out.append("```json\n" + json.dumps(trim(body, ex.keep), indent=2, ensure_ascii=False) + "\n```\n")
+        out.append(
+            "```json\n" + json.dumps(trim(body, ex.keep), indent=2, ensure_ascii=False) + "\n```\n"
+        )
     return "".join(out)
 
 
@@ -131,8 +151,13 @@ def main():
     parser.add_argument("--base", default="http://127.0.0.1:8000")
     parser.add_argument("--out", default=str(HERE / "api.md"))
     args = parser.parse_args()
-    login = Example("", "POST", "/v1/auth/token",
-                    {"username": "demo-admin", "password": "demo-password"}, auth=False)
+    login = Example(
+        "",
+        "POST",
+        "/v1/auth/token",
+        {"username": "demo-admin", "password": "demo-password"},
+        auth=False,
+    )
     _, _, content = request(args.base, None, login)
     tokens = json.loads(content)
     from examples import EXAMPLES  # docs/examples.py, beside this file
