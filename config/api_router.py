@@ -4,6 +4,11 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from apps.accounts.api.views import MeView, TokenRefreshView, TokenView
+from apps.certificates.api.views import (
+    CertificateCheckView,
+    ClientCertificateView,
+    VehicleCertificateView,
+)
 from apps.clients.api.views import ClientViewSet
 from apps.coverages.api.views import (
     ClientVerificationView,
@@ -30,6 +35,9 @@ urlpatterns = [
     path("coverages/clients", ClientVerificationView.as_view(), name="verify-clients"),
     path("coverages/vehicles", VehicleVerificationView.as_view(), name="verify-vehicles"),
     path("coverages/vehicles/batch", FleetVerificationView.as_view(), name="verify-fleet"),
+    path("certificates/clients", ClientCertificateView.as_view(), name="certificate-client"),
+    path("certificates/vehicles", VehicleCertificateView.as_view(), name="certificate-vehicle"),
+    path("certificates/<str:number>", CertificateCheckView.as_view(), name="certificate-check"),
     path("vehicles/coverages", VehicleAssignmentView.as_view(), name="vehicle-coverages"),
     path("drivers/coverages", DriverAssignmentView.as_view(), name="driver-coverages"),
     path("policies/<int:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),

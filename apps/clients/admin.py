@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
 from apps.core.admin import AgencyScopedAdmin
 
@@ -12,3 +13,4 @@ class ClientAdmin(AgencyScopedAdmin):
     list_select_related = ["agency", "producer", "client_type", "state"]
     autocomplete_fields = ["parent_client", "state", "city", "mailing_state", "mailing_city"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by", "deleted_at"]
+    actions = [download_client_certificates]

@@ -132,7 +132,7 @@ def verify_clients(
     return results
 
 
-def _covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:
+def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:
     """Periods that cover each vehicle on D under a policy in force on D (two queries)."""
     periods = (
         VehicleCoverage.objects.filter(vehicle_id__in=list(vehicle_ids))
@@ -191,7 +191,7 @@ def verify_vehicles(
         if license_plate_state is not None:
             vehicles = vehicles.filter(license_plate_state=license_plate_state)
     vehicles = list(vehicles)
-    periods = _covering_periods((v.id for v in vehicles), on)
+    periods = covering_periods((v.id for v in vehicles), on)
     results = []
     for vehicle in vehicles:
         coverages = _vehicle_coverages(periods.get(vehicle.id, []), on)
@@ -213,7 +213,7 @@ def verify_fleet(*, user, on: dt.date, vins: list[str], plates: list[str]) -> di
     vehicles = list(
         _vehicles(user).filter(Q(serial_number__in=vins) | Q(license_plate_key__in=keys))
     )
-    periods = _covering_periods((v.id for v in vehicles), on)
+    periods = covering_periods((v.id for v in vehicles), on)
     by_vin: dict[str, list[Vehicle]] = defaultdict(list)
     by_plate: dict[str, list[Vehicle]] = defaultdict(list)
     for vehicle in vehicles:

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
+from apps.certificates.admin_actions import download_vehicle_certificates
 from apps.core.admin import AgencyScopedAdmin
 from apps.vehicles.models import Lienholder, Vehicle
 
@@ -23,6 +24,7 @@ class VehicleAdmin(AgencyScopedAdmin):
     list_select_related = ["make", "unit_type", "client"]
     autocomplete_fields = ["client", "lienholder", "license_plate_state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
+    actions = [download_vehicle_certificates]
 
 
 @admin.register(Lienholder)

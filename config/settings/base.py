@@ -56,6 +56,7 @@ LOCAL_APPS = [
     "apps.vehicles",
     "apps.drivers",
     "apps.coverages",
+    "apps.certificates",
     "apps.demo",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS

@@ -1,0 +1,164 @@
+from __future__ import annotations
+
+from djangorestframework_camel_case.render import CamelCaseJSONRenderer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.renderers import BaseRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.certificates.api.serializers import CertificateSerializer
+from apps.certificates.builder import client_certificate, vehicle_certificate
+from apps.certificates.numbers import parse_certificate_number
+from apps.certificates.pdf import render_certificate_pdf
+from apps.core.permissions import HasPermissions
+from apps.coverages.api.params import exactly_one, parse_as_of, parse_dot, parse_id, parse_vin
+
+
+class PdfRenderer(BaseRenderer):
+    media_type = "application/pdf"
+    format = "pdf"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return render_certificate_pdf(data)
+
+
+def _q(name: str, description: str, **kwargs) -> OpenApiParameter:
+    return OpenApiParameter(name, str, description=description, **kwargs)
+
+
+COMMON_PARAMETERS = [
+    _q("asOf", "The date the certificate speaks for (default today)."),
+    _q("holderName", "The certificate holder's name."),
+    _q("holderAddress", "The certificate holder's address (newlines allowed)."),
+    _q(
+        "format",
+        "json (default) or pdf; `Accept: application/pdf` works too.",
+        enum=["json", "pdf"],
+    ),
+]
+RESPONSES = {
+    (200, "application/json"): CertificateSerializer,
+    (200, "application/pdf"): OpenApiTypes.BINARY,
+}
+
+
+class CertificateView(APIView):
+    """Shared machinery: JSON or PDF, holder fields, problem+json errors even for PDF."""
+
+    renderer_classes = [CamelCaseJSONRenderer, PdfRenderer]
+    permission_classes = [HasPermissions]
+
+    def holder(self, params) -> dict:
+        name, address = params.get("holderName", ""), params.get("holderAddress", "")
+        if len(name) > 200 or len(address) > 500:
+            raise ValidationError({"holderName": ["At most 200 characters (address 500)."]})
+        return {"holder_name": name, "holder_address": address}
+
+    def respond(self, request, certificate: dict) -> Response:
+        response = Response(certificate)
+        if isinstance(request.accepted_renderer, PdfRenderer):
+            filename = f"certificate-{certificate['certificate_number']}.pdf"
+            response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if response.status_code >= 400 and isinstance(
+            getattr(response, "accepted_renderer", None), PdfRenderer
+        ):
+            response.accepted_renderer = CamelCaseJSONRenderer()
+            response.accepted_media_type = "application/problem+json"
+        return response
+
+
+class ClientCertificateView(CertificateView):
+    """The ACORD 25 certificate of a client, from the policies in force."""
+
+    required_permissions = ("clients.view_client", "policies.view_policy")
+
+    @extend_schema(
+        parameters=[_q("id", "A client id."), _q("dot", "A DOT number."), *COMMON_PARAMETERS],
+        responses=RESPONSES,
+        operation_id="certificates_clients_retrieve",
+    )
+    def get(self, request):
+        params = request.query_params
+        which = exactly_one(params, ("id", "dot"))
+        lookup = (
+            {"client_id": parse_id(params["id"], "id")}
+            if which == "id"
+            else {"dot": parse_dot(params["dot"])}
+        )
+        certificate = client_certificate(
+            user=request.user, on=parse_as_of(params), **lookup, **self.holder(params)
+        )
+        return self.respond(request, certificate)
+
+
+class VehicleCertificateView(CertificateView):
+    """The ACORD 25 certificate of one vehicle: only the coverages it is scheduled on."""
+
+    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+
+    @extend_schema(
+        parameters=[
+            _q("id", "A vehicle id."),
+            _q("vin", "A 17-character VIN."),
+            _q("licensePlate", "A license plate."),
+            _q("clientId", "Narrow to the vehicle of this client."),
+            *COMMON_PARAMETERS,
+        ],
+        responses=RESPONSES,
+        operation_id="certificates_vehicles_retrieve",
+    )
+    def get(self, request):
+        params = request.query_params
+        which = exactly_one(params, ("id", "vin", "licensePlate"))
+        if which == "id":
+            lookup = {"vehicle_id": parse_id(params["id"], "id")}
+        elif which == "vin":
+            lookup = {"vin": parse_vin(params["vin"])}
+        else:
+            plate = params["licensePlate"].strip()
+            if len(plate) > 15:
+                raise ValidationError({"licensePlate": ["A plate has at most 15 characters."]})
+            lookup = {"license_plate": plate}
+        client_id = params.get("clientId")
+        certificate = vehicle_certificate(
+            user=request.user,
+            on=parse_as_of(params),
+            client_id=parse_id(client_id, "clientId") if client_id else None,
+            **lookup,
+            **self.holder(params),
+        )
+        return self.respond(request, certificate)
+
+
+class CertificateCheckView(CertificateView):
+    """Look a certificate up again by its number: what it certified, as of its date."""
+
+    required_permissions = ("policies.view_policy",)
+
+    @extend_schema(
+        parameters=COMMON_PARAMETERS[1:],
+        responses=RESPONSES,
+        operation_id="certificates_check",
+    )
+    def get(self, request, number: str):
+        ref = parse_certificate_number(number)
+        if ref is None:
+            raise NotFound("No certificate has this number.")
+        holder = self.holder(request.query_params)
+        if ref.kind == "C":
+            certificate = client_certificate(
+                user=request.user, on=ref.as_of, client_id=ref.record_id, **holder
+            )
+        else:
+            certificate = vehicle_certificate(
+                user=request.user, on=ref.as_of, vehicle_id=ref.record_id, **holder
+            )
+        return self.respond(request, certificate)

@@ -1,0 +1,316 @@
+"""The ACORD 25 as a one-page PDF, drawn with ReportLab.
+
+The static frame (boxes, captions, column heads) is drawn once per document into a PDF form
+XObject and placed with doForm, so each certificate only adds its own text. Text is real PDF
+text in the standard Helvetica fonts, so it can be selected and searched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from decimal import Decimal
+
+from reportlab.lib.pagesizes import letter
+from reportlab.pdfgen.canvas import Canvas
+
+WIDTH, HEIGHT = letter  # 612 x 792 points
+LEFT, RIGHT = 24, WIDTH - 24
+MID = 320
+FRAME = "acord25frame"
+
+# Vertical layout (from the top of the page down).
+TOP = HEIGHT - 24
+HEADER_BOTTOM = TOP - 40
+DISCLAIMER_BOTTOM = HEADER_BOTTOM - 34
+NOTICE_BOTTOM = DISCLAIMER_BOTTOM - 30
+PRODUCER_BOTTOM = NOTICE_BOTTOM - 78
+INSURED_BOTTOM = PRODUCER_BOTTOM - 66
+COVERAGES_HEAD_BOTTOM = INSURED_BOTTOM - 28
+TABLE_HEAD_BOTTOM = COVERAGES_HEAD_BOTTOM - 18
+TABLE_BOTTOM = 250
+DESCRIPTION_BOTTOM = 150
+HOLDER_BOTTOM = 60
+COLUMNS = [LEFT, 46, 190, 214, 238, 350, 400, 450, RIGHT]  # INSR | TYPE | ADDL | SUBR | ...
+COLUMN_HEADS = [
+    "INSR\nLTR",
+    "TYPE OF INSURANCE",
+    "ADDL\nINSD",
+    "SUBR\nWVD",
+    "POLICY NUMBER",
+    "POLICY EFF\n(MM/DD/YYYY)",
+    "POLICY EXP\n(MM/DD/YYYY)",
+    "LIMITS",
+]
+
+
+def _date(iso: str | None) -> str:
+    return dt.date.fromisoformat(iso).strftime("%m/%d/%Y") if iso else ""
+
+
+def _money(amount: str) -> str:
+    return f"${Decimal(amount):,.0f}"
+
+
+def _caption(c: Canvas, x: float, y: float, text: str, size: float = 5.5) -> None:
+    c.setFont("Helvetica-Bold", size)
+    for n, line in enumerate(text.split("\n")):
+        c.drawString(x, y - n * (size + 1), line)
+
+
+def _draw_frame(c: Canvas) -> None:
+    """Everything that is the same on every certificate."""
+    c.setLineWidth(0.6)
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(LEFT, TOP - 22, "ACORD")
+    c.setFont("Helvetica-Bold", 13)
+    c.drawCentredString(WIDTH / 2 + 20, TOP - 20, "CERTIFICATE OF LIABILITY INSURANCE")
+    c.rect(RIGHT - 90, HEADER_BOTTOM + 6, 90, 30)
+    _caption(c, RIGHT - 86, HEADER_BOTTOM + 29, "DATE (MM/DD/YYYY)")
+    c.rect(LEFT, DISCLAIMER_BOTTOM, RIGHT - LEFT, HEADER_BOTTOM - DISCLAIMER_BOTTOM)
+    c.rect(LEFT, NOTICE_BOTTOM, RIGHT - LEFT, DISCLAIMER_BOTTOM - NOTICE_BOTTOM)
+    c.setFont("Helvetica", 5.5)
+    notice = (
+        "IMPORTANT: If the certificate holder is an ADDITIONAL INSURED, the policy(ies) must have "
+        "ADDITIONAL INSURED provisions or be endorsed. If SUBROGATION IS WAIVED, subject to the "
+        "terms and conditions of the policy, certain policies may require an endorsement."
+    )
+    _wrap(c, notice, LEFT + 4, DISCLAIMER_BOTTOM - 8, RIGHT - LEFT - 8, 5.5)
+    # Producer | contact and insurers
+    c.rect(LEFT, PRODUCER_BOTTOM, MID - LEFT, NOTICE_BOTTOM - PRODUCER_BOTTOM)
+    c.rect(MID, PRODUCER_BOTTOM, RIGHT - MID, NOTICE_BOTTOM - PRODUCER_BOTTOM)
+    _caption(c, LEFT + 3, NOTICE_BOTTOM - 7, "PRODUCER")
+    _caption(c, MID + 3, NOTICE_BOTTOM - 7, "CONTACT NAME:")
+    _caption(c, MID + 3, NOTICE_BOTTOM - 16, "PHONE:")
+    _caption(c, MID + 3, NOTICE_BOTTOM - 25, "E-MAIL:")
+    c.rect(LEFT, INSURED_BOTTOM, MID - LEFT, PRODUCER_BOTTOM - INSURED_BOTTOM)
+    c.rect(MID, INSURED_BOTTOM, RIGHT - MID, PRODUCER_BOTTOM + 46 - INSURED_BOTTOM)
+    _caption(c, LEFT + 3, PRODUCER_BOTTOM - 7, "INSURED")
+    _caption(c, MID + 3, PRODUCER_BOTTOM + 39, "INSURER(S) AFFORDING COVERAGE")
+    _caption(c, RIGHT - 34, PRODUCER_BOTTOM + 39, "NAIC #")
+    for n, letter_ in enumerate("ABCDEF"):
+        y = PRODUCER_BOTTOM + 30 - n * 13
+        _caption(c, MID + 3, y, f"INSURER {letter_} :")
+        c.line(MID, y - 4, RIGHT, y - 4)
+    # Coverages
+    c.rect(LEFT, COVERAGES_HEAD_BOTTOM, RIGHT - LEFT, INSURED_BOTTOM - COVERAGES_HEAD_BOTTOM)
+    c.setFont("Helvetica-Bold", 9)
+    c.drawString(LEFT + 3, INSURED_BOTTOM - 10, "COVERAGES")
+    _caption(c, LEFT + 90, INSURED_BOTTOM - 9, "CERTIFICATE NUMBER:", 6.5)
+    _caption(c, RIGHT - 130, INSURED_BOTTOM - 9, "REVISION NUMBER:", 6.5)
+    c.setFont("Helvetica", 5)
+    _wrap(
+        c,
+        "THIS IS TO CERTIFY THAT THE POLICIES OF INSURANCE LISTED BELOW HAVE BEEN ISSUED TO THE "
+        "INSURED NAMED ABOVE FOR THE POLICY PERIOD INDICATED, SUBJECT TO ALL THE TERMS, EXCLUSIONS "
+        "AND CONDITIONS OF SUCH POLICIES. LIMITS SHOWN MAY HAVE BEEN REDUCED BY PAID CLAIMS.",
+        LEFT + 3,
+        INSURED_BOTTOM - 17,
+        RIGHT - LEFT - 6,
+        5,
+    )
+    c.rect(LEFT, TABLE_BOTTOM, RIGHT - LEFT, COVERAGES_HEAD_BOTTOM - TABLE_BOTTOM)
+    c.line(LEFT, TABLE_HEAD_BOTTOM, RIGHT, TABLE_HEAD_BOTTOM)
+    for x in COLUMNS[1:-1]:
+        c.line(x, TABLE_BOTTOM, x, COVERAGES_HEAD_BOTTOM)
+    for x, head in zip(COLUMNS, COLUMN_HEADS, strict=False):
+        _caption(c, x + 2, COVERAGES_HEAD_BOTTOM - 6, head, 5)
+    # Description, holder, cancellation
+    c.rect(LEFT, DESCRIPTION_BOTTOM, RIGHT - LEFT, TABLE_BOTTOM - DESCRIPTION_BOTTOM)
+    _caption(
+        c,
+        LEFT + 3,
+        TABLE_BOTTOM - 7,
+        "DESCRIPTION OF OPERATIONS / LOCATIONS / VEHICLES "
+        "(ACORD 101, Additional Remarks Schedule, may be attached if more space is required)",
+    )
+    c.rect(LEFT, HOLDER_BOTTOM, MID - LEFT, DESCRIPTION_BOTTOM - HOLDER_BOTTOM)
+    c.rect(MID, HOLDER_BOTTOM, RIGHT - MID, DESCRIPTION_BOTTOM - HOLDER_BOTTOM)
+    _caption(c, LEFT + 3, DESCRIPTION_BOTTOM - 7, "CERTIFICATE HOLDER")
+    _caption(c, MID + 3, DESCRIPTION_BOTTOM - 7, "CANCELLATION")
+    _caption(c, MID + 3, HOLDER_BOTTOM + 22, "AUTHORIZED REPRESENTATIVE")
+    c.setFont("Helvetica", 6)
+    c.drawString(LEFT, 44, "Laid out after the ACORD 25 form; issued by the insured's agency.")
+    c.setFont("Helvetica-Bold", 7)
+    c.drawString(LEFT, 34, "ACORD 25 (2016/03)")
+
+
+def _wrap(
+    c: Canvas,
+    text: str,
+    x: float,
+    y: float,
+    width: float,
+    size: float,
+    font: str = "Helvetica",
+    max_lines: int = 20,
+) -> float:
+    """Draw `text` wrapped to `width`; return the y below the last line."""
+    c.setFont(font, size)
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split():
+            candidate = f"{line} {word}".strip()
+            if c.stringWidth(candidate, font, size) <= width:
+                line = candidate
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
+    for line in lines[:max_lines]:
+        c.drawString(x, y, line)
+        y -= size + 1.5
+    return y
+
+
+def _limit_lines(row: dict) -> list[tuple[str, str]]:
+    lines = [(limit["name"].upper(), _money(limit["amount"])) for limit in row["limits"]]
+    if row.get("covered_autos"):
+        lines.insert(0, ("COVERED AUTOS", row["covered_autos"].upper()))
+    return lines
+
+
+def _draw_row(c: Canvas, row: dict, top: float) -> float:
+    """One coverage row; returns its bottom."""
+    limits = _limit_lines(row)
+    height = max(2, len(limits)) * 8 + 4
+    c.setFont("Helvetica-Bold", 7)
+    c.drawString(COLUMNS[0] + 6, top - 9, row["insurer_letter"])
+    _wrap(
+        c,
+        row["type_of_insurance"],
+        COLUMNS[1] + 2,
+        top - 9,
+        COLUMNS[2] - COLUMNS[1] - 4,
+        6,
+        "Helvetica-Bold",
+        3,
+    )
+    c.setFont("Helvetica", 7)
+    if row["additional_insured"]:
+        c.drawString(COLUMNS[2] + 8, top - 9, "Y")
+    if row["subrogation_waived"]:
+        c.drawString(COLUMNS[3] + 8, top - 9, "Y")
+    c.drawString(COLUMNS[4] + 2, top - 9, row["policy_number"])
+    c.drawString(COLUMNS[5] + 2, top - 9, _date(row["effective_date"]))
+    c.drawString(COLUMNS[6] + 2, top - 9, _date(row["expiration_date"]))
+    for n, (name, amount) in enumerate(limits):
+        y = top - 9 - n * 8
+        c.setFont("Helvetica", 5.5)
+        c.drawString(COLUMNS[7] + 2, y, name[:34])
+        c.setFont("Helvetica", 6.5)
+        c.drawRightString(RIGHT - 3, y, amount)
+    bottom = top - height
+    c.setLineWidth(0.3)
+    c.line(LEFT, bottom, RIGHT, bottom)
+    c.setLineWidth(0.6)
+    return bottom
+
+
+def _text_block(c: Canvas, text: str, x: float, y: float, size: float = 7.5) -> None:
+    c.setFont("Helvetica", size)
+    for n, line in enumerate(text.split("\n")):
+        c.drawString(x, y - n * (size + 2), line)
+
+
+def render_certificate_pdf(cert: dict) -> bytes:
+    """The certificate (the builder's dictionary, snake_case keys) as PDF bytes."""
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=letter, pageCompression=1)
+    c.setTitle(f"ACORD 25 certificate {cert['certificate_number']}")
+    c.setAuthor(cert["producer"]["name"])
+    c.setSubject(f"Certificate of liability insurance for {cert['insured']['name']}")
+    c.beginForm(FRAME)
+    _draw_frame(c)
+    c.endForm()
+    c.doForm(FRAME)
+
+    c.setFont("Helvetica", 9)
+    c.drawString(RIGHT - 84, HEADER_BOTTOM + 11, _date(cert["date_issued"]))
+    _wrap(c, cert["disclaimer"], LEFT + 4, HEADER_BOTTOM - 8, RIGHT - LEFT - 8, 5.5)
+    producer, insured = cert["producer"], cert["insured"]
+    _text_block(c, f"{producer['name']}\n{producer['address']}", LEFT + 6, NOTICE_BOTTOM - 17)
+    c.setFont("Helvetica", 7)
+    c.drawString(MID + 52, NOTICE_BOTTOM - 7, producer["contact_name"])
+    c.drawString(MID + 52, NOTICE_BOTTOM - 16, producer["phone"])
+    c.drawString(MID + 52, NOTICE_BOTTOM - 25, producer["email"])
+    insured_text = f"{insured['name']}\n{insured['address']}"
+    if insured.get("dot"):
+        insured_text += f"\nUSDOT {insured['dot']}"
+    _text_block(c, insured_text, LEFT + 6, PRODUCER_BOTTOM - 17)
+    for n, insurer in enumerate(cert["insurers"][:6]):
+        y = PRODUCER_BOTTOM + 30 - n * 13
+        c.setFont("Helvetica", 7)
+        c.drawString(MID + 44, y, insurer["name"])
+        c.drawRightString(RIGHT - 4, y, insurer["naic"])
+    c.setFont("Helvetica-Bold", 7)
+    c.drawString(LEFT + 176, INSURED_BOTTOM - 9, cert["certificate_number"])
+
+    top, overflow = TABLE_HEAD_BOTTOM, []
+    for row in cert["coverages"]:
+        needed = max(2, len(_limit_lines(row))) * 8 + 4
+        if top - needed < TABLE_BOTTOM:
+            overflow.append(row)
+            continue
+        top = _draw_row(c, row, top)
+
+    description = cert["description_of_operations"]
+    if cert["vehicles"] and len(cert["vehicles"]) > 1:
+        shown = cert["vehicles"][:6]
+        description += "\nScheduled units: " + "; ".join(
+            f"{v['year']} {v['make']} unit {v['unit']} VIN {v['vin']}" for v in shown
+        )
+        if len(cert["vehicles"]) > len(shown):
+            description += f"; and {len(cert['vehicles']) - len(shown)} more on file."
+    description += f"\nCoverage as of {_date(cert['as_of'])}."
+    if overflow or cert["additional_remarks"]:
+        description += "\nSee the Additional Remarks page for further insurers and coverages."
+    _wrap(c, description, LEFT + 6, TABLE_BOTTOM - 17, RIGHT - LEFT - 12, 7, max_lines=10)
+    holder = cert["certificate_holder"]
+    _text_block(c, f"{holder['name']}\n{holder['address']}", LEFT + 6, DESCRIPTION_BOTTOM - 20, 8)
+    _wrap(c, cert["cancellation"], MID + 4, DESCRIPTION_BOTTOM - 16, RIGHT - MID - 8, 6.5)
+    c.setFont("Helvetica-Oblique", 8)
+    c.drawString(MID + 6, HOLDER_BOTTOM + 8, cert["authorized_representative"])
+    c.setFont("Helvetica", 6.5)
+    c.drawRightString(
+        RIGHT,
+        34,
+        f"Certificate {cert['certificate_number']} - verify at GET {cert['verify_at']}",
+    )
+
+    remarks = [*overflow]
+    for section in cert["additional_remarks"]:
+        remarks.extend(section["coverages"])
+    if remarks:
+        _remarks_page(c, cert, remarks)
+    c.showPage()
+    c.save()
+    return buffer.getvalue()
+
+
+def _remarks_page(c: Canvas, cert: dict, rows: list[dict]) -> None:
+    c.showPage()
+    c.setFont("Helvetica-Bold", 12)
+    c.drawString(LEFT, TOP - 16, "ADDITIONAL REMARKS SCHEDULE")
+    c.setFont("Helvetica", 8)
+    c.drawString(
+        LEFT,
+        TOP - 30,
+        f"Attached to ACORD 25 certificate {cert['certificate_number']} "
+        f"for {cert['insured']['name']}",
+    )
+    y = TOP - 50
+    extra = [i for s in cert["additional_remarks"] for i in s["insurers"]]
+    for insurer in extra:
+        c.drawString(
+            LEFT, y, f"INSURER {insurer['letter']}: {insurer['name']}  NAIC {insurer['naic']}"
+        )
+        y -= 11
+    y -= 6
+    c.line(LEFT, y, RIGHT, y)
+    for row in rows:
+        if y < 80:
+            c.showPage()
+            y = TOP - 20
+        y = _draw_row(c, row, y)

@@ -1,0 +1,286 @@
+"""ACORD 25 certificates: spec section 4, contract section 9."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import shutil
+import subprocess
+from decimal import Decimal
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from apps.masterdata.models import CoverageType, Insurer
+from apps.policies.models import PolicyLimit
+from apps.policies.selectors import today
+from tests.accounts.test_auth import assert_problem
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    ProducerFactory,
+    UserFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+TODAY = today()
+DAY = dt.timedelta(days=1)
+VIN = "1FUJGLDR7CLBP8834"
+
+
+@pytest.fixture
+def world(agency):
+    producer = ProducerFactory(
+        agency=agency,
+        name="Demo Producer",
+        contact_name="Dana",
+        phone="214-555-0101",
+        email="dana@example.com",
+    )
+    carrier = ClientFactory(
+        agency=agency,
+        client_name="Lone Star Freight LLC",
+        dot="1234567",
+        producer=producer,
+        address="2500 Logistics Pkwy",
+    )
+    auto = PolicyFactory(client=carrier, policy_number="GWC-AL-1", covered_autos="SCHEDULED")
+    PolicyLimit.objects.create(policy=auto, name="Combined Single Limit", amount=1_000_000)
+    northland = Insurer.objects.create(name="Northland Insurance Company", naic="24015")
+    general = PolicyFactory(
+        client=carrier,
+        policy_number="NL-GL-1",
+        insurer=northland,
+        coverage_type=CoverageType.objects.get(code="GL"),
+        additional_insured=True,
+    )
+    for name, amount in (("Each Occurrence", 1_000_000), ("General Aggregate", 2_000_000)):
+        PolicyLimit.objects.create(policy=general, name=name, amount=amount)
+    PolicyFactory(
+        client=carrier,
+        policy_number="OLD-1",
+        effective_date=TODAY - 500 * DAY,
+        expiration_date=TODAY - 100 * DAY,
+    )
+    PolicyFactory(client=carrier, policy_number="NEXT-1", effective_date=TODAY + 10 * DAY)
+    unit = VehicleFactory(client=carrier, serial_number=VIN, unit="101", model_year=2021)
+    VehicleCoverageFactory(vehicle=unit, policy=auto)
+    return carrier, auto, general, unit
+
+
+def test_client_certificate_json(api, world):
+    carrier, _auto, _general, _unit = world
+    response = api.get(
+        "/v1/certificates/clients?dot=1234567&holderName=Acme Shipper&holderAddress=1 Main St"
+    )
+    assert response.status_code == 200, response.content
+    cert = response.json()
+    assert cert["form"] == "ACORD 25" and cert["formEdition"] == "2016/03"
+    assert cert["asOf"] == TODAY.isoformat() and cert["dateIssued"] == TODAY.isoformat()
+    assert cert["certificateNumber"].startswith(f"C-{carrier.id}-{TODAY:%Y%m%d}-")
+    assert cert["verifyAt"] == f"/v1/certificates/{cert['certificateNumber']}"
+    assert cert["producer"]["name"] == "Demo Agency"
+    assert cert["producer"]["contactName"] == "Dana"
+    assert cert["insured"] == {
+        "name": "Lone Star Freight LLC",
+        "address": "2500 Logistics Pkwy\nTX",
+        "dot": "1234567",
+    }
+    assert cert["insurers"] == [
+        {"letter": "A", "name": "Northland Insurance Company", "naic": "24015"},
+        {"letter": "B", "name": "Great West Casualty Company", "naic": "11371"},
+    ]
+    rows = {row["policyNumber"]: row for row in cert["coverages"]}
+    assert list(rows) == ["NL-GL-1", "GWC-AL-1"]  # the form's order: GL, then auto
+    assert rows["NL-GL-1"]["typeOfInsurance"] == "COMMERCIAL GENERAL LIABILITY"
+    assert rows["NL-GL-1"]["additionalInsured"] is True
+    assert rows["GWC-AL-1"]["insurerLetter"] == "B"
+    assert rows["GWC-AL-1"]["coveredAutos"] == "Scheduled autos"
+    assert rows["GWC-AL-1"]["limits"] == [{"name": "Combined Single Limit", "amount": "1000000.00"}]
+    assert cert["vehicles"] == [{"year": 2021, "make": "Kenworth", "unit": "101", "vin": VIN}]
+    assert cert["certificateHolder"] == {"name": "Acme Shipper", "address": "1 Main St"}
+    assert "CANCELLED BEFORE THE EXPIRATION DATE" in cert["cancellation"]
+
+
+def test_vehicle_certificate_lists_only_the_coverages_it_is_scheduled_on(api, world):
+    carrier, _auto, _general, unit = world
+    for query in (
+        f"vin={VIN}",
+        f"id={unit.id}",
+        f"licensePlate={unit.license_plate}",
+        f"vin={VIN}&clientId={carrier.id}",
+    ):
+        cert = api.get(f"/v1/certificates/vehicles?{query}").json()
+        assert [row["policyNumber"] for row in cert["coverages"]] == ["GWC-AL-1"], query
+        assert cert["certificateNumber"].startswith(f"V-{unit.id}-")
+        assert VIN in cert["descriptionOfOperations"]
+        assert "2021 Kenworth" in cert["descriptionOfOperations"]
+
+
+def test_as_of_a_past_date_uses_the_policies_in_force_then(api, world):
+    as_of = (TODAY - 200 * DAY).isoformat()
+    cert = api.get(f"/v1/certificates/clients?dot=1234567&asOf={as_of}").json()
+    assert [row["policyNumber"] for row in cert["coverages"]] == ["OLD-1"]
+
+
+def test_nothing_in_force_is_404_saying_so(api, agency, world):
+    idle = ClientFactory(agency=agency, dot="2345678")
+    body = assert_problem(api.get("/v1/certificates/clients?dot=2345678"), 404)
+    assert "in force" in body["detail"]
+    lonely = VehicleFactory(client=idle)
+    assert (
+        "in force"
+        in assert_problem(api.get(f"/v1/certificates/vehicles?id={lonely.id}"), 404)["detail"]
+    )
+    # The PDF flavour answers problem+json too, never a broken PDF.
+    response = api.get("/v1/certificates/clients?dot=2345678&format=pdf")
+    assert_problem(response, 404)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "id=1&dot=1234567", "dot=12x", "id=abc", "dot=1&asOf=someday"],
+)
+def test_bad_client_queries_are_400(api, query):
+    assert_problem(api.get(f"/v1/certificates/clients?{query}"), 400)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        f"id=1&vin={VIN}",
+        f"vin={VIN}&licensePlate=X",
+        "vin=SHORT",
+        "id=x",
+        f"vin={VIN}&clientId=x",
+    ],
+)
+def test_bad_vehicle_queries_are_400(api, query):
+    assert_problem(api.get(f"/v1/certificates/vehicles?{query}"), 400)
+
+
+def test_other_agency_is_404(other_api, world):
+    carrier, _, _, _unit = world
+    assert_problem(other_api.get("/v1/certificates/clients?dot=1234567"), 404)
+    assert_problem(other_api.get(f"/v1/certificates/clients?id={carrier.id}"), 404)
+    assert_problem(other_api.get(f"/v1/certificates/vehicles?vin={VIN}"), 404)
+
+
+def test_permissions(make_api, powerless, world):
+    assert_problem(make_api(powerless).get("/v1/certificates/clients?dot=1234567"), 403)
+    assert_problem(make_api(powerless).get(f"/v1/certificates/vehicles?vin={VIN}"), 403)
+
+
+def _pdf_text(content: bytes) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages)
+
+
+@pytest.mark.parametrize("how", ["accept", "format"])
+def test_pdf_holds_the_insured_every_policy_number_and_every_limit(api, world, how):
+    if how == "accept":
+        response = api.get("/v1/certificates/clients?dot=1234567", HTTP_ACCEPT="application/pdf")
+    else:
+        response = api.get("/v1/certificates/clients?dot=1234567&format=pdf")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"].startswith("attachment; filename=")
+    cert = api.get("/v1/certificates/clients?dot=1234567").json()
+    reader = PdfReader(io.BytesIO(response.content))
+    assert len(reader.pages) == 1
+    text = _pdf_text(response.content)
+    assert "Lone Star Freight LLC" in text
+    assert cert["certificateNumber"] in text
+    assert TODAY.strftime("%m/%d/%Y") in text
+    for row in cert["coverages"]:
+        assert row["policyNumber"] in text
+        for limit in row["limits"]:
+            assert f"${Decimal(limit['amount']):,.0f}" in text
+    assert f"/v1/certificates/{cert['certificateNumber']}" in text
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils is not installed")
+def test_pdf_first_page_renders_to_a_non_blank_png(api, world, tmp_path):
+    pdf = tmp_path / "certificate.pdf"
+    pdf.write_bytes(api.get("/v1/certificates/clients?dot=1234567&format=pdf").content)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")],
+        check=True,
+    )
+    [png] = tmp_path.glob("page*.png")
+    image = Image.open(png).convert("L")
+    dark = sum(image.histogram()[:128])
+    assert image.size[0] > 300 and dark > 2000  # lines and text, not an empty page
+
+
+def test_more_than_six_insurers_continue_on_an_additional_remarks_page(api, agency):
+    carrier = ClientFactory(agency=agency, dot="5550001")
+    for n in range(8):
+        insurer = Insurer.objects.create(name=f"Insurer {n}", naic=f"9{n:04d}")
+        PolicyFactory(client=carrier, insurer=insurer, policy_number=f"MANY-{n}")
+    cert = api.get("/v1/certificates/clients?dot=5550001").json()
+    assert [i["letter"] for i in cert["insurers"]] == list("ABCDEF")
+    assert len(cert["coverages"]) == 6
+    [remarks] = cert["additionalRemarks"]
+    assert len(remarks["coverages"]) == 2 and len(remarks["insurers"]) == 2
+    pdf = api.get("/v1/certificates/clients?dot=5550001&format=pdf").content
+    assert len(PdfReader(io.BytesIO(pdf)).pages) == 2
+    text = _pdf_text(pdf)
+    assert all(f"MANY-{n}" in text for n in range(8))
+
+
+def test_certificate_number_looks_the_certificate_up_again(api, other_api, world):
+    cert = api.get("/v1/certificates/clients?dot=1234567").json()
+    again = api.get(f"/v1/certificates/{cert['certificateNumber']}").json()
+    assert again["coverages"] == cert["coverages"]
+    assert again["certificateNumber"] == cert["certificateNumber"]
+    tampered = cert["certificateNumber"][:-1] + (
+        "0" if cert["certificateNumber"][-1] != "0" else "1"
+    )
+    assert_problem(api.get(f"/v1/certificates/{tampered}"), 404)
+    assert_problem(api.get("/v1/certificates/not-a-number"), 404)
+    assert_problem(other_api.get(f"/v1/certificates/{cert['certificateNumber']}"), 404)
+    vehicle_cert = api.get(f"/v1/certificates/vehicles?vin={VIN}").json()
+    again = api.get(f"/v1/certificates/{vehicle_cert['certificateNumber']}?format=pdf")
+    assert again["Content-Type"] == "application/pdf"
+
+
+def test_query_count_does_not_grow_with_policies(api, agency, django_assert_max_num_queries):
+    small, large = ClientFactory(agency=agency, dot="1"), ClientFactory(agency=agency, dot="2")
+    only = PolicyFactory(client=small)
+    PolicyLimit.objects.create(policy=only, name="Each Occurrence", amount=1)
+    VehicleCoverageFactory(vehicle=VehicleFactory(client=small), policy=only)
+    for _ in range(15):
+        policy = PolicyFactory(client=large)
+        PolicyLimit.objects.create(policy=policy, name="Each Occurrence", amount=1)
+        VehicleCoverageFactory(vehicle=VehicleFactory(client=large), policy=policy)
+    api.get("/v1/certificates/clients?dot=1")
+    with django_assert_max_num_queries(14) as one:
+        api.get("/v1/certificates/clients?dot=1")
+    with django_assert_max_num_queries(14) as many:
+        api.get("/v1/certificates/clients?dot=2")
+    assert len(one.captured_queries) == len(many.captured_queries)
+
+
+def test_admin_action_downloads_the_pdf(client, world, groups, agency):
+    carrier = world[0]
+    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
+    staff.is_staff = True
+    staff.save()
+    client.force_login(staff)
+    response = client.post(
+        "/admin/clients/client/",
+        {"action": "download_client_certificates", "_selected_action": [carrier.pk]},
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert "Lone Star Freight LLC" in _pdf_text(response.content)
+    vehicle = world[3]
+    response = client.post(
+        "/admin/vehicles/vehicle/",
+        {"action": "download_vehicle_certificates", "_selected_action": [vehicle.pk]},
+    )
+    assert response["Content-Type"] == "application/pdf"
