@@ -1,6 +1,6 @@
 """The one router mounted at /v1."""
 
-from django.urls import path
+from django.urls import path, re_path
 from rest_framework.routers import SimpleRouter
 
 from apps.accounts.api.views import MeView, TokenRefreshView, TokenView
@@ -16,6 +16,12 @@ from apps.coverages.api.views import (
     FleetVerificationView,
     VehicleAssignmentView,
     VehicleVerificationView,
+)
+from apps.documents.api.views import (
+    ClientDocumentsView,
+    DocumentDownloadView,
+    DocumentItemView,
+    PolicyDocumentsView,
 )
 from apps.drivers.api.views import DriverVehicleView, DriverViewSet
 from apps.policies.api.views import PolicyVehiclesView, PolicyViewSet
@@ -38,6 +44,18 @@ urlpatterns = [
     path("certificates/clients", ClientCertificateView.as_view(), name="certificate-client"),
     path("certificates/vehicles", VehicleCertificateView.as_view(), name="certificate-vehicle"),
     path("certificates/<str:number>", CertificateCheckView.as_view(), name="certificate-check"),
+    path("documents/clients", ClientDocumentsView.as_view(), name="documents-clients"),
+    path("documents/policies", PolicyDocumentsView.as_view(), name="documents-policies"),
+    re_path(
+        r"^documents/(?P<pk>[0-9]+)/(?P<module>client|policy)$",
+        DocumentItemView.as_view(),
+        name="document-item",
+    ),
+    re_path(
+        r"^documents/(?P<pk>[0-9]+)/(?P<module>client|policy)/download$",
+        DocumentDownloadView.as_view(),
+        name="document-download",
+    ),
     path("vehicles/coverages", VehicleAssignmentView.as_view(), name="vehicle-coverages"),
     path("drivers/coverages", DriverAssignmentView.as_view(), name="driver-coverages"),
     path("policies/<int:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),

@@ -3,6 +3,7 @@ from django.contrib import admin
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
 from apps.core.admin import AgencyScopedAdmin
+from apps.documents.admin import ClientDocumentInline
 
 
 @admin.register(Client)
@@ -14,3 +15,4 @@ class ClientAdmin(AgencyScopedAdmin):
     autocomplete_fields = ["parent_client", "state", "city", "mailing_state", "mailing_city"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by", "deleted_at"]
     actions = [download_client_certificates]
+    inlines = [ClientDocumentInline]

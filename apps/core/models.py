@@ -68,3 +68,29 @@ class TimeStampedModel(models.Model):
 
     class Meta:
         abstract = True
+
+
+class IdempotencyRecord(models.Model):
+    """A request made with an Idempotency-Key, and its answer once there is one."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    response_headers = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "method", "path", "key"],
+                name="%(app_label)s_%(class)s_unique_key",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} [{self.key}]"

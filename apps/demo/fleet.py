@@ -7,7 +7,10 @@ this year's policies are in force, last year's expired, next year's in the futur
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from decimal import Decimal
+
+from django.core.files.base import ContentFile
 
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
@@ -309,3 +312,39 @@ def seed_fleet(world, *, admin) -> None:
     for driver, unit in ((maria, t1), (james, t2)):
         DriverVehicle.objects.get_or_create(driver=driver, vehicle=unit)
     _schedule(admin, DRIVER, maria, occupational, start)
+
+
+def seed_documents(world, *, admin) -> None:
+    """A client document and a policy document, generated so the demo ships no binaries."""
+    from apps.certificates.builder import client_certificate
+    from apps.certificates.pdf import render_certificate_pdf
+    from apps.documents.models import Document, Module
+    from apps.documents.services import document_upload
+
+    lone_star = world.clients["lone_star"]
+    if Document.objects.filter(client=lone_star).exists():
+        return
+    certificate = client_certificate(user=admin, on=today(), client_id=lone_star.id)
+    pdf = ContentFile(render_certificate_pdf(certificate), name="lone-star-coi.pdf")
+    document_upload(
+        user=admin,
+        module=Module.CLIENT,
+        owner_id=lone_star.id,
+        file=pdf,
+        sha256=hashlib.sha256(pdf.read()).hexdigest(),
+        description="Certificate of insurance",
+    )
+    auto = Policy.objects.get(client=lone_star, coverage_type__code="AL", deleted=False)
+    schedule = "\n".join(
+        f"{c.vehicle.unit},{c.vehicle.serial_number},{c.policy_added_date}"
+        for c in VehicleCoverage.objects.filter(policy=auto).select_related("vehicle")
+    )
+    csv = ContentFile(("unit,vin,added\n" + schedule + "\n").encode(), name="unit-schedule.csv")
+    document_upload(
+        user=admin,
+        module=Module.POLICY,
+        owner_id=auto.id,
+        file=csv,
+        sha256=hashlib.sha256(csv.read()).hexdigest(),
+        description="Schedule of units",
+    )

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from apps.core.admin import AgencyScopedAdmin
+from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 from apps.policies.selectors import today
 
@@ -45,7 +46,7 @@ class PolicyAdmin(AgencyScopedAdmin):
     list_select_related = ["client", "coverage_type", "insurer"]
     autocomplete_fields = ["client", "state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by", "deleted_at"]
-    inlines = [PolicyLimitInline, PolicyRateInline]
+    inlines = [PolicyLimitInline, PolicyRateInline, PolicyDocumentInline]
     date_hierarchy = "effective_date"
 
     @admin.display(description="status")

@@ -57,6 +57,7 @@ LOCAL_APPS = [
     "apps.drivers",
     "apps.coverages",
     "apps.certificates",
+    "apps.documents",
     "apps.demo",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS

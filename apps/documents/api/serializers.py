@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core.serializers import UtcDateTimeField, reference_id_field
+from apps.documents.storage import download_link
+
+
+class DocumentSerializer(serializers.Serializer):
+    """A document as listed and as answered after an upload or a replacement."""
+
+    id = serializers.IntegerField()
+    module = serializers.CharField()
+    client_id = serializers.IntegerField()
+    policy_id = serializers.IntegerField(allow_null=True)
+    file_name = serializers.CharField()
+    content_type = serializers.CharField()
+    size = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    description = serializers.CharField()
+    uploaded_at = UtcDateTimeField()
+    uploaded_by = serializers.CharField(source="uploaded_by.username", default=None)
+    download_url = serializers.SerializerMethodField()
+    expires_at_utc = serializers.SerializerMethodField()
+
+    def _link(self, document):
+        cache = self.context.setdefault("_links", {})
+        if document.pk not in cache:
+            cache[document.pk] = download_link(
+                self.context.get("request"),
+                document_id=document.pk,
+                storage_name=document.storage_name,
+                file_name=document.file_name,
+            )
+        return cache[document.pk]
+
+    def get_download_url(self, document) -> str:
+        return self._link(document)[0]
+
+    def get_expires_at_utc(self, document) -> str:
+        return UtcDateTimeField().to_representation(self._link(document)[1])
+
+
+class DownloadSerializer(serializers.Serializer):
+    document_id = serializers.IntegerField()
+    download_url = serializers.CharField()
+    expires_at_utc = serializers.CharField()
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, use_url=False)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=500)
+
+
+class ClientUploadSerializer(UploadSerializer):
+    client_id = reference_id_field()
+
+
+class PolicyUploadSerializer(UploadSerializer):
+    policy_id = reference_id_field()
+
+
+class ReplaceSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, use_url=False)

@@ -1,0 +1,282 @@
+from __future__ import annotations
+
+from django.core import signing
+from django.core.files.storage import default_storage
+from django.http import FileResponse
+from django.views.decorators.http import require_GET
+from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from apps.core import idempotency
+from apps.core.pagination import PagePagination
+from apps.core.problems import problem_response
+from apps.coverages.api.params import exactly_one, parse_dot, parse_id
+from apps.documents.api.serializers import (
+    ClientUploadSerializer,
+    DocumentSerializer,
+    DownloadSerializer,
+    PolicyUploadSerializer,
+    ReplaceSerializer,
+)
+from apps.documents.models import Document, DocumentVersion, Module
+from apps.documents.selectors import client_documents, document_queryset, policy_documents
+from apps.documents.services import document_delete, document_replace, document_upload
+from apps.documents.storage import read_link
+from apps.documents.uploads import prepare_upload
+
+ACTIONS = {"GET": "view", "POST": "edit", "PUT": "edit", "DELETE": "delete"}
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    location=OpenApiParameter.HEADER,
+    description="Retry safely: the first answer is replayed for 24 hours.",
+)
+
+
+class DocumentView(GenericAPIView):
+    """Module-scoped permissions (view, edit, delete for client or policy) and upload limits."""
+
+    module: str = Module.CLIENT
+    parser_classes = [CamelCaseMultiPartParser]
+    pagination_class = PagePagination
+    serializer_class = DocumentSerializer
+
+    def module_of(self) -> str:
+        return self.kwargs.get("module", self.module)
+
+    def check_permissions(self, request):
+        super().check_permissions(request)
+        action = ACTIONS.get(request.method, "view")
+        if not request.user.has_perm(f"documents.{action}_{self.module_of()}_documents"):
+            raise PermissionDenied(
+                f"You need the {action} permission on {self.module_of()} documents."
+            )
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method in ("POST", "PUT"):
+            self.upload = prepare_upload(request._request)
+
+    def get_queryset(self):
+        return Document.objects.none()
+
+    def render_document(self, document, status_code=status.HTTP_200_OK):
+        fresh = document_queryset(user=self.request.user).get(pk=document.pk)
+        return Response(self.get_serializer(fresh).data, status=status_code)
+
+    def upload_digest(self) -> str:
+        return self.upload.digests.get("file", "")
+
+
+class DocumentCollectionView(DocumentView):
+    """List a client's or policy's documents (subclasses define list_queryset), or upload one."""
+
+    upload_serializer: type = ClientUploadSerializer
+    owner_field = "client_id"
+
+    def get(self, request):
+        documents = self.list_queryset(request.query_params).order_by("-uploaded_at", "-id")
+        page = self.paginate_queryset(documents)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def post(self, request):
+        body = self.upload_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
+        record = None
+        if key is not None:
+            fields = {
+                self.owner_field: str(data[self.owner_field]),
+                "description": data.get("description", ""),
+            }
+            request_hash = idempotency.fingerprint(fields, self.upload_digest())
+            record, replay = idempotency.begin(
+                user=request.user,
+                method="POST",
+                path=request.path,
+                key=key,
+                request_hash=request_hash,
+            )
+            if replay is not None:
+                return replay
+        try:
+            document = document_upload(
+                user=request.user,
+                module=self.module,
+                owner_id=data[self.owner_field],
+                file=data["file"],
+                sha256=self.upload_digest(),
+                description=data.get("description", ""),
+            )
+            response = self.render_document(document, status.HTTP_201_CREATED)
+            response["Location"] = request.build_absolute_uri(
+                f"/v1/documents/{document.pk}/{self.module}/download"
+            )
+        except Exception as exc:
+            if record is None:
+                raise
+            # The answer to a first request is stored whatever it is (a 5xx forgets the key).
+            handled = self.handle_exception(exc)
+            idempotency.finish(record, status=handled.status_code, body=handled.data)
+            return handled
+        if record is not None:
+            idempotency.finish(
+                record,
+                status=response.status_code,
+                body=response.data,
+                headers={"Location": response["Location"]},
+            )
+        return response
+
+
+class ClientDocumentsView(DocumentCollectionView):
+    """Documents of a client (module "client")."""
+
+    module = Module.CLIENT
+
+    def list_queryset(self, params):
+        which = exactly_one(params, ("clientId", "dot"))
+        if which == "clientId":
+            return client_documents(
+                user=self.request.user, client_id=parse_id(params["clientId"], "clientId")
+            )
+        return client_documents(user=self.request.user, dot=parse_dot(params["dot"]))
+
+    @extend_schema(
+        parameters=[OpenApiParameter("clientId", int), OpenApiParameter("dot", str)],
+        responses=DocumentSerializer(many=True),
+        operation_id="documents_clients_list",
+    )
+    def get(self, request):
+        return super().get(request)
+
+    @extend_schema(
+        request={"multipart/form-data": ClientUploadSerializer},
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: DocumentSerializer},
+        operation_id="documents_clients_create",
+    )
+    def post(self, request):
+        return super().post(request)
+
+
+class PolicyDocumentsView(DocumentCollectionView):
+    """Documents of a policy (module "policy")."""
+
+    module = Module.POLICY
+    upload_serializer = PolicyUploadSerializer
+    owner_field = "policy_id"
+
+    def list_queryset(self, params):
+        exactly_one(params, ("policyId",))
+        return policy_documents(
+            user=self.request.user, policy_id=parse_id(params["policyId"], "policyId")
+        )
+
+    @extend_schema(
+        parameters=[OpenApiParameter("policyId", int, required=True)],
+        responses=DocumentSerializer(many=True),
+        operation_id="documents_policies_list",
+    )
+    def get(self, request):
+        return super().get(request)
+
+    @extend_schema(
+        request={"multipart/form-data": PolicyUploadSerializer},
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: DocumentSerializer},
+        operation_id="documents_policies_create",
+    )
+    def post(self, request):
+        return super().post(request)
+
+
+class DocumentItemView(DocumentView):
+    """Replace or delete one document, addressed through the module it belongs to."""
+
+    def get_document(self, pk: int) -> Document:
+        document = (
+            document_queryset(user=self.request.user, module=self.module_of())
+            .select_related("client")
+            .filter(pk=pk)
+            .first()
+        )
+        if document is None:
+            raise NotFound("No document with this id in this module.")
+        return document
+
+    @extend_schema(
+        request={"multipart/form-data": ReplaceSerializer},
+        responses=DocumentSerializer,
+        operation_id="documents_replace",
+    )
+    def put(self, request, pk: int, module: str):
+        document = self.get_document(pk)
+        body = ReplaceSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        replaced = document_replace(
+            user=request.user,
+            document=document,
+            file=body.validated_data["file"],
+            sha256=self.upload_digest(),
+        )
+        return self.render_document(replaced)
+
+    @extend_schema(responses={204: None}, operation_id="documents_delete")
+    def delete(self, request, pk: int, module: str):
+        document_delete(user=request.user, document=self.get_document(pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DocumentDownloadView(DocumentItemView):
+    """A time-limited download link for one document."""
+
+    http_method_names = ["get", "head", "options"]
+
+    @extend_schema(responses=DownloadSerializer, operation_id="documents_download")
+    def get(self, request, pk: int, module: str):
+        document = self.get_document(pk)
+        if document.deleted:
+            raise NotFound("The document is deleted.")
+        data = DocumentSerializer(document, context={"request": request}).data
+        return Response(
+            {
+                "document_id": document.pk,
+                "download_url": data["download_url"],
+                "expires_at_utc": data["expires_at_utc"],
+            }
+        )
+
+
+@require_GET
+def document_file(request, token: str):
+    """The signed link itself: its own credential, served without apiKey or bearer."""
+    try:
+        document_id, storage_name = read_link(token)
+    except signing.SignatureExpired:
+        return problem_response(403, "This download link has expired.")
+    except signing.BadSignature:
+        return problem_response(403, "This download link is not valid.")
+    document = Document.objects.filter(pk=document_id, deleted=False).first()
+    if document is None:
+        return problem_response(404, "The document no longer exists.")
+    if storage_name == document.storage_name:
+        file_name, content_type = document.file_name, document.content_type
+    else:
+        version = DocumentVersion.objects.filter(document=document, storage_name=storage_name)
+        version = version.first()
+        if version is None:
+            return problem_response(404, "The document no longer exists.")
+        file_name, content_type = version.file_name, version.content_type
+    try:
+        handle = default_storage.open(storage_name, "rb")
+    except FileNotFoundError:
+        return problem_response(404, "The document's file no longer exists.")
+    except Exception:
+        return problem_response(503, "Document storage is unavailable; try again shortly.")
+    return FileResponse(handle, as_attachment=True, filename=file_name, content_type=content_type)

@@ -1,0 +1,119 @@
+"""Compliance documents attached to a client or a policy, with their previous versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.core.models import AgencyScopedQuerySet
+
+
+class Module(models.TextChoices):
+    CLIENT = "client", "Client"
+    POLICY = "policy", "Policy"
+
+
+class DocumentQuerySet(AgencyScopedQuerySet):
+    agency_field = "client__agency"
+
+    def live(self) -> DocumentQuerySet:
+        return self.filter(deleted=False)
+
+
+class Document(models.Model):
+    """A stored file of a client (module "client") or of one of its policies ("policy")."""
+
+    module = models.CharField(max_length=10, choices=Module.choices)
+    client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="documents")
+    policy = models.ForeignKey(
+        "policies.Policy",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="documents",
+    )
+    file_name = models.CharField(max_length=255)
+    storage_name = models.CharField(max_length=500, help_text="Path in document storage.")
+    content_type = models.CharField(max_length=120)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    description = models.CharField(max_length=500, blank=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted = models.BooleanField(default=False, db_index=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-uploaded_at", "id"]
+        indexes = [
+            models.Index(fields=["client", "module", "deleted"], name="documents_client_idx"),
+            models.Index(fields=["policy", "deleted"], name="documents_policy_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(module="client", policy__isnull=True)
+                | Q(module="policy", policy__isnull=False),
+                name="%(app_label)s_%(class)s_module_matches_owner",
+                violation_error_message="A policy document names its policy; a client one none.",
+            )
+        ]
+        permissions = [
+            ("view_client_documents", "View client documents"),
+            ("edit_client_documents", "Create and edit client documents"),
+            ("delete_client_documents", "Delete client documents"),
+            ("view_policy_documents", "View policy documents"),
+            ("edit_policy_documents", "Create and edit policy documents"),
+            ("delete_policy_documents", "Delete policy documents"),
+        ]
+
+    def __str__(self) -> str:
+        return self.file_name
+
+
+class DocumentVersionQuerySet(AgencyScopedQuerySet):
+    agency_field = "document__client__agency"
+
+
+class DocumentVersion(models.Model):
+    """A file a document held before it was replaced."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="versions")
+    file_name = models.CharField(max_length=255)
+    storage_name = models.CharField(max_length=500)
+    content_type = models.CharField(max_length=120)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    uploaded_at = models.DateTimeField()
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    objects = DocumentVersionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-replaced_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.file_name} (replaced {self.replaced_at:%Y-%m-%d})"

@@ -1,0 +1,108 @@
+"""Writes of documents: a row and its file exist together or not at all."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.clients.models import Client
+from apps.core.exceptions import UnprocessableEntity
+from apps.documents.models import Document, DocumentVersion, Module
+from apps.documents.storage import clean_file_name, remove, sniff_content_type, store
+from apps.policies.models import Policy
+
+
+def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy | None]:
+    """The visible, live client or policy an upload names; a 400 on its field otherwise."""
+    if module == Module.CLIENT:
+        client = Client.objects.for_user(user).filter(pk=owner_id, deleted=False).first()
+        if client is None:
+            raise ValidationError({"client_id": "No client with this id."})
+        return client, None
+    policy = (
+        Policy.objects.for_user(user)
+        .select_related("client")
+        .filter(pk=owner_id, deleted=False)
+        .first()
+    )
+    if policy is None:
+        raise ValidationError({"policy_id": "No policy with this id."})
+    return policy.client, policy
+
+
+def document_upload(
+    *, user, module: str, owner_id: int, file, sha256: str, description: str = ""
+) -> Document:
+    """Store the file, then its row; if the row fails, the file is removed again."""
+    client, policy = document_owner(user=user, module=module, owner_id=owner_id)
+    file_name = clean_file_name(getattr(file, "name", None))
+    content_type = sniff_content_type(file)
+    storage_name = store(file, client_id=client.id, agency_id=client.agency_id, file_name=file_name)
+    try:
+        with transaction.atomic():
+            document = Document(
+                module=module,
+                client=client,
+                policy=policy,
+                file_name=file_name,
+                storage_name=storage_name,
+                content_type=content_type,
+                size=file.size,
+                sha256=sha256,
+                description=description,
+                uploaded_by=user,
+            )
+            document.full_clean()
+            document.save()
+    except BaseException:
+        remove([storage_name])
+        raise
+    return document
+
+
+def document_replace(*, user, document: Document, file, sha256: str) -> Document:
+    """Replace the file; the id stays and the earlier file is kept as a previous version."""
+    if document.deleted:
+        raise UnprocessableEntity("The document is deleted.")
+    file_name = clean_file_name(getattr(file, "name", None))
+    content_type = sniff_content_type(file)
+    storage_name = store(
+        file, client_id=document.client_id, agency_id=document.client.agency_id, file_name=file_name
+    )
+    try:
+        with transaction.atomic():
+            current = Document.objects.select_for_update().get(pk=document.pk)
+            if current.deleted:
+                raise UnprocessableEntity("The document is deleted.")
+            DocumentVersion.objects.create(
+                document=current,
+                file_name=current.file_name,
+                storage_name=current.storage_name,
+                content_type=current.content_type,
+                size=current.size,
+                sha256=current.sha256,
+                uploaded_at=current.uploaded_at,
+                uploaded_by=current.uploaded_by,
+            )
+            current.file_name, current.storage_name = file_name, storage_name
+            current.content_type, current.size, current.sha256 = content_type, file.size, sha256
+            current.uploaded_by, current.uploaded_at = user, timezone.now()
+            current.save()
+    except BaseException:
+        remove([storage_name])
+        raise
+    return current
+
+
+def document_delete(*, user, document: Document) -> None:
+    """Soft-delete the row and remove its file and versions from storage; twice is a 422."""
+    with transaction.atomic():
+        current = Document.objects.select_for_update().get(pk=document.pk)
+        if current.deleted:
+            raise UnprocessableEntity("The document is already deleted.")
+        names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]
+        current.deleted, current.deleted_at, current.deleted_by = True, timezone.now(), user
+        current.save(update_fields=["deleted", "deleted_at", "deleted_by", "updated_at"])
+        # Files go only once the deletion is certain to be committed.
+        transaction.on_commit(lambda: remove(names))

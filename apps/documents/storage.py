@@ -1,0 +1,98 @@
+"""Document files in Django's default storage (filesystem or S3), and their download links."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import filetype
+from django.conf import settings
+from django.core import signing
+from django.core.files.storage import default_storage
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import get_valid_filename
+
+from apps.core.exceptions import ServiceUnavailable
+
+SIGNING_SALT = "documents.download"
+SNIFF_BYTES = 8192
+
+
+def clean_file_name(raw: str | None) -> str:
+    """Keep only a safe base name: no directories, no control or shell characters."""
+    base = (raw or "").replace("\\", "/").split("/")[-1].strip()
+    base = "".join(ch for ch in base if ch.isprintable())
+    try:
+        cleaned = get_valid_filename(base) if base else ""
+    except Exception:  # Django refuses names like ".." outright
+        cleaned = ""
+    cleaned = cleaned.lstrip(".")[:200]
+    return cleaned or "document"
+
+
+def sniff_content_type(file) -> str:
+    """The type the bytes say, never what the client claimed."""
+    file.seek(0)
+    head = file.read(SNIFF_BYTES)
+    file.seek(0)
+    kind = filetype.guess(head)
+    if kind is not None:
+        return kind.mime
+    if b"\x00" in head:
+        return "application/octet-stream"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the end of the sample is still text.
+        if exc.start < len(head) - 3:
+            return "application/octet-stream"
+    return "text/plain"
+
+
+def store(file, *, client_id: int, agency_id: int, file_name: str) -> str:
+    """Save the file under a fresh name; storage failures are a 503, never a half write."""
+    name = f"documents/{agency_id}/{client_id}/{uuid.uuid4().hex}/{file_name}"
+    file.seek(0)
+    try:
+        return default_storage.save(name, file)
+    except Exception as exc:  # any backend failure (disk, network, S3) is the same to a client
+        raise ServiceUnavailable("Document storage is unavailable; nothing was stored.") from exc
+
+
+def remove(names: list[str]) -> None:
+    """Delete stored files; a file already gone is not an error."""
+    for name in names:
+        try:
+            default_storage.delete(name)
+        except FileNotFoundError:
+            continue
+
+
+def download_link(
+    request, *, document_id: int, storage_name: str, file_name: str
+) -> tuple[str, dt.datetime]:
+    """A time-limited URL that is its own credential, and when it expires."""
+    ttl = settings.DOCUMENT_URL_TTL_SECONDS
+    expires = timezone.now() + dt.timedelta(seconds=ttl)
+    if settings.DOCUMENTS_STORAGE == "s3":
+        url = default_storage.url(
+            storage_name,
+            parameters={"ResponseContentDisposition": f'attachment; filename="{file_name}"'},
+            expire=ttl,
+        )
+        return url, expires
+    token = signing.TimestampSigner(salt=SIGNING_SALT).sign_object(
+        {"d": document_id, "n": storage_name}, compress=True
+    )
+    path = reverse("document-file", kwargs={"token": token})
+    url = request.build_absolute_uri(path) if request is not None else path
+    return url, expires
+
+
+def read_link(token: str) -> tuple[int, str]:
+    """(document id, storage name) of a genuine, unexpired token; raises signing errors."""
+    data = signing.TimestampSigner(salt=SIGNING_SALT).unsign_object(
+        token, max_age=settings.DOCUMENT_URL_TTL_SECONDS
+    )
+    return int(data["d"]), str(data["n"])
