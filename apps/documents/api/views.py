@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from apps.core import idempotency
@@ -41,6 +42,7 @@ class DocumentView(GenericAPIView):
     """Module-scoped permissions (view, edit, delete for client or policy) and upload limits."""
 
     module: str = Module.CLIENT
+    permission_classes = [IsAuthenticated]  # and the module permission, checked below
     parser_classes = [CamelCaseMultiPartParser]
     pagination_class = PagePagination
     serializer_class = DocumentSerializer
@@ -59,7 +61,7 @@ class DocumentView(GenericAPIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         if request.method in ("POST", "PUT"):
-            self.upload = prepare_upload(request._request)
+            self.upload_handler = prepare_upload(request._request)
 
     def get_queryset(self):
         return Document.objects.none()
@@ -69,7 +71,7 @@ class DocumentView(GenericAPIView):
         return Response(self.get_serializer(fresh).data, status=status_code)
 
     def upload_digest(self) -> str:
-        return self.upload.digests.get("file", "")
+        return self.upload_handler.digests.get("file", "")
 
 
 class DocumentCollectionView(DocumentView):
@@ -84,53 +86,48 @@ class DocumentCollectionView(DocumentView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def post(self, request):
+        key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
+        if key is None:
+            return self.upload(request)
+        fields = {
+            name: request.data.getlist(name)
+            for name in sorted(request.data)
+            if name not in request.FILES
+        }
+        record, replay = idempotency.begin(
+            user=request.user,
+            method="POST",
+            path=request.path,
+            key=key,
+            request_hash=idempotency.fingerprint(fields, self.upload_digest()),
+        )
+        if replay is not None:
+            return replay
+        try:
+            response = self.upload(request)
+        except Exception as exc:
+            # The first answer is stored whatever it is; a 5xx forgets the key instead.
+            response = self.handle_exception(exc)
+        headers = {"Location": response["Location"]} if response.has_header("Location") else {}
+        idempotency.finish(record, status=response.status_code, body=response.data, headers=headers)
+        return response
+
+    def upload(self, request) -> Response:
         body = self.upload_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        key = idempotency.parse_key(request.headers.get(idempotency.HEADER))
-        record = None
-        if key is not None:
-            fields = {
-                self.owner_field: str(data[self.owner_field]),
-                "description": data.get("description", ""),
-            }
-            request_hash = idempotency.fingerprint(fields, self.upload_digest())
-            record, replay = idempotency.begin(
-                user=request.user,
-                method="POST",
-                path=request.path,
-                key=key,
-                request_hash=request_hash,
-            )
-            if replay is not None:
-                return replay
-        try:
-            document = document_upload(
-                user=request.user,
-                module=self.module,
-                owner_id=data[self.owner_field],
-                file=data["file"],
-                sha256=self.upload_digest(),
-                description=data.get("description", ""),
-            )
-            response = self.render_document(document, status.HTTP_201_CREATED)
-            response["Location"] = request.build_absolute_uri(
-                f"/v1/documents/{document.pk}/{self.module}/download"
-            )
-        except Exception as exc:
-            if record is None:
-                raise
-            # The answer to a first request is stored whatever it is (a 5xx forgets the key).
-            handled = self.handle_exception(exc)
-            idempotency.finish(record, status=handled.status_code, body=handled.data)
-            return handled
-        if record is not None:
-            idempotency.finish(
-                record,
-                status=response.status_code,
-                body=response.data,
-                headers={"Location": response["Location"]},
-            )
+        document = document_upload(
+            user=request.user,
+            module=self.module,
+            owner_id=data[self.owner_field],
+            file=data["file"],
+            sha256=self.upload_digest(),
+            description=data.get("description", ""),
+        )
+        response = self.render_document(document, status.HTTP_201_CREATED)
+        response["Location"] = request.build_absolute_uri(
+            f"/v1/documents/{document.pk}/{self.module}/download"
+        )
         return response
 
 
