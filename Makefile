@@ -46,7 +46,7 @@ clean:
 
 # Rebuild docs/api.md from real calls against a freshly seeded demo on a throwaway database.
 api-docs: install
-	rm -f /tmp/api-docs.sqlite3
+	rm -rf /tmp/api-docs.sqlite3 /tmp/api-docs-media
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py migrate -v0
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py seed_demo >/dev/null
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload >/tmp/api-docs.log 2>&1 & \

@@ -346,4 +346,93 @@ def EXAMPLES(Example, *, refresh: str):
             },
             keep=5,
         ),
+        "Certificates",
+        Example(
+            "Client certificate (JSON)",
+            "GET",
+            "/v1/certificates/clients?dot=1234567&holderName=Acme%20Shipper%20Inc"
+            "&holderAddress=1%20Main%20St%2C%20Austin%2C%20TX%2078701",
+            keep=6,
+            note="`id` instead of `dot` works too; `asOf` certifies another date.",
+        ),
+        Example(
+            "Client certificate (PDF)",
+            "GET",
+            "/v1/certificates/clients?id=1&format=pdf",
+            binary=True,
+            show_headers=("Content-Type", "Content-Disposition"),
+            note="`Accept: application/pdf` works too. A rendered example is "
+            "[docs/certificate-example.png](certificate-example.png).",
+        ),
+        Example(
+            "Vehicle certificate",
+            "GET",
+            "/v1/certificates/vehicles?vin=1FUJGLDR7CLBP8834",
+            keep=4,
+            note="Exactly one of `id`, `vin`, `licensePlate`; `clientId` narrows. "
+            "Only the coverages the unit is scheduled on.",
+        ),
+        Example("Nothing in force", "GET", "/v1/certificates/clients?dot=2345678"),
+        "Documents",
+        Example(
+            "Upload a client document",
+            "POST",
+            "/v1/documents/clients",
+            multipart={
+                "file": ("loss-runs.pdf", b"%PDF-1.4\n% demo loss runs\n", "application/pdf"),
+                "clientId": "1",
+                "description": "Loss runs",
+            },
+            headers={"Idempotency-Key": "upload-loss-runs-1"},
+            show_headers=("Location",),
+            note="The file is streamed (25 MiB at most, 413 beyond); its type is sniffed "
+            "from the bytes and its SHA-256 stored.",
+        ),
+        Example(
+            "Repeat it with the same Idempotency-Key",
+            "POST",
+            "/v1/documents/clients",
+            multipart={
+                "file": ("loss-runs.pdf", b"%PDF-1.4\n% demo loss runs\n", "application/pdf"),
+                "clientId": "1",
+                "description": "Loss runs",
+            },
+            headers={"Idempotency-Key": "upload-loss-runs-1"},
+            show_headers=("Idempotent-Replayed",),
+        ),
+        Example(
+            "Upload a policy document",
+            "POST",
+            "/v1/documents/policies",
+            multipart={
+                "file": ("endorsement.txt", b"Additional insured endorsement\n", "text/plain"),
+                "policyId": "1",
+            },
+        ),
+        Example(
+            "List a client's documents",
+            "GET",
+            "/v1/documents/clients?clientId=1",
+            keep=2,
+            note="Or `?dot=1234567`.",
+        ),
+        Example("List a policy's documents", "GET", "/v1/documents/policies?policyId=1"),
+        Example(
+            "Get a download link",
+            "GET",
+            "/v1/documents/3/client/download",
+            note="The link needs no credentials until `expiresAtUtc` (then 403).",
+        ),
+        Example(
+            "Replace a document's file",
+            "PUT",
+            "/v1/documents/3/client",
+            multipart={"file": ("loss-runs-v2.pdf", b"%PDF-1.4\n% corrected\n", "application/pdf")},
+            note="The id stays; the earlier file is kept as a previous version.",
+        ),
+        Example("Delete a document", "DELETE", "/v1/documents/3/client"),
+        Example("Delete it again", "DELETE", "/v1/documents/3/client"),
+        Example(
+            "A policy document addressed as a client one", "GET", "/v1/documents/2/client/download"
+        ),
     ]

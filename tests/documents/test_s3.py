@@ -1,0 +1,207 @@
+"""The S3 path for real, over HTTP, against local S3-compatible servers the tests start.
+
+moto in server mode proves the upload, pre-signed download and delete round trip; s3rver
+(npm, SigV4) also refuses an expired pre-signed URL, so the expiry test runs against it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import boto3
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from apps.documents.models import Document
+from tests.factories import ClientFactory
+
+pytestmark = pytest.mark.django_db
+BUCKET = "documents"
+PDF = b"%PDF-1.4\n%s3 round trip\n"
+S3RVER_DIR = Path(__file__).resolve().parents[2] / ".cache" / "s3rver"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("the S3 server exited at start")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError("the S3 server did not start")
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint():
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(port, process)
+        endpoint = f"http://127.0.0.1:{port}"
+        boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+        ).create_bucket(Bucket=BUCKET)
+        yield endpoint, "test", "test"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _s3rver_binary() -> Path | None:
+    binary = S3RVER_DIR / "node_modules" / ".bin" / "s3rver"
+    if binary.exists():
+        return binary
+    npm = shutil.which("npm")
+    if npm is None:
+        return None
+    S3RVER_DIR.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+            "--prefix",
+            str(S3RVER_DIR),
+            "s3rver@3.7.1",
+        ],
+        check=True,
+        timeout=600,
+    )
+    return binary
+
+
+@pytest.fixture(scope="module")
+def s3rver_endpoint(tmp_path_factory):
+    binary = _s3rver_binary()
+    if binary is None or shutil.which("node") is None:
+        pytest.skip("node and npm are needed for s3rver")
+    port = _free_port()
+    data = tmp_path_factory.mktemp("s3rver")
+    process = subprocess.Popen(
+        [
+            "node",
+            str(binary),
+            "-d",
+            str(data),
+            "-a",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-s",
+            "--configure-bucket",
+            BUCKET,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ},
+    )
+    try:
+        _wait_for(port, process)
+        yield f"http://127.0.0.1:{port}", "S3RVER", "S3RVER"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _use_s3(settings, endpoint, access, secret, ttl=900):
+    settings.DOCUMENTS_STORAGE = "s3"
+    settings.DOCUMENT_URL_TTL_SECONDS = ttl
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": BUCKET,
+                "endpoint_url": endpoint,
+                "region_name": "us-east-1",
+                "access_key": access,
+                "secret_key": secret,
+                "querystring_expire": ttl,
+                "file_overwrite": False,
+                "signature_version": "s3v4",
+            },
+        },
+    }
+    return boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id=access,
+        aws_secret_access_key=secret,
+    )
+
+
+def _fetch(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def _upload(api, client):
+    return api.post(
+        "/v1/documents/clients",
+        {"file": SimpleUploadedFile("coi.pdf", PDF), "clientId": client.id},
+        format="multipart",
+    )
+
+
+def test_upload_presigned_download_and_delete_round_trip(
+    api, agency, settings, moto_endpoint, django_capture_on_commit_callbacks
+):
+    s3 = _use_s3(settings, *moto_endpoint)
+    client = ClientFactory(agency=agency)
+    response = _upload(api, client)
+    assert response.status_code == 201, response.content
+    document = Document.objects.get()
+    stored = s3.get_object(Bucket=BUCKET, Key=document.storage_name)["Body"].read()
+    assert stored == PDF
+
+    link = api.get(f"/v1/documents/{document.pk}/client/download").json()
+    assert link["downloadUrl"].startswith(moto_endpoint[0])
+    assert "X-Amz-Signature" in link["downloadUrl"]
+    assert _fetch(link["downloadUrl"]) == (200, PDF)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert api.delete(f"/v1/documents/{document.pk}/client").status_code == 204
+    listed = s3.list_objects_v2(Bucket=BUCKET, Prefix=document.storage_name)
+    assert listed.get("KeyCount", 0) == 0
+
+
+def test_expired_presigned_url_is_refused(api, agency, settings, s3rver_endpoint):
+    _use_s3(settings, *s3rver_endpoint, ttl=1)
+    client = ClientFactory(agency=agency)
+    assert _upload(api, client).status_code == 201
+    document = Document.objects.get()
+    url = api.get(f"/v1/documents/{document.pk}/client/download").json()["downloadUrl"]
+    assert _fetch(url) == (200, PDF)
+    time.sleep(2.5)
+    status, _ = _fetch(url)
+    assert status == 403
