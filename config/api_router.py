@@ -25,6 +25,7 @@ from apps.documents.api.views import (
 )
 from apps.drivers.api.views import DriverVehicleView, DriverViewSet
 from apps.policies.api.views import PolicyVehiclesView, PolicyViewSet
+from apps.reports.api.views import ReportRawDataView
 from apps.vehicles.api.views import LienholderDetailView, VehicleViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -56,6 +57,7 @@ urlpatterns = [
         DocumentDownloadView.as_view(),
         name="document-download",
     ),
+    path("reports/<int:pk>/raw-data", ReportRawDataView.as_view(), name="report-raw-data"),
     path("vehicles/coverages", VehicleAssignmentView.as_view(), name="vehicle-coverages"),
     path("drivers/coverages", DriverAssignmentView.as_view(), name="driver-coverages"),
     path("policies/<int:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),

@@ -435,4 +435,17 @@ def EXAMPLES(Example, *, refresh: str):
         Example(
             "A policy document addressed as a client one", "GET", "/v1/documents/2/client/download"
         ),
+        "Premium reports and lienholders",
+        Example(
+            "Raw data of a premium report",
+            "GET",
+            "/v1/reports/1/raw-data",
+            keep=6,
+            note="The demo report is this month's for Lone Star's auto liability policy, rated "
+            "6,000 a year per tractor and 800 per trailer. Each row is annual x days / 365 "
+            "(366 when the policy year holds February 29th), rounded half-up to the cent; the "
+            "totals are the sums of the rows. Create one with `python manage.py "
+            "create_premium_report POLICY_ID [--period YYYY-MM] [--snapshot]`; a snapshot "
+            'answers `"source": "snapshot"` and no longer moves.',
+        ),
     ]

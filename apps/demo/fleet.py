@@ -348,3 +348,16 @@ def seed_documents(world, *, admin) -> None:
         sha256=hashlib.sha256(csv.read()).hexdigest(),
         description="Schedule of units",
     )
+
+
+def seed_report(world, *, admin) -> None:
+    """This month's premium report of Lone Star's auto liability policy (rates: tractor 6,000,
+    trailer 800 a year), so each row can be checked by hand: annual x days / 365."""
+    from apps.reports.models import PolicyPremiumReport
+    from apps.reports.services import premium_report_create
+
+    auto = Policy.objects.get(
+        client=world.clients["lone_star"], coverage_type__code="AL", deleted=False
+    )
+    if not PolicyPremiumReport.objects.filter(policy=auto).exists():
+        premium_report_create(user=admin, policy=auto)

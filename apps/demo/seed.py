@@ -12,7 +12,7 @@ from apps.accounts.services import api_key_create
 from apps.agencies.models import Agency, AgencyMembership, Producer
 from apps.clients.models import Client
 from apps.demo.access import groups_ensure
-from apps.demo.fleet import seed_documents, seed_fleet
+from apps.demo.fleet import seed_documents, seed_fleet, seed_report
 from apps.masterdata.models import City, ClientType, Insurer, State
 from apps.masterdata.services import masterdata_load
 
@@ -154,4 +154,5 @@ def seed_demo() -> DemoWorld:
     admin = get_user_model().objects.get(username="admin")
     seed_fleet(world, admin=admin)
     seed_documents(world, admin=admin)
+    seed_report(world, admin=admin)
     return world

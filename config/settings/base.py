@@ -58,6 +58,7 @@ LOCAL_APPS = [
     "apps.coverages",
     "apps.certificates",
     "apps.documents",
+    "apps.reports",
     "apps.demo",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS

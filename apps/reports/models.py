@@ -1,0 +1,49 @@
+"""Policy premium reports: a period's statement of what each scheduled unit costs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from apps.core.models import AgencyScopedQuerySet
+
+
+class PolicyPremiumReportQuerySet(AgencyScopedQuerySet):
+    agency_field = "policy__client__agency"
+
+
+class PolicyPremiumReport(models.Model):
+    """A premium report of one policy for one period, optionally frozen as a snapshot."""
+
+    policy = models.ForeignKey(
+        "policies.Policy", on_delete=models.PROTECT, related_name="premium_reports"
+    )
+    period_start = models.DateField()
+    period_end = models.DateField(help_text="The last day of the period (inclusive).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    snapshot = models.JSONField(null=True, blank=True, editable=False)
+    snapshot_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = PolicyPremiumReportQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-period_start", "-id"]
+        verbose_name = "policy premium report"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(period_end__gte=F("period_start")),
+                name="%(app_label)s_%(class)s_period_in_order",
+                violation_error_message="The period must end on or after its start.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.policy} {self.period_start:%Y-%m}"

@@ -1,0 +1,129 @@
+"""Pro-rata premium arithmetic, free of the database so it can be checked by hand and by
+property tests.
+
+A unit's premium for a period is its annual premium times the days it was scheduled inside
+both the period and the policy term, divided by the days of the policy year (365, or 366 when
+the year from the effective date holds a February 29th). Each row is rounded half-up to the
+cent; totals are sums of the rounded rows, so they always add up.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from apps.policies.rating import round_money
+
+ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class Window:
+    """A half-open span of days: start <= day < end."""
+
+    start: dt.date
+    end: dt.date
+
+    def overlap_days(self, other: Window) -> int:
+        start, end = max(self.start, other.start), min(self.end, other.end)
+        return max(0, (end - start).days)
+
+    def intersect(self, other: Window) -> Window:
+        return Window(max(self.start, other.start), min(self.end, other.end))
+
+
+@dataclass
+class ScheduledUnit:
+    """A vehicle and the periods it was scheduled on the policy."""
+
+    vehicle_id: int
+    unit: str
+    model_year: int
+    make: str
+    vin: str
+    unit_type: str
+    stated_value: Decimal | None
+    annual_premium: Decimal
+    periods: list[tuple[dt.date, dt.date | None]] = field(default_factory=list)
+
+
+def policy_year_days(effective: dt.date) -> int:
+    """Days in the year that starts on the effective date."""
+    try:
+        next_year = effective.replace(year=effective.year + 1)
+    except ValueError:  # February 29th: the anniversary is March 1st
+        next_year = dt.date(effective.year + 1, 3, 1)
+    return (next_year - effective).days
+
+
+def month_window(period: str) -> Window:
+    """'2026-11' -> November 2026 as a half-open window."""
+    year, month = (int(part) for part in period.split("-"))
+    start = dt.date(year, month, 1)
+    end = dt.date(year + (month == 12), month % 12 + 1, 1)
+    return Window(start, end)
+
+
+def premium_rows(
+    units: Iterable[ScheduledUnit], *, period: Window, term: Window, year_days: int
+) -> list[dict]:
+    """One row per unit scheduled at least one day inside both the period and the term."""
+    inside = period.intersect(term)
+    rows = []
+    for unit in units:
+        relevant = [
+            (added, removed or dt.date.max)
+            for added, removed in unit.periods
+            if Window(added, removed or dt.date.max).overlap_days(inside) > 0
+        ]
+        # Count the union of the periods, so overlapping periods never count a day twice.
+        days, cursor = 0, inside.start
+        for start, end in sorted(relevant):
+            days += Window(max(start, cursor), end).overlap_days(inside)
+            cursor = max(cursor, min(end, inside.end))
+        first_added = min((start for start, _ in relevant), default=None)
+        last_end = max((end for _, end in relevant), default=None)
+        last_removed = None if last_end == dt.date.max else last_end
+        if days == 0:
+            continue
+        premium = round_money(unit.annual_premium * days / Decimal(year_days))
+        rows.append(
+            {
+                "vehicle_id": unit.vehicle_id,
+                "unit": unit.unit,
+                "model_year": unit.model_year,
+                "make": unit.make,
+                "vin": unit.vin,
+                "unit_type": unit.unit_type,
+                "stated_value": None if unit.stated_value is None else f"{unit.stated_value:.2f}",
+                "annual_premium": f"{unit.annual_premium:.2f}",
+                "policy_added_date": first_added.isoformat(),
+                "policy_removed_date": last_removed.isoformat() if last_removed else None,
+                "days_on_policy": days,
+                "premium": f"{premium:.2f}",
+            }
+        )
+    return rows
+
+
+def premium_mapping(rows: list[dict]) -> dict:
+    """Totals that are exactly the sums of the rows."""
+    by_type: dict[str, dict] = {}
+    total = ZERO
+    for row in rows:
+        premium = Decimal(row["premium"])
+        total += premium
+        bucket = by_type.setdefault(row["unit_type"], {"unit_count": 0, "premium": ZERO})
+        bucket["unit_count"] += 1
+        bucket["premium"] += premium
+    return {
+        "total_premium": f"{total:.2f}",
+        "earned_premium": f"{total:.2f}",
+        "unit_count": len(rows),
+        "by_unit_type": {
+            name: {"unit_count": b["unit_count"], "premium": f"{b['premium']:.2f}"}
+            for name, b in sorted(by_type.items())
+        },
+    }

@@ -1,0 +1,61 @@
+"""Writes of premium reports."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.policies.models import Policy
+from apps.policies.selectors import today
+from apps.reports.models import PolicyPremiumReport
+from apps.reports.prorata import month_window
+from apps.reports.selectors import compute_raw_data
+
+
+def parse_period(period: str | None) -> tuple[dt.date, dt.date]:
+    """'YYYY-MM' (default: the current month) -> its first and last day."""
+    if period is None:
+        period = today().strftime("%Y-%m")
+    try:
+        window = month_window(period)
+    except (ValueError, TypeError):
+        raise ValidationError({"period": "Expected YYYY-MM."}) from None
+    return window.start, window.end - dt.timedelta(days=1)
+
+
+@transaction.atomic
+def premium_report_create(
+    *, user, policy: Policy, period: str | None = None, snapshot: bool = False
+) -> PolicyPremiumReport:
+    """A report of `policy` for the month `period`; `snapshot` freezes its mapping now."""
+    start, end = parse_period(period)
+    report = PolicyPremiumReport(policy=policy, period_start=start, period_end=end, created_by=user)
+    report.full_clean()
+    report.save()
+    if snapshot:
+        premium_report_snapshot(report=report)
+    return report
+
+
+@transaction.atomic
+def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumReport:
+    """Freeze the computed mapping: later assignment changes no longer move it."""
+    report = (
+        PolicyPremiumReport.objects.select_for_update()
+        .select_related(
+            "policy",
+            "policy__client",
+            "policy__client__agency",
+            "policy__coverage_type",
+            "policy__insurer",
+            "policy__producer",
+        )
+        .get(pk=report.pk)
+    )
+    report.snapshot = compute_raw_data(report)
+    report.snapshot_at = timezone.now()
+    report.save(update_fields=["snapshot", "snapshot_at"])
+    return report

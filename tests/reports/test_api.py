@@ -1,0 +1,154 @@
+"""GET /v1/reports/{id}/raw-data, create_premium_report, snapshots (contract sections 2, 11)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from apps.coverages.services import VEHICLE, coverage_update
+from apps.masterdata.models import UnitType
+from apps.policies.models import PolicyRate
+from apps.reports.models import PolicyPremiumReport
+from apps.reports.services import premium_report_create
+from tests.accounts.test_auth import assert_problem
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    UserFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+D = dt.date
+
+
+@pytest.fixture
+def rated(agency):
+    carrier = ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
+    policy = PolicyFactory(
+        client=carrier,
+        policy_number="AL-1",
+        effective_date=D(2026, 1, 1),
+        expiration_date=D(2027, 1, 1),
+    )
+    tractor, trailer = UnitType.objects.get(name="Tractor"), UnitType.objects.get(name="Trailer")
+    PolicyRate.objects.create(policy=policy, unit_type=tractor, annual_rate=Decimal("3650"))
+    PolicyRate.objects.create(policy=policy, unit_type=trailer, annual_rate=Decimal("730"))
+    truck = VehicleFactory(client=carrier, unit="101", unit_type=tractor)
+    box = VehicleFactory(client=carrier, unit="T-1", unit_type=trailer)
+    VehicleCoverageFactory(vehicle=truck, policy=policy, policy_added_date=D(2026, 1, 1))
+    VehicleCoverageFactory(vehicle=box, policy=policy, policy_added_date=D(2026, 11, 11))
+    return policy, truck, box
+
+
+def test_raw_data_is_computed_when_there_is_no_snapshot(api, rated):
+    policy, truck, box = rated
+    report = premium_report_create(user=None, policy=policy, period="2026-11")
+    body = api.get(f"/v1/reports/{report.id}/raw-data").json()
+    assert body["reportId"] == report.id and body["source"] == "computed"
+    fixed = body["fixedData"]
+    assert fixed["policyNumber"] == "AL-1" and fixed["insured"] == "Lone Star Freight"
+    assert (fixed["periodStart"], fixed["periodEnd"]) == ("2026-11-01", "2026-11-30")
+    assert fixed["agency"] == "Demo Agency"
+    rows = {row["unit"]: row for row in body["tableData"]}
+    assert rows["101"]["daysOnPolicy"] == 30 and rows["101"]["premium"] == "300.00"
+    assert rows["T-1"]["daysOnPolicy"] == 20 and rows["T-1"]["premium"] == "40.00"
+    assert body["premiumMapping"] == {
+        "totalPremium": "340.00",
+        "earnedPremium": "340.00",
+        "unitCount": 2,
+        "byUnitType": {
+            "Tractor": {"unitCount": 1, "premium": "300.00"},
+            "Trailer": {"unitCount": 1, "premium": "40.00"},
+        },
+    }
+
+
+def test_snapshot_is_frozen_while_the_computed_view_moves(api, rated, manager):
+    policy, truck, _ = rated
+    frozen = premium_report_create(user=None, policy=policy, period="2026-11", snapshot=True)
+    live = premium_report_create(user=None, policy=policy, period="2026-11")
+    before = api.get(f"/v1/reports/{frozen.id}/raw-data").json()
+    assert before["source"] == "snapshot" and before["snapshotAt"].endswith("Z")
+    coverage_update(
+        user=manager,
+        subject=VEHICLE,
+        data={
+            "vehicle_id": truck.id,
+            "policy_id": policy.id,
+            "coverage_status": 1,
+            "policy_removed_date": D(2026, 11, 16),
+        },
+    )
+    after = api.get(f"/v1/reports/{frozen.id}/raw-data").json()
+    assert after == before
+    moved = api.get(f"/v1/reports/{live.id}/raw-data").json()
+    assert {r["unit"]: r["daysOnPolicy"] for r in moved["tableData"]}["101"] == 15
+    assert moved["premiumMapping"]["totalPremium"] == "190.00"
+
+
+def test_default_period_is_the_current_month(rated):
+    from apps.policies.selectors import today
+
+    report = premium_report_create(user=None, policy=rated[0])
+    assert report.period_start == today().replace(day=1)
+
+
+def test_other_agency_and_missing_reports_are_404(other_api, api, rated):
+    report = premium_report_create(user=None, policy=rated[0], period="2026-11")
+    assert_problem(other_api.get(f"/v1/reports/{report.id}/raw-data"), 404)
+    assert_problem(api.get("/v1/reports/999999/raw-data"), 404)
+
+
+def test_needs_the_view_permission(make_api, powerless, rated):
+    report = premium_report_create(user=None, policy=rated[0], period="2026-11")
+    assert_problem(make_api(powerless).get(f"/v1/reports/{report.id}/raw-data"), 403)
+
+
+def test_query_count_does_not_grow_with_units(api, rated, django_assert_max_num_queries):
+    policy = rated[0]
+    report = premium_report_create(user=None, policy=policy, period="2026-11")
+    api.get(f"/v1/reports/{report.id}/raw-data")
+    with django_assert_max_num_queries(10) as few:
+        api.get(f"/v1/reports/{report.id}/raw-data")
+    for _ in range(20):
+        VehicleCoverageFactory(vehicle=VehicleFactory(client=policy.client), policy=policy)
+    with django_assert_max_num_queries(10) as many:
+        body = api.get(f"/v1/reports/{report.id}/raw-data").json()
+    assert body["premiumMapping"]["unitCount"] == 22
+    assert len(few.captured_queries) == len(many.captured_queries)
+
+
+def test_create_premium_report_command(rated):
+    out = StringIO()
+    call_command(
+        "create_premium_report", str(rated[0].id), "--period", "2026-11", "--snapshot", stdout=out
+    )
+    report = PolicyPremiumReport.objects.get(pk=int(out.getvalue().strip()))
+    assert report.snapshot is not None and report.period_end == D(2026, 11, 30)
+    with pytest.raises(CommandError):
+        call_command(
+            "create_premium_report", str(rated[0].id), "--period", "2026-13", stdout=StringIO()
+        )
+    with pytest.raises(CommandError):
+        call_command("create_premium_report", "999999", stdout=StringIO())
+
+
+def test_admin_freezes_a_snapshot(client, rated, groups, agency):
+    report = premium_report_create(user=None, policy=rated[0], period="2026-11")
+    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
+    staff.is_staff = True
+    staff.save()
+    client.force_login(staff)
+    response = client.post(
+        "/admin/reports/policypremiumreport/",
+        {"action": "freeze_snapshot", "_selected_action": [report.pk]},
+    )
+    assert response.status_code == 302
+    report.refresh_from_db()
+    assert report.snapshot["premium_mapping"]["total_premium"] == "340.00"

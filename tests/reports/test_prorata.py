@@ -1,0 +1,176 @@
+"""Pro-rata arithmetic on hand-worked cases, and totals that always add up (hypothesis)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apps.reports.prorata import (
+    ScheduledUnit,
+    Window,
+    month_window,
+    policy_year_days,
+    premium_mapping,
+    premium_rows,
+)
+
+D = dt.date
+NOVEMBER = month_window("2026-11")
+YEAR_TERM = Window(D(2026, 1, 1), D(2027, 1, 1))
+
+
+def unit(*periods, annual="3650.00", unit_type="Tractor", vehicle_id=1) -> ScheduledUnit:
+    return ScheduledUnit(
+        vehicle_id=vehicle_id,
+        unit=f"U{vehicle_id}",
+        model_year=2020,
+        make="Mack",
+        vin=f"1M1AN07Y{vehicle_id:09d}",
+        unit_type=unit_type,
+        stated_value=None,
+        annual_premium=Decimal(annual),
+        periods=list(periods),
+    )
+
+
+def rows_for(*units, period=NOVEMBER, term=YEAR_TERM, year_days=365):
+    return premium_rows(units, period=period, term=term, year_days=year_days)
+
+
+def test_month_window_and_policy_year():
+    assert Window(D(2026, 11, 1), D(2026, 12, 1)) == NOVEMBER
+    assert month_window("2026-12") == Window(D(2026, 12, 1), D(2027, 1, 1))
+    assert policy_year_days(D(2026, 1, 1)) == 365
+    assert policy_year_days(D(2024, 1, 1)) == 366
+    assert policy_year_days(D(2023, 3, 1)) == 366  # the year to March 2024 holds Feb 29th
+    assert policy_year_days(D(2024, 2, 29)) == 366
+
+
+def test_whole_month():
+    [row] = rows_for(unit((D(2026, 1, 1), None)))
+    assert (row["days_on_policy"], row["premium"]) == (30, "300.00")
+
+
+def test_added_mid_period():
+    [row] = rows_for(unit((D(2026, 11, 11), None)))
+    assert (row["days_on_policy"], row["premium"]) == (20, "200.00")
+
+
+def test_removed_mid_period():
+    [row] = rows_for(unit((D(2026, 1, 1), D(2026, 11, 11))))
+    assert (row["days_on_policy"], row["premium"]) == (10, "100.00")
+    assert row["policy_removed_date"] == "2026-11-11"
+
+
+def test_added_before_the_term_counts_from_the_term():
+    term = Window(D(2026, 11, 5), D(2027, 11, 5))
+    [row] = rows_for(unit((D(2026, 10, 1), None)), term=term)
+    assert (row["days_on_policy"], row["premium"]) == (26, "260.00")
+
+
+def test_leap_year():
+    february = month_window("2024-02")
+    term = Window(D(2024, 1, 1), D(2025, 1, 1))
+    [row] = rows_for(
+        unit((D(2024, 1, 1), None), annual="3660.00"),
+        period=february,
+        term=term,
+        year_days=policy_year_days(D(2024, 1, 1)),
+    )
+    assert (row["days_on_policy"], row["premium"]) == (29, "290.00")
+
+
+def test_period_outside_the_term_has_no_rows():
+    term = Window(D(2025, 1, 1), D(2026, 1, 1))
+    rows = rows_for(unit((D(2025, 1, 1), None)), term=term)
+    assert rows == []
+    assert premium_mapping(rows) == {
+        "total_premium": "0.00",
+        "earned_premium": "0.00",
+        "unit_count": 0,
+        "by_unit_type": {},
+    }
+
+
+def test_cancellation_ends_the_term():
+    term = Window(D(2026, 1, 1), D(2026, 11, 16))
+    [row] = rows_for(unit((D(2026, 1, 1), None)), term=term)
+    assert row["days_on_policy"] == 15
+
+
+def test_a_unit_scheduled_twice_in_the_month_is_one_row():
+    [row] = rows_for(unit((D(2026, 11, 1), D(2026, 11, 6)), (D(2026, 11, 21), None)))
+    assert (row["days_on_policy"], row["premium"]) == (15, "150.00")
+    assert row["policy_added_date"] == "2026-11-01" and row["policy_removed_date"] is None
+
+
+def test_rounding_is_half_up_per_row_and_totals_are_sums_of_rows():
+    half_cent = unit((D(2026, 11, 30), None), annual="1.825", vehicle_id=1)  # 0.005 exactly
+    third = unit((D(2026, 11, 30), None), annual="1.00", vehicle_id=2, unit_type="Trailer")
+    rows = rows_for(half_cent, third)
+    assert [r["premium"] for r in rows] == ["0.01", "0.00"]
+    assert premium_mapping(rows)["total_premium"] == "0.01"
+    assert premium_mapping(rows)["by_unit_type"] == {
+        "Tractor": {"unit_count": 1, "premium": "0.01"},
+        "Trailer": {"unit_count": 1, "premium": "0.00"},
+    }
+
+
+def test_a_unit_removed_before_the_period_has_no_row():
+    assert rows_for(unit((D(2026, 1, 1), D(2026, 10, 31)))) == []
+
+
+days = st.integers(min_value=0, max_value=500)
+unit_periods = st.lists(
+    st.tuples(days, st.one_of(st.none(), st.integers(min_value=1, max_value=400))),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    units=st.lists(
+        st.tuples(
+            unit_periods,
+            st.decimals(min_value=0, max_value=100_000, places=2, allow_nan=False),
+            st.sampled_from(["Tractor", "Trailer", "Box Truck"]),
+        ),
+        min_size=0,
+        max_size=25,
+    ),
+    month=st.integers(min_value=1, max_value=12),
+)
+def test_totals_always_equal_the_sum_of_the_rows(units, month):
+    base = D(2026, 1, 1)
+    scheduled = [
+        unit(
+            *[
+                (
+                    base + dt.timedelta(days=start),
+                    None if length is None else base + dt.timedelta(days=start + length),
+                )
+                for start, length in periods
+            ],
+            annual=str(annual),
+            unit_type=kind,
+            vehicle_id=n,
+        )
+        for n, (periods, annual, kind) in enumerate(units)
+    ]
+    period = month_window(f"2026-{month:02d}")
+    rows = rows_for(*scheduled, period=period)
+    mapping = premium_mapping(rows)
+    assert Decimal(mapping["total_premium"]) == sum(
+        (Decimal(r["premium"]) for r in rows), Decimal("0")
+    )
+    assert sum(Decimal(b["premium"]) for b in mapping["by_unit_type"].values()) == Decimal(
+        mapping["total_premium"]
+    )
+    assert mapping["unit_count"] == len(rows)
+    for row in rows:
+        assert 1 <= row["days_on_policy"] <= (period.end - period.start).days
+        assert Decimal(row["premium"]) == Decimal(row["premium"]).quantize(Decimal("0.01"))
