@@ -103,3 +103,10 @@ def viewer_api(make_api, viewer) -> APIClient:
 @pytest.fixture
 def other_api(make_api, other_manager) -> APIClient:
     return make_api(other_manager)
+
+
+@pytest.fixture
+def master_data_back():
+    """For transactional tests: they empty every table, and later tests need master data."""
+    yield
+    masterdata_load()

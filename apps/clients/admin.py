@@ -1,18 +1,127 @@
 from django.contrib import admin
+from django.db.models import Count, Exists, OuterRef, Q
 
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
-from apps.core.admin import AgencyScopedAdmin
+from apps.clients.services import client_update
+from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
 from apps.documents.admin import ClientDocumentInline
+from apps.drivers.models import Driver
+from apps.policies.models import Policy
+from apps.policies.selectors import today
+from apps.vehicles.models import Vehicle
+
+
+class PolicyInline(ReadOnlyInline):
+    model = Policy
+    fields = [
+        "policy_number",
+        "coverage_type",
+        "insurer",
+        "effective_date",
+        "expiration_date",
+        "cancellation_date",
+        "status",
+        "deleted",
+    ]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("coverage_type", "insurer")
+
+    @admin.display(description="status")
+    def status(self, obj):
+        return obj.status_on(today())
+
+
+class VehicleInline(ReadOnlyInline):
+    model = Vehicle
+    fields = ["unit", "serial_number", "license_plate", "make", "model_year", "unit_type", "status"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("make", "unit_type")
+
+
+class DriverInline(ReadOnlyInline):
+    model = Driver
+    fields = ["last_name", "first_name", "driver_type", "license_number", "status"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("driver_type")
+
+
+class InForceFilter(admin.SimpleListFilter):
+    title = "in force today"
+    parameter_name = "in_force"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "In force"), ("no", "Not in force")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(in_force=self.value() == "yes")
+        return queryset
 
 
 @admin.register(Client)
 class ClientAdmin(AgencyScopedAdmin):
-    list_display = ["client_name", "dot", "agency", "producer", "client_type", "state", "deleted"]
-    list_filter = ["agency", "deleted", "client_type", "acord_enabled", "state"]
+    list_display = [
+        "client_name",
+        "dot",
+        "agency",
+        "producer",
+        "live_policies",
+        "in_force",
+        "deleted",
+    ]
+    list_filter = [InForceFilter, "agency", "deleted", "client_type", "acord_enabled", "state"]
     search_fields = ["client_name", "dot"]
-    list_select_related = ["agency", "producer", "client_type", "state"]
+    list_select_related = ["agency", "producer"]
     autocomplete_fields = ["parent_client", "state", "city", "mailing_state", "mailing_city"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by", "deleted_at"]
-    actions = [download_client_certificates]
-    inlines = [ClientDocumentInline]
+    actions = ["soft_delete", "restore", download_client_certificates]
+    inlines = [PolicyInline, VehicleInline, DriverInline, ClientDocumentInline]
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # records are soft-deleted (see the actions), never erased
+
+    def get_queryset(self, request):
+        on = today()
+        in_force = Policy.objects.filter(client=OuterRef("pk")).in_force_on(on)
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                live_policy_count=Count("policies", filter=Q(policies__deleted=False)),
+                in_force=Exists(in_force),
+            )
+            .order_by("client_name", "id")
+        )
+
+    @admin.display(ordering="live_policy_count", description="live policies")
+    def live_policies(self, obj):
+        return obj.live_policy_count
+
+    @admin.display(boolean=True, ordering="in_force", description="in force")
+    def in_force(self, obj):
+        return obj.in_force
+
+    @admin.action(description="Soft-delete selected clients")
+    def soft_delete(self, request, queryset):
+        self.run_service(
+            request,
+            queryset,
+            lambda c: client_update(user=request.user, instance=c, data={"deleted": True}),
+            "Deleted",
+        )
+
+    @admin.action(description="Restore selected clients")
+    def restore(self, request, queryset):
+        self.run_service(
+            request,
+            queryset,
+            lambda c: client_update(user=request.user, instance=c, data={"deleted": False}),
+            "Restored",
+        )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException
 
-from apps.core.models import AgencyScopedQuerySet
+from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 
 
 def _scoped(queryset, user):
@@ -34,6 +36,21 @@ class AgencyScopedAdmin(admin.ModelAdmin):
                 obj.created_by = request.user
         super().save_model(request, obj, form, change)
 
+    def run_service(self, request, queryset, service, verb: str) -> None:
+        """Apply a service to each selected object; report what worked and what did not."""
+        done, failed = 0, []
+        for obj in queryset:
+            try:
+                service(obj)
+                done += 1
+            except (ValidationError, PermissionDenied, APIException) as exc:
+                detail = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", []))
+                failed.append(f"{obj}: {detail or exc}")
+        if done:
+            self.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
+        for failure in failed:
+            self.message_user(request, failure, messages.ERROR)
+
 
 class AgencyScopedInline(admin.TabularInline):
     extra = 0
@@ -47,3 +64,43 @@ class AgencyScopedInline(admin.TabularInline):
         if field is not None and hasattr(field, "queryset"):
             field.queryset = _scoped(field.queryset, request.user)
         return field
+
+
+class ReadOnlyInline(AgencyScopedInline):
+    """An inline that shows related records; they are edited on their own pages."""
+
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(IdempotencyRecord)
+class IdempotencyRecordAdmin(admin.ModelAdmin):
+    """Read-only: which keyed requests were seen, and what they were answered."""
+
+    list_display = ["key", "method", "path", "user", "response_status", "created_at", "expires_at"]
+    list_filter = ["method", "response_status", "created_at"]
+    search_fields = ["key", "path", "user__username"]
+    list_select_related = ["user"]
+    readonly_fields = [
+        "user",
+        "method",
+        "path",
+        "key",
+        "request_hash",
+        "response_status",
+        "response_body",
+        "response_headers",
+        "created_at",
+        "expires_at",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

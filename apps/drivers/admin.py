@@ -1,6 +1,7 @@
 from django.contrib import admin
 
-from apps.core.admin import AgencyScopedAdmin
+from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
 
 
@@ -9,6 +10,16 @@ class DriverVehicleInline(admin.TabularInline):
     extra = 0
     autocomplete_fields = ["vehicle"]
     readonly_fields = ["created_at", "created_by"]
+
+
+class DriverCoverageInline(ReadOnlyInline):
+    model = DriverCoverage
+    verbose_name_plural = "OA / DD coverage"
+    fields = ["policy", "coverage_status", "policy_added_date", "policy_removed_date"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("policy", "policy__coverage_type")
 
 
 @admin.register(Driver)
@@ -27,4 +38,4 @@ class DriverAdmin(AgencyScopedAdmin):
     list_select_related = ["client", "driver_type", "license_state"]
     autocomplete_fields = ["client", "state", "city", "license_state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
-    inlines = [DriverVehicleInline]
+    inlines = [DriverVehicleInline, DriverCoverageInline]

@@ -1,9 +1,13 @@
+import datetime as dt
+
 from django.contrib import admin
 
-from apps.core.admin import AgencyScopedAdmin
+from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 from apps.policies.selectors import today
+from apps.policies.services import policy_update
 
 
 class PolicyLimitInline(admin.TabularInline):
@@ -16,6 +20,26 @@ class PolicyRateInline(admin.TabularInline):
     extra = 0
 
 
+class ScheduledUnitInline(ReadOnlyInline):
+    model = VehicleCoverage
+    verbose_name_plural = "scheduled units"
+    fields = ["vehicle", "coverage_status", "policy_added_date", "policy_removed_date"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("vehicle")
+
+
+class ScheduledDriverInline(ReadOnlyInline):
+    model = DriverCoverage
+    verbose_name_plural = "scheduled drivers"
+    fields = ["driver", "coverage_status", "policy_added_date", "policy_removed_date"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("driver")
+
+
 class StatusFilter(admin.SimpleListFilter):
     title = "status"
     parameter_name = "status"
@@ -25,7 +49,23 @@ class StatusFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value():
-            return queryset.with_status(today()).filter(status=self.value())
+            return queryset.filter(status=self.value())
+        return queryset
+
+
+class ExpiringFilter(admin.SimpleListFilter):
+    title = "expiring"
+    parameter_name = "expiring"
+
+    def lookups(self, request, model_admin):
+        return [("30", "In force, expiring within 30 days"), ("60", "… within 60 days")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("30", "60"):
+            on = today()
+            return queryset.in_force_on(on).filter(
+                expiration_date__lte=on + dt.timedelta(days=int(self.value()))
+            )
         return queryset
 
 
@@ -36,19 +76,53 @@ class PolicyAdmin(AgencyScopedAdmin):
         "client",
         "coverage_type",
         "insurer",
-        "effective_date",
-        "expiration_date",
+        "term",
         "status",
         "deleted",
     ]
-    list_filter = [StatusFilter, "coverage_type", "insurer", "deleted", "effective_date"]
+    list_filter = [StatusFilter, ExpiringFilter, "coverage_type", "insurer", "deleted"]
     search_fields = ["policy_number", "client__client_name", "client__dot"]
     list_select_related = ["client", "coverage_type", "insurer"]
     autocomplete_fields = ["client", "state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by", "deleted_at"]
-    inlines = [PolicyLimitInline, PolicyRateInline, PolicyDocumentInline]
+    inlines = [
+        PolicyLimitInline,
+        PolicyRateInline,
+        ScheduledUnitInline,
+        ScheduledDriverInline,
+        PolicyDocumentInline,
+    ]
+    actions = ["soft_delete", "restore"]
     date_hierarchy = "effective_date"
 
-    @admin.display(description="status")
+    def has_delete_permission(self, request, obj=None):
+        return False  # records are soft-deleted (see the actions), never erased
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).with_status(today())
+
+    @admin.display(ordering="effective_date", description="term")
+    def term(self, obj: Policy) -> str:
+        return f"{obj.effective_date:%m/%d/%Y} to {obj.expiration_date:%m/%d/%Y}"
+
+    @admin.display(ordering="status", description="status")
     def status(self, obj: Policy) -> str:
-        return obj.status_on(today())
+        return obj.status
+
+    @admin.action(description="Soft-delete selected policies")
+    def soft_delete(self, request, queryset):
+        self.run_service(
+            request,
+            queryset,
+            lambda p: policy_update(user=request.user, instance=p, data={"deleted": True}),
+            "Deleted",
+        )
+
+    @admin.action(description="Restore selected policies")
+    def restore(self, request, queryset):
+        self.run_service(
+            request,
+            queryset,
+            lambda p: policy_update(user=request.user, instance=p, data={"deleted": False}),
+            "Restored",
+        )

@@ -1,9 +1,46 @@
+from django import forms
 from django.contrib import admin
-from django.db.models import Count
+from django.db.models import Count, Q
+from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
-from apps.core.admin import AgencyScopedAdmin
+from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.core.admin_site import covered_today_filter
+from apps.coverages.services import VEHICLE, coverage_assign
+from apps.policies.models import Policy
+from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
+
+
+class CoveredFilter(admin.SimpleListFilter):
+    title = "covered today"
+    parameter_name = "covered"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Covered"), ("no", "Not covered")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(covered=self.value() == "yes", deleted=False)
+        return queryset
+
+
+class AssignToPolicyForm(forms.Form):
+    policy = forms.ModelChoiceField(queryset=Policy.objects.none())
+    policy_added_date = forms.DateField(
+        required=False, help_text="Required for an active policy; a future one uses its start."
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        on = today()
+        self.fields["policy"].queryset = (
+            Policy.objects.for_user(user)
+            .filter(deleted=False, coverage_type__schedules_units=True, expiration_date__gt=on)
+            .filter(Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on))
+            .select_related("client", "coverage_type")
+            .order_by("client__client_name", "coverage_type__code", "policy_number")
+        )
 
 
 @admin.register(Vehicle)
@@ -14,17 +51,75 @@ class VehicleAdmin(AgencyScopedAdmin):
         "license_plate",
         "make",
         "model_year",
-        "unit_type",
         "client",
-        "stated_value",
+        "covered",
         "status",
     ]
-    list_filter = ["status", "unit_type", "make", "deleted", "client__agency"]
-    search_fields = ["serial_number", "license_plate", "unit", "client__client_name", "client__dot"]
+    list_filter = [CoveredFilter, "status", "unit_type", "make", "deleted", "client__agency"]
+    search_fields = [
+        "serial_number",
+        "license_plate",
+        "license_plate_key",
+        "unit",
+        "client__client_name",
+        "client__dot",
+    ]
     list_select_related = ["make", "unit_type", "client"]
     autocomplete_fields = ["client", "lienholder", "license_plate_state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
-    actions = [download_vehicle_certificates]
+    actions = ["assign_to_policy", download_vehicle_certificates]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(covered=covered_today_filter(today()))
+
+    @admin.display(boolean=True, ordering="covered", description="covered")
+    def covered(self, obj) -> bool:
+        return obj.covered
+
+    @admin.action(description="Assign selected vehicles to a policy")
+    def assign_to_policy(self, request, queryset):
+        form = AssignToPolicyForm(
+            request.POST if "apply" in request.POST else None, user=request.user
+        )
+        if "apply" in request.POST and form.is_valid():
+            policy = form.cleaned_data["policy"]
+            added = form.cleaned_data["policy_added_date"]
+            self.run_service(
+                request,
+                queryset,
+                lambda v: coverage_assign(
+                    user=request.user,
+                    subject=VEHICLE,
+                    data={"vehicle_id": v.pk, "policy_id": policy.pk, "policy_added_date": added},
+                ),
+                f"Scheduled on {policy}:",
+            )
+            return None
+        return _assign_page(request, self, queryset, form)
+
+
+def _assign_page(request, model_admin, queryset, form):
+    return TemplateResponse(
+        request,
+        "admin/vehicles/assign_to_policy.html",
+        {
+            **model_admin.admin_site.each_context(request),
+            "title": "Assign vehicles to a policy",
+            "vehicles": queryset,
+            "form": form,
+            "opts": model_admin.model._meta,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        },
+    )
+
+
+class LienholderVehicleInline(ReadOnlyInline):
+    model = Vehicle
+    fields = ["unit", "serial_number", "make", "model_year", "stated_value", "client"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("make", "client")
 
 
 @admin.register(Lienholder)
@@ -33,6 +128,7 @@ class LienholderAdmin(AgencyScopedAdmin):
     list_filter = ["agency"]
     search_fields = ["name", "phone"]
     list_select_related = ["agency"]
+    inlines = [LienholderVehicleInline]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(vehicle_count=Count("vehicles"))

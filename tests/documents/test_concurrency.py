@@ -15,7 +15,6 @@ from django.db import connection
 
 from apps.documents import services
 from apps.documents.models import Document
-from apps.masterdata.services import masterdata_load
 from tests.factories import ClientFactory
 
 pytestmark = [
@@ -26,13 +25,9 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _master_data_back():
-    yield
-    masterdata_load()  # the transactional test empties every table; later tests need it
-
-
-def test_simultaneous_twins_store_one_document(make_api, manager, agency, monkeypatch):
+def test_simultaneous_twins_store_one_document(
+    make_api, manager, agency, monkeypatch, master_data_back
+):
     client = ClientFactory(agency=agency)
     real_upload = services.document_upload
     barrier = threading.Barrier(2)

@@ -1,0 +1,81 @@
+"""The back-office: Django's admin, branded, with a dashboard of what staff check first."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib import admin
+from django.contrib.admin.apps import AdminConfig
+from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
+
+
+class BackOfficeSite(admin.AdminSite):
+    site_header = "Coverage Verification — Back Office"
+    site_title = "Coverage Verification back office"
+    index_title = "Today at a glance"
+    index_template = "admin/backoffice_index.html"
+
+    def index(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}), "dashboard": dashboard_for(request.user)}
+        return super().index(request, extra_context)
+
+
+def covered_today_filter(on: dt.date) -> Exists:
+    """SQL for 'this vehicle is covered on D': a covering period under a policy in force."""
+    from apps.coverages.models import VehicleCoverage
+
+    return Exists(
+        VehicleCoverage.objects.filter(vehicle=OuterRef("pk"))
+        .covering_on(on)
+        .filter(
+            Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
+            policy__deleted=False,
+            policy__effective_date__lte=on,
+            policy__expiration_date__gt=on,
+        )
+    )
+
+
+def dashboard_for(user) -> list[dict]:
+    """The four counts of the admin index, each scoped to the user's agencies, with a link."""
+    from apps.clients.models import Client
+    from apps.policies.models import Policy
+    from apps.policies.selectors import today
+    from apps.vehicles.models import Vehicle
+
+    on = today()
+    vehicles = Vehicle.objects.for_user(user).live().annotate(covered=covered_today_filter(on))
+    expiring = (
+        Policy.objects.for_user(user)
+        .in_force_on(on)
+        .filter(expiration_date__lte=on + dt.timedelta(days=30))
+    )
+    return [
+        {
+            "label": "Clients",
+            "count": Client.objects.for_user(user).live().count(),
+            "url": reverse("admin:clients_client_changelist") + "?deleted__exact=0",
+        },
+        {
+            "label": "Units in force",
+            "count": vehicles.filter(covered=True).count(),
+            "url": reverse("admin:vehicles_vehicle_changelist") + "?covered=yes",
+        },
+        {
+            "label": "Units not covered",
+            "count": vehicles.filter(covered=False).count(),
+            "url": reverse("admin:vehicles_vehicle_changelist") + "?covered=no",
+        },
+        {
+            "label": "Policies expiring in 30 days",
+            "count": expiring.count(),
+            "url": reverse("admin:policies_policy_changelist") + "?expiring=30",
+        },
+    ]
+
+
+class BackOfficeAdminConfig(AdminConfig):
+    """django.contrib.admin, with the back-office site as its default site."""
+
+    default_site = "apps.core.admin_site.BackOfficeSite"

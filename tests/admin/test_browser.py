@@ -1,0 +1,101 @@
+"""The back-office in a real browser: Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    UserFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is needed"),
+]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def browser_page():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(
+            accept_downloads=True, viewport={"width": 1280, "height": 900}
+        )
+        page = context.new_page()
+        yield page
+        context.close()
+        browser.close()
+
+
+@pytest.fixture
+def world(groups, agency, other_agency):
+    """Created before the browser starts: Playwright's event loop forbids the ORM after."""
+    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
+    staff.is_staff = True
+    staff.save()
+    carrier = ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
+    policy = PolicyFactory(client=carrier, policy_number="GWC-AL-0142")
+    unit = VehicleFactory(client=carrier, unit="101", serial_number="1FUJGLDR7CLBP8834")
+    VehicleCoverageFactory(vehicle=unit, policy=policy)
+    rival = ClientFactory(agency=other_agency, client_name="Rival Transport Co", dot="7654321")
+    return carrier, rival
+
+
+def test_staff_finds_a_carrier_sees_its_coverage_and_downloads_its_certificate(
+    master_data_back, live_server, world, browser_page, tmp_path
+):
+    carrier, rival = world
+    page = browser_page
+    server_errors = []
+    page.on("response", lambda r: server_errors.append(r.url) if r.status >= 500 else None)
+
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", "secret-password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#dashboard")
+    assert "Back Office" in page.content()
+
+    page.goto(f"{live_server.url}/admin/clients/client/")
+    assert "Rival Transport Co" not in page.content()
+    page.fill("#searchbar", "1234567")
+    page.press("#searchbar", "Enter")
+    page.wait_for_load_state("load")
+    page.click("#result_list >> text=Lone Star Freight LLC")
+    page.wait_for_selector("text=GWC-AL-0142")
+    content = page.content()
+    assert "GWC-AL-0142" in content and "1FUJGLDR7CLBP8834" in content
+    page.screenshot(path=str(tmp_path / "client.png"), full_page=True)
+    assert (tmp_path / "client.png").stat().st_size > 10_000
+
+    page.goto(f"{live_server.url}/admin/clients/client/?q=1234567")
+    page.check(f"input[name=_selected_action][value='{carrier.pk}']")
+    page.select_option("select[name=action]", "download_client_certificates")
+    with page.expect_download() as download_info:
+        page.click("button[name=index]")
+    pdf = download_info.value.path().read_bytes()
+    assert pdf.startswith(b"%PDF")
+
+    page.goto(f"{live_server.url}/admin/clients/client/{rival.pk}/change/")
+    page.wait_for_load_state("load")
+    assert "Rival Transport Co" not in page.content()
+    assert "exist" in page.content()  # "… with ID … doesn't exist. Perhaps it was deleted?"
+    assert server_errors == []
