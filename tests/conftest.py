@@ -106,7 +106,10 @@ def other_api(make_api, other_manager) -> APIClient:
 
 
 @pytest.fixture
-def master_data_back():
-    """For transactional tests: they empty every table, and later tests need master data."""
-    yield
-    masterdata_load()
+def master_data_back(transactional_db):
+    """For transactional tests, which pytest-django runs last: each one empties every table
+    when it ends, so the next one loads the master data again first."""
+    from apps.masterdata.models import State
+
+    if not State.objects.exists():
+        masterdata_load()

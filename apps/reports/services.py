@@ -44,7 +44,7 @@ def premium_report_create(
 def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumReport:
     """Freeze the computed mapping: later assignment changes no longer move it."""
     report = (
-        PolicyPremiumReport.objects.select_for_update()
+        PolicyPremiumReport.objects.select_for_update(of=("self",))
         .select_related(
             "policy",
             "policy__client",
