@@ -41,6 +41,10 @@ format: install
 postgres-test: install
 	$(BIN)/python -m pytest
 
+# The benchmark suite: PostgreSQL + fleet-scale data + gunicorn, ratios against their targets.
+bench: install
+	bash bench/run.sh
+
 clean:
 	rm -rf $(VENV) db.sqlite3 media var
 

@@ -13,6 +13,7 @@ from rest_framework.exceptions import NotFound
 
 from apps.certificates.numbers import certificate_number
 from apps.clients.models import Client
+from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
 from apps.policies.models import Policy, PolicyLimit
 from apps.policies.selectors import today
@@ -39,6 +40,8 @@ TYPE_OF_INSURANCE = {
     "WC": "WORKERS COMPENSATION AND EMPLOYERS' LIABILITY",
 }
 ROW_ORDER = ["GL", "AL", "NTL", "UMB", "WC"]
+# A client certificate lists its first scheduled units; vehicleCount tells how many there are.
+VEHICLES_LISTED = 25
 LIMITS = Prefetch("limits", queryset=PolicyLimit.objects.order_by("position", "id"))
 
 
@@ -137,6 +140,7 @@ def _assemble(
     client: Client,
     policies: list[Policy],
     vehicles: list[Vehicle],
+    vehicle_count: int,
     on: dt.date,
     holder: dict,
     description: str,
@@ -165,6 +169,7 @@ def _assemble(
         "coverages": rows,
         "description_of_operations": description,
         "vehicles": [_vehicle_line(v) for v in vehicles],
+        "vehicle_count": vehicle_count,
         "certificate_holder": holder,
         "cancellation": CANCELLATION,
         "authorized_representative": _producer(client)["contact_name"] or client.agency.name,
@@ -209,24 +214,27 @@ def client_certificate(
     if client is None:
         raise NotFound(f"No policy is in force for this client on {on.isoformat()}.")
     policies = [p for p in policies if p.client_id == client.id]
-    unit_ids = Vehicle.objects.filter(client=client, deleted=False).values_list("id", flat=True)
-    periods = covering_periods(unit_ids, on)
-    vehicles = list(
-        Vehicle.objects.filter(pk__in=list(periods)).select_related("make").order_by("unit", "id")
+    covered = Vehicle.objects.filter(
+        pk__in=VehicleCoverage.objects.filter(vehicle__client=client, vehicle__deleted=False)
+        .in_force_on(on)
+        .values("vehicle_id")
     )
+    vehicle_count = covered.count()
+    vehicles = list(covered.select_related("make").order_by("unit", "id")[:VEHICLES_LISTED])
     description = (
         f"Motor carrier operations. USDOT {client.dot}."
         if client.dot
         else "Operations of the insured."
     )
-    if vehicles:
-        description += f" {len(vehicles)} scheduled unit(s) on file; see the vehicle schedule."
+    if vehicle_count:
+        description += f" {vehicle_count} scheduled unit(s) on file; see the vehicle schedule."
     return _assemble(
         kind="C",
         record_id=client.id,
         client=client,
         policies=policies,
         vehicles=vehicles,
+        vehicle_count=vehicle_count,
         on=on,
         holder=_holder(holder_name, holder_address),
         description=description,
@@ -281,6 +289,7 @@ def vehicle_certificate(
         client=vehicle.client,
         policies=policies,
         vehicles=[vehicle],
+        vehicle_count=1,
         on=on,
         holder=_holder(holder_name, holder_address),
         description=description,

@@ -256,13 +256,13 @@ def render_certificate_pdf(cert: dict) -> bytes:
         top = _draw_row(c, row, top)
 
     description = cert["description_of_operations"]
-    if cert["vehicles"] and len(cert["vehicles"]) > 1:
+    if cert["vehicles"] and cert["vehicle_count"] > 1:
         shown = cert["vehicles"][:6]
         description += "\nScheduled units: " + "; ".join(
             f"{v['year']} {v['make']} unit {v['unit']} VIN {v['vin']}" for v in shown
         )
-        if len(cert["vehicles"]) > len(shown):
-            description += f"; and {len(cert['vehicles']) - len(shown)} more on file."
+        if cert["vehicle_count"] > len(shown):
+            description += f"; and {cert['vehicle_count'] - len(shown)} more on file."
     description += f"\nCoverage as of {_date(cert['as_of'])}."
     if overflow or cert["additional_remarks"]:
         description += "\nSee the Additional Remarks page for further insurers and coverages."

@@ -6,7 +6,7 @@ import datetime as dt
 
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 
 
@@ -25,16 +25,7 @@ def covered_today_filter(on: dt.date) -> Exists:
     """SQL for 'this vehicle is covered on D': a covering period under a policy in force."""
     from apps.coverages.models import VehicleCoverage
 
-    return Exists(
-        VehicleCoverage.objects.filter(vehicle=OuterRef("pk"))
-        .covering_on(on)
-        .filter(
-            Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
-            policy__deleted=False,
-            policy__effective_date__lte=on,
-            policy__expiration_date__gt=on,
-        )
-    )
+    return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).in_force_on(on))
 
 
 def dashboard_for(user) -> list[dict]:

@@ -53,3 +53,25 @@ class ProblemDetailsMiddleware:
             return problem_response(413, _DETAILS[413])
         logger.exception("Unhandled error on %s", request.path, exc_info=exception)
         return problem_response(500, _DETAILS[500])
+
+
+class QueryCountMiddleware:
+    """Adds X-Query-Count to every response (benchmarks only: QUERY_COUNT_HEADER=1)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.db import connection
+
+        count = 0
+
+        def counter(execute, sql, params, many, context):
+            nonlocal count
+            count += 1
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(counter):
+            response = self.get_response(request)
+        response["X-Query-Count"] = str(count)
+        return response

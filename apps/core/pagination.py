@@ -10,6 +10,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
+from apps.core import counting
+
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 200
 MAX_PAGE = 10_000_000
@@ -28,15 +30,36 @@ def parse_positive_int(raw, *, field: str, default: int, maximum: int) -> int:
     return value
 
 
+def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
+    """A page by deferred join: the ids first, then only those rows with every relation the
+    representation needs. Pages past the middle are read from the other end of the order, so
+    the last page costs what the first does."""
+    if queryset.ordered and offset + limit > total // 2:
+        reverse_offset = total - offset - limit
+        take = limit + min(0, reverse_offset)
+        ids = list(
+            queryset.reverse().values_list("pk", flat=True)[
+                max(0, reverse_offset) : max(0, reverse_offset) + take
+            ]
+        )
+        ids.reverse()
+    else:
+        ids = list(queryset.values_list("pk", flat=True)[offset : offset + limit])
+    if not ids:
+        return []
+    rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
+    return [rows[pk] for pk in ids if pk in rows]
+
+
 class Page:
     """One page of a list: its rows and the numbers that describe it."""
 
     def __init__(self, queryset: QuerySet, *, page: int, limit: int):
         self.page = page
         self.limit = limit
-        self.count = queryset.count()
+        self.count = counting.count(queryset)
         offset = (page - 1) * limit
-        self.rows = list(queryset[offset : offset + limit]) if offset < self.count else []
+        self.rows = page_rows(queryset, offset, limit, self.count) if offset < self.count else []
 
     @property
     def total_pages(self) -> int:

@@ -27,6 +27,15 @@ class AssignmentQuerySet(AgencyScopedQuerySet):
             policy_added_date__lte=on,
         )
 
+    def in_force_on(self, on: dt.date) -> AssignmentQuerySet:
+        """Periods that cover their unit on D under a policy in force on D: coverage."""
+        return self.covering_on(on).filter(
+            Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
+            policy__deleted=False,
+            policy__effective_date__lte=on,
+            policy__expiration_date__gt=on,
+        )
+
 
 class Assignment(TimeStampedModel):
     policy_added_date = models.DateField()

@@ -136,13 +136,7 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     """Periods that cover each vehicle on D under a policy in force on D (two queries)."""
     periods = (
         VehicleCoverage.objects.filter(vehicle_id__in=list(vehicle_ids))
-        .covering_on(on)
-        .filter(
-            Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
-            policy__deleted=False,
-            policy__effective_date__lte=on,
-            policy__expiration_date__gt=on,
-        )
+        .in_force_on(on)
         .select_related("policy", "policy__coverage_type", "policy__insurer")
         .prefetch_related(Prefetch("policy__limits", queryset=LIMITS.queryset))
         .order_by("policy__coverage_type__code", "policy_added_date", "id")

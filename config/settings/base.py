@@ -74,6 +74,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+if env.bool("QUERY_COUNT_HEADER", default=False):
+    MIDDLEWARE.insert(0, "apps.core.middleware.QueryCountMiddleware")
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -108,6 +111,11 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # Cache: local memory by default, redis:// in production (shared by every node)
 # ---------------------------------------------------------------------------
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://default")}
+# Cache exact list counts (invalidated by any write); only with a cache every node shares.
+LIST_COUNT_CACHE_SECONDS = env.int(
+    "LIST_COUNT_CACHE_SECONDS",
+    default=30 if env("CACHE_URL", default="").startswith("redis") else 0,
+)
 
 # ---------------------------------------------------------------------------
 # Static files and document storage

@@ -284,3 +284,20 @@ def test_admin_action_downloads_the_pdf(client, world, groups, agency):
         {"action": "download_vehicle_certificates", "_selected_action": [vehicle.pk]},
     )
     assert response["Content-Type"] == "application/pdf"
+
+
+def test_a_big_fleet_lists_its_first_units_and_counts_them_all(api, agency):
+    carrier = ClientFactory(agency=agency, dot="7770001")
+    policy = PolicyFactory(client=carrier)
+    for n in range(30):
+        VehicleCoverageFactory(
+            vehicle=VehicleFactory(client=carrier, unit=f"{n:03d}"), policy=policy
+        )
+    cert = api.get("/v1/certificates/clients?dot=7770001").json()
+    assert cert["vehicleCount"] == 30
+    assert [v["unit"] for v in cert["vehicles"]] == [f"{n:03d}" for n in range(25)]
+    assert "30 scheduled unit(s)" in cert["descriptionOfOperations"]
+    text = " ".join(
+        _pdf_text(api.get("/v1/certificates/clients?dot=7770001&format=pdf").content).split()
+    )
+    assert "and 24 more on file" in text

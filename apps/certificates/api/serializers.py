@@ -67,6 +67,7 @@ class CertificateSerializer(serializers.Serializer):
     coverages = CoverageRowSerializer(many=True)
     description_of_operations = serializers.CharField()
     vehicles = VehicleLineSerializer(many=True)
+    vehicle_count = serializers.IntegerField()
     certificate_holder = PartySerializer()
     cancellation = serializers.CharField()
     authorized_representative = serializers.CharField()

@@ -1,0 +1,71 @@
+"""Exact list counts that fleets of 250,000 units do not pay for on every page.
+
+Counting a big fleet scans every row of it. When LIST_COUNT_CACHE_SECONDS is set (production,
+with the cache in Redis shared by every node), a list's count is kept in the cache under the
+SQL that produced it and a data version; any save or delete of a record of the business apps
+moves the version, so no count outlives a write. Without the setting every count is live.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import QuerySet
+
+VERSION_KEY = "list-count-version"
+COUNTED_APPS = {
+    "clients",
+    "policies",
+    "vehicles",
+    "drivers",
+    "coverages",
+    "documents",
+    "reports",
+    "agencies",
+}
+
+
+def _version() -> int:
+    version = cache.get(VERSION_KEY)
+    if version is None:
+        cache.add(VERSION_KEY, 1, None)
+        version = cache.get(VERSION_KEY) or 1
+    return version
+
+
+def bump_version(**kwargs) -> None:
+    """A record changed: every cached count is stale."""
+    if not getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0):
+        return
+    try:
+        cache.incr(VERSION_KEY)
+    except ValueError:
+        cache.add(VERSION_KEY, 1, None)
+
+
+def count(queryset: QuerySet) -> int:
+    ttl = getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0)
+    if not ttl:
+        return queryset.count()
+    sql, params = queryset.order_by().query.sql_with_params()
+    digest = hashlib.sha256(repr((sql, params)).encode()).hexdigest()
+    key = f"list-count:{_version()}:{digest}"
+    value = cache.get(key)
+    if value is None:
+        value = queryset.count()
+        cache.set(key, value, ttl)
+    return value
+
+
+def connect_signals() -> None:
+    from django.apps import apps
+    from django.db.models.signals import post_delete, post_save
+
+    for model in apps.get_models():
+        if model._meta.app_label in COUNTED_APPS:
+            post_save.connect(bump_version, sender=model, dispatch_uid=f"count-{model._meta.label}")
+            post_delete.connect(
+                bump_version, sender=model, dispatch_uid=f"count-del-{model._meta.label}"
+            )
