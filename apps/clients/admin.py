@@ -4,7 +4,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
 from apps.clients.services import client_update
-from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -66,7 +66,7 @@ class InForceFilter(admin.SimpleListFilter):
 
 
 @admin.register(Client)
-class ClientAdmin(AgencyScopedAdmin):
+class ClientAdmin(ScopedHistoryAdmin):
     list_display = [
         "client_name",
         "dot",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 
@@ -62,6 +63,7 @@ class Client(TimeStampedModel):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     objects = ClientQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["client_name", "id"]

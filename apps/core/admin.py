@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
 from rest_framework.exceptions import APIException
+from simple_history.admin import SimpleHistoryAdmin
 
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 
@@ -50,6 +52,18 @@ class AgencyScopedAdmin(admin.ModelAdmin):
             self.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
         for failure in failed:
             self.message_user(request, failure, messages.ERROR)
+
+
+class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
+    """The audit trail in the admin, for records the staff member may see and no others."""
+
+    def history_view(self, request, object_id, extra_context=None):
+        if not self.get_queryset(request).filter(pk=object_id).exists():
+            raise Http404("No such record.")
+        return super().history_view(request, object_id, extra_context)
+
+    def revert_disabled(self, request, obj=None):
+        return True  # changes go through the services; the history is read-only
 
 
 class AgencyScopedInline(admin.TabularInline):

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from apps.core.admin import AgencyScopedAdmin
+from apps.core.admin import ScopedHistoryAdmin
 from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
 
 
@@ -28,7 +28,7 @@ class DriverCoverageEventInline(CoverageEventInline):
 
 
 @admin.register(VehicleCoverage)
-class VehicleCoverageAdmin(AgencyScopedAdmin):
+class VehicleCoverageAdmin(ScopedHistoryAdmin):
     list_display = [
         "vehicle",
         "policy",
@@ -44,7 +44,7 @@ class VehicleCoverageAdmin(AgencyScopedAdmin):
 
 
 @admin.register(DriverCoverage)
-class DriverCoverageAdmin(AgencyScopedAdmin):
+class DriverCoverageAdmin(ScopedHistoryAdmin):
     list_display = [
         "driver",
         "policy",

@@ -12,6 +12,7 @@ import datetime as dt
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 from apps.coverages.choices import CoverageStatus
@@ -62,6 +63,7 @@ class VehicleCoverage(Assignment):
     )
 
     objects = AssignmentQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"], inherit=False)
 
     class Meta:
         ordering = ["policy_added_date", "id"]
@@ -91,6 +93,7 @@ class DriverCoverage(Assignment):
     )
 
     objects = AssignmentQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"], inherit=False)
 
     class Meta:
         ordering = ["policy_added_date", "id"]

@@ -4,7 +4,7 @@ from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from apps.core.admin import AgencyScopedAdmin, AgencyScopedInline
+from apps.core.admin import AgencyScopedInline, ScopedHistoryAdmin
 from apps.documents.models import Document, DocumentVersion
 
 
@@ -20,7 +20,7 @@ class DocumentVersionInline(admin.TabularInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(AgencyScopedAdmin):
+class DocumentAdmin(ScopedHistoryAdmin):
     list_display = [
         "file_name",
         "module",

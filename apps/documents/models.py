@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet
 
@@ -59,6 +60,7 @@ class Document(models.Model):
     )
 
     objects = DocumentQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["-uploaded_at", "id"]

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
 
@@ -23,7 +23,7 @@ class DriverCoverageInline(ReadOnlyInline):
 
 
 @admin.register(Driver)
-class DriverAdmin(AgencyScopedAdmin):
+class DriverAdmin(ScopedHistoryAdmin):
     list_display = [
         "last_name",
         "first_name",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 from apps.drivers.choices import DriverStatus
@@ -45,6 +46,7 @@ class Driver(TimeStampedModel):
     status = models.CharField(max_length=12, choices=DriverStatus.choices, default="ACTIVE")
 
     objects = DriverQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["last_name", "first_name", "id"]

@@ -2,7 +2,7 @@ import datetime as dt
 
 from django.contrib import admin
 
-from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
@@ -70,7 +70,7 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 
 @admin.register(Policy)
-class PolicyAdmin(AgencyScopedAdmin):
+class PolicyAdmin(ScopedHistoryAdmin):
     list_display = [
         "policy_number",
         "client",

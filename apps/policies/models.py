@@ -6,6 +6,7 @@ import datetime as dt
 
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
+from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 from apps.policies.choices import CoveredAutos, LimitName, PolicyStatus
@@ -82,6 +83,7 @@ class Policy(TimeStampedModel):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     objects = PolicyQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["-effective_date", "id"]

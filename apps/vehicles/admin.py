@@ -4,7 +4,7 @@ from django.db.models import Count, Q
 from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
-from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline
+from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline, ScopedHistoryAdmin
 from apps.core.admin_site import covered_today_filter
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
@@ -44,7 +44,7 @@ class AssignToPolicyForm(forms.Form):
 
 
 @admin.register(Vehicle)
-class VehicleAdmin(AgencyScopedAdmin):
+class VehicleAdmin(ScopedHistoryAdmin):
     list_display = [
         "unit",
         "serial_number",

@@ -7,6 +7,7 @@ import re
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 from apps.vehicles.choices import VehicleStatus
@@ -83,6 +84,7 @@ class Vehicle(TimeStampedModel):
     deleted = models.BooleanField(default=False, db_index=True)
 
     objects = VehicleQuerySet.as_manager()
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["unit", "id"]

@@ -71,3 +71,8 @@ def lienholder_detail(*, user, lienholder_id: int) -> tuple[Lienholder, dict, li
         non_power_unit=Count("id", filter=Q(unit_type__is_power_unit=False)),
     )
     return lienholder, totals, list(vehicles)
+
+
+def vehicle_history(vehicle: Vehicle):
+    """The vehicle's audit records (one query)."""
+    return Vehicle.history.filter(id=vehicle.pk).select_related("history_user")

@@ -5,6 +5,7 @@ import datetime as dt
 from django.utils import timezone
 from rest_framework import serializers
 
+from apps.core.history import audit_trail
 from apps.core.serializers import (
     AuditedModelSerializer,
     MoneyField,
@@ -17,6 +18,7 @@ from apps.masterdata.models import Make, State, UnitType
 from apps.policies.rating import annual_unit_premium
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import VIN_RE, Vehicle
+from apps.vehicles.selectors import vehicle_history
 
 
 class VinField(serializers.CharField):
@@ -212,6 +214,7 @@ class VehicleDetailSerializer(VehicleSerializer):
             "created_by": data["created_by"],
             "updated_at": data["updated_at"],
             "updated_by": data["updated_by"],
+            "changes": audit_trail(vehicle_history(instance)),
         }
         return data
 

@@ -1,0 +1,105 @@
+"""The audit trail: every write of the audited records says who, when and what changed."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from apps.clients.models import Client
+from apps.coverages.models import VehicleCoverage
+from apps.documents.models import Document
+from apps.drivers.models import Driver
+from apps.policies.models import Policy
+from apps.policies.selectors import today
+from apps.vehicles.models import Vehicle
+from tests.factories import ClientFactory, PolicyFactory, UserFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+VIN = "1FUJGLDR7CLBP8834"
+
+
+def test_vehicle_detail_reads_its_audit_from_the_history(api, agency):
+    carrier = ClientFactory(agency=agency)
+    created = api.post(
+        "/v1/vehicles",
+        {
+            "clientId": carrier.id,
+            "unit": "1",
+            "unitType": "Tractor",
+            "modelYear": 2020,
+            "makes": "Mack",
+            "serialNumber": VIN,
+        },
+        format="json",
+    ).json()
+    api.put(f"/v1/vehicles/{created['id']}", {"statedValue": "5000", "unit": "1A"}, format="json")
+    audit = api.get(f"/v1/vehicles/{created['id']}").json()["audit"]
+    assert [c["type"] for c in audit["changes"]] == ["changed", "created"]
+    assert audit["changes"][0]["by"] == "manager"
+    assert audit["changes"][0]["fields"] == ["stated_value", "unit"]
+    assert audit["changes"][0]["at"].endswith("Z")
+
+
+def test_every_audited_write_is_recorded_with_its_author(api, agency):
+    carrier_id = api.post(
+        "/v1/clients", {"clientName": "Audit Co", "agencyId": agency.id}, format="json"
+    ).json()["id"]
+    api.put(f"/v1/clients/{carrier_id}", {"phone": "1"}, format="json")
+    policy_id = api.post(
+        "/v1/policies",
+        {
+            "clientId": carrier_id,
+            "effectiveDate": str(today()),
+            "coverageType": "AL",
+            "expirationDate": str(today().replace(year=today().year + 1)),
+        },
+        format="json",
+    ).json()["id"]
+    driver_id = api.post(
+        "/v1/drivers",
+        {"clientId": carrier_id, "firstName": "A", "lastName": "B", "driverType": "Company Driver"},
+        format="json",
+    ).json()["id"]
+    vehicle = VehicleFactory(client=Client.objects.get(pk=carrier_id), serial_number=VIN)
+    api.post(
+        "/v1/vehicles/coverages",
+        {"vehicleId": vehicle.id, "policyId": policy_id, "policyAddedDate": str(today())},
+        format="json",
+    )
+    api.put(
+        "/v1/vehicles/coverages",
+        {"vehicleId": vehicle.id, "policyId": policy_id, "coverageStatus": 1},
+        format="json",
+    )
+    document_id = api.post(
+        "/v1/documents/clients",
+        {"file": SimpleUploadedFile("a.pdf", b"%PDF-1.4"), "clientId": carrier_id},
+        format="multipart",
+    ).json()["id"]
+    api.delete(f"/v1/documents/{document_id}/client")
+
+    def trail(model, pk):
+        return [
+            (h.history_type, h.history_user and h.history_user.username)
+            for h in model.history.filter(id=pk).order_by("history_date", "history_id")
+        ]
+
+    assert trail(Client, carrier_id) == [("+", "manager"), ("~", "manager")]
+    assert trail(Policy, policy_id) == [("+", "manager")]
+    assert trail(Driver, driver_id) == [("+", "manager")]
+    assignment = VehicleCoverage.objects.get(vehicle=vehicle)
+    assert trail(VehicleCoverage, assignment.pk) == [("+", "manager"), ("~", "manager")]
+    assert trail(Document, document_id) == [("+", "manager"), ("~", "manager")]
+    assert trail(Vehicle, vehicle.pk) == [("+", None)]  # made outside a request
+
+
+def test_admin_history_is_scoped(client, groups, agency, other_agency):
+    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
+    staff.is_staff = True
+    staff.save()
+    mine = PolicyFactory(client=ClientFactory(agency=agency))
+    theirs = PolicyFactory(client=ClientFactory(agency=other_agency))
+    client.force_login(staff)
+    assert client.get(f"/admin/policies/policy/{mine.pk}/history/").status_code == 200
+    assert client.get(f"/admin/policies/policy/{theirs.pk}/history/").status_code == 404
+    assert client.get(f"/admin/clients/client/{theirs.client_id}/history/").status_code == 404
