@@ -187,6 +187,14 @@ REST_FRAMEWORK = {
     "DATE_INPUT_FORMATS": ["%Y-%m-%d", "%m-%d-%Y"],
     "COERCE_DECIMAL_TO_STRING": True,
     "PAGE_SIZE": 25,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "apps.accounts.throttles.ApiKeyRateThrottle",
+        "apps.accounts.throttles.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "api_key": env("THROTTLE_API_KEY_RATE", default="18000/minute"),
+        "user": env("THROTTLE_USER_RATE", default="9000/minute"),
+    },
 }
 JSON_CAMEL_CASE = {"JSON_UNDERSCOREIZE": {"no_underscore_before_number": True}}
 
