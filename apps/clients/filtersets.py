@@ -5,16 +5,16 @@ from __future__ import annotations
 import django_filters
 
 from apps.clients.models import Client
-from apps.core.filters import DeletedFilterSet, DotFilter, StrictBooleanFilter
+from apps.core.filters import DeletedFilterSet, DotFilter, IdFilter, StrictBooleanFilter
 
 
 class ClientFilterSet(DeletedFilterSet):
     name = django_filters.CharFilter(field_name="client_name", lookup_expr="icontains")
     dot = DotFilter(field_name="dot")
-    agencyId = django_filters.NumberFilter(field_name="agency_id")
-    producerId = django_filters.NumberFilter(field_name="producer_id")
-    parentClientId = django_filters.NumberFilter(field_name="parent_client_id")
-    clientTypeId = django_filters.NumberFilter(field_name="client_type_id")
+    agencyId = IdFilter(field_name="agency_id")
+    producerId = IdFilter(field_name="producer_id")
+    parentClientId = IdFilter(field_name="parent_client_id")
+    clientTypeId = IdFilter(field_name="client_type_id")
     acordEnabled = StrictBooleanFilter(field_name="acord_enabled")
 
     class Meta:

@@ -51,3 +51,25 @@ class DeletedFilterSet(django_filters.FilterSet):
         if self.form.cleaned_data.get("deleted") is None:
             queryset = queryset.filter(deleted=False)
         return queryset
+
+
+class IdFilter(django_filters.NumberFilter):
+    """A record id: a positive integer within range, else 400 (never a database error)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(*args, **kwargs)
+
+
+class MoneyFilter(django_filters.NumberFilter):
+    """An amount of money: at most 12 digits before the point and 2 after."""
+
+    field_class = forms.DecimalField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("max_digits", 14)
+        kwargs.setdefault("decimal_places", 2)
+        super().__init__(*args, **kwargs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 
@@ -35,8 +36,12 @@ class AuditedModelSerializer(serializers.ModelSerializer):
 
     created_at = UtcDateTimeField(read_only=True)
     updated_at = UtcDateTimeField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    updated_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     def get_validators(self):
         # Uniqueness is a service rule answered with 409, not a serializer 400.
@@ -47,7 +52,7 @@ def reference_id_field(**kwargs) -> serializers.IntegerField:
     """An integer reference to another record (`clientId`, `parentClientId`…)."""
     kwargs.setdefault("min_value", 1)
     kwargs.setdefault("max_value", 2**63 - 1)
-    return serializers.IntegerField(**kwargs)
+    return StrictIntegerField(**kwargs)
 
 
 def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str]]) -> None:
@@ -67,6 +72,14 @@ def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str
         raise serializers.ValidationError(missing)
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": r"^(\d{2}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2})$",
+        "description": "MM-dd-yyyy (ISO accepted on input).",
+    }
+)
 class DriverDateField(serializers.DateField):
     """Driver dates: MM-dd-yyyy on output, MM-dd-yyyy or ISO on input (spec section 2)."""
 
@@ -76,3 +89,50 @@ class DriverDateField(serializers.DateField):
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
         super().__init__(**kwargs)
+
+
+class StrictCharField(serializers.CharField):
+    """Text only: a number or a boolean where text is expected is a 400, not coerced."""
+
+    default_error_messages = {"invalid": "Expected a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only (multipart form values, which are always text, may be digits)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, (bool, float)):
+            self.fail("invalid")
+        if isinstance(data, str) and not self._from_form():
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+    def _from_form(self) -> bool:
+        request = self.context.get("request") if hasattr(self, "context") else None
+        content_type = getattr(request, "content_type", "") or ""
+        return content_type.startswith("multipart/")
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false only."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StrictMoneyField(MoneyField):
+    """Money as a decimal string (contract section 6)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 from django.db.models import Model, QuerySet
 from django.http import QueryDict
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -17,6 +18,7 @@ from rest_framework.viewsets import GenericViewSet
 
 from apps.core.exceptions import Conflict
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page, parse_positive_int
+from apps.core.serializers import StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, sort_fields_of
 
 
@@ -79,13 +81,33 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
 
 
 class LegacySearchRequestSerializer(serializers.Serializer):
-    page_index = serializers.IntegerField(required=False, default=1)
-    page_size = serializers.IntegerField(required=False, default=DEFAULT_LIMIT)
-    sort_by = serializers.CharField(required=False, allow_blank=True, default="")
+    """The legacy paging body; every part is optional."""
+
+    page_index = StrictIntegerField(required=False, default=1, min_value=1, max_value=10**7)
+    page_size = StrictIntegerField(
+        required=False, default=DEFAULT_LIMIT, min_value=1, max_value=MAX_LIMIT
+    )
+    sort_by = StrictCharField(required=False, allow_blank=True, default="", max_length=200)
     sort_order = serializers.ChoiceField(
         choices=["asc", "desc", "ASC", "DESC"], required=False, default="asc"
     )
     filter = serializers.DictField(required=False, default=dict)
+
+
+def legacy_search_schema(item_serializer: type[serializers.Serializer], name: str):
+    """The OpenAPI description of a legacy search action answering `item_serializer` items."""
+    return extend_schema(
+        request=LegacySearchRequestSerializer,
+        responses=inline_serializer(
+            name=name,
+            fields={
+                "items": item_serializer(many=True),
+                "total_count": serializers.IntegerField(),
+                "page_index": serializers.IntegerField(),
+                "page_size": serializers.IntegerField(),
+            },
+        ),
+    )
 
 
 class LegacySearchMixin:

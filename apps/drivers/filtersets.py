@@ -6,6 +6,7 @@ import django_filters
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
+from apps.core.filters import IdFilter
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
 from apps.masterdata.lookup import resolve
@@ -14,7 +15,7 @@ from apps.policies.filtersets import UpperChoiceFilter
 
 
 class DriverFilterSet(django_filters.FilterSet):
-    clientId = django_filters.NumberFilter(field_name="client_id")
+    clientId = IdFilter(field_name="client_id")
     status = UpperChoiceFilter(field_name="status", choices=DriverStatus.values)
     licenseNumber = django_filters.CharFilter(method="filter_license_number")
     licenseState = django_filters.CharFilter(method="filter_license_state")

@@ -6,7 +6,7 @@ import django_filters
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
-from apps.core.filters import DeletedFilterSet
+from apps.core.filters import DeletedFilterSet, IdFilter
 from apps.masterdata.lookup import resolve
 from apps.masterdata.models import CoverageType
 from apps.policies.choices import PolicyStatus
@@ -34,7 +34,7 @@ class UpperChoiceFilter(django_filters.CharFilter):
 class PolicyFilterSet(DeletedFilterSet):
     q = django_filters.CharFilter(method="filter_q")
     policy = django_filters.CharFilter(field_name="policy_number", lookup_expr="iexact")
-    clientId = django_filters.NumberFilter(field_name="client_id")
+    clientId = IdFilter(field_name="client_id")
     status = UpperChoiceFilter(field_name="status", choices=PolicyStatus.values)
     coverageType = django_filters.CharFilter(method="filter_coverage_type")
 

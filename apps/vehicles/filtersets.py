@@ -5,7 +5,7 @@ from __future__ import annotations
 import django_filters
 from rest_framework.exceptions import ValidationError
 
-from apps.core.filters import DeletedFilterSet
+from apps.core.filters import DeletedFilterSet, IdFilter, MoneyFilter
 from apps.policies.filtersets import UpperChoiceFilter
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
@@ -31,11 +31,11 @@ class VehicleFilterSet(DeletedFilterSet):
     garagingAddress = django_filters.CharFilter(
         field_name="garaging_address", lookup_expr="icontains"
     )
-    minValue = django_filters.NumberFilter(field_name="stated_value", lookup_expr="gte")
-    maxValue = django_filters.NumberFilter(field_name="stated_value", lookup_expr="lte")
+    minValue = MoneyFilter(field_name="stated_value", lookup_expr="gte")
+    maxValue = MoneyFilter(field_name="stated_value", lookup_expr="lte")
     status = UpperChoiceFilter(field_name="status", choices=VehicleStatus.values)
-    clientId = django_filters.NumberFilter(field_name="client_id")
-    policyId = django_filters.NumberFilter(method="filter_policy")
+    clientId = IdFilter(field_name="client_id")
+    policyId = IdFilter(method="filter_policy")
 
     class Meta:
         model = Vehicle

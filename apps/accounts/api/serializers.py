@@ -2,32 +2,34 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.core.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
+
 
 class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=256, trim_whitespace=False)
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=256, trim_whitespace=False)
 
 
 class TokenPairSerializer(serializers.Serializer):
-    access = serializers.CharField()
-    refresh = serializers.CharField()
+    access = StrictCharField()
+    refresh = StrictCharField()
 
 
 class RefreshRequestSerializer(serializers.Serializer):
-    refresh = serializers.CharField()
+    refresh = StrictCharField()
 
 
 class AccessTokenSerializer(serializers.Serializer):
-    access = serializers.CharField()
+    access = StrictCharField()
 
 
 class AgencyRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
+    id = StrictIntegerField()
+    name = StrictCharField()
 
 
 class MeSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    is_superuser = serializers.BooleanField()
+    username = StrictCharField()
+    is_superuser = StrictBooleanField()
     agencies = AgencyRefSerializer(many=True)
-    permissions = serializers.ListField(child=serializers.CharField())
+    permissions = serializers.ListField(child=StrictCharField())

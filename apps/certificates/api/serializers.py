@@ -4,72 +4,73 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.core.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
 from apps.coverages.api.serializers import LimitSerializer
 
 
 class PartySerializer(serializers.Serializer):
-    name = serializers.CharField()
-    address = serializers.CharField()
+    name = StrictCharField()
+    address = StrictCharField()
 
 
 class ProducerSerializer(PartySerializer):
-    contact_name = serializers.CharField()
-    phone = serializers.CharField()
-    email = serializers.CharField()
+    contact_name = StrictCharField()
+    phone = StrictCharField()
+    email = StrictCharField()
 
 
 class InsuredSerializer(PartySerializer):
-    dot = serializers.CharField(allow_null=True)
+    dot = StrictCharField(allow_null=True)
 
 
 class InsurerSerializer(serializers.Serializer):
-    letter = serializers.CharField()
-    name = serializers.CharField()
-    naic = serializers.CharField()
+    letter = StrictCharField()
+    name = StrictCharField()
+    naic = StrictCharField()
 
 
 class CoverageRowSerializer(serializers.Serializer):
-    insurer_letter = serializers.CharField()
-    coverage_type = serializers.CharField()
-    type_of_insurance = serializers.CharField()
-    additional_insured = serializers.BooleanField()
-    subrogation_waived = serializers.BooleanField()
-    policy_number = serializers.CharField()
+    insurer_letter = StrictCharField()
+    coverage_type = StrictCharField()
+    type_of_insurance = StrictCharField()
+    additional_insured = StrictBooleanField()
+    subrogation_waived = StrictBooleanField()
+    policy_number = StrictCharField()
     effective_date = serializers.DateField()
     expiration_date = serializers.DateField()
-    covered_autos = serializers.CharField(allow_null=True)
+    covered_autos = StrictCharField(allow_null=True)
     limits = LimitSerializer(many=True)
 
 
 class VehicleLineSerializer(serializers.Serializer):
-    year = serializers.IntegerField()
-    make = serializers.CharField()
-    unit = serializers.CharField()
-    vin = serializers.CharField()
+    year = StrictIntegerField()
+    make = StrictCharField()
+    unit = StrictCharField()
+    vin = StrictCharField()
 
 
 class RemarksSerializer(serializers.Serializer):
-    title = serializers.CharField()
+    title = StrictCharField()
     insurers = InsurerSerializer(many=True)
     coverages = CoverageRowSerializer(many=True)
 
 
 class CertificateSerializer(serializers.Serializer):
-    form = serializers.CharField()
-    form_edition = serializers.CharField()
-    certificate_number = serializers.CharField()
+    form = StrictCharField()
+    form_edition = StrictCharField()
+    certificate_number = StrictCharField()
     date_issued = serializers.DateField()
     as_of = serializers.DateField()
-    disclaimer = serializers.CharField()
+    disclaimer = StrictCharField()
     producer = ProducerSerializer()
     insured = InsuredSerializer()
     insurers = InsurerSerializer(many=True)
     coverages = CoverageRowSerializer(many=True)
-    description_of_operations = serializers.CharField()
+    description_of_operations = StrictCharField()
     vehicles = VehicleLineSerializer(many=True)
-    vehicle_count = serializers.IntegerField()
+    vehicle_count = StrictIntegerField()
     certificate_holder = PartySerializer()
-    cancellation = serializers.CharField()
-    authorized_representative = serializers.CharField()
+    cancellation = StrictCharField()
+    authorized_representative = StrictCharField()
     additional_remarks = RemarksSerializer(many=True)
-    verify_at = serializers.CharField()
+    verify_at = StrictCharField()

@@ -3,7 +3,13 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.clients.models import Client, dot_validator
-from apps.core.serializers import AuditedModelSerializer, UtcDateTimeField, reference_id_field
+from apps.core.serializers import (
+    AuditedModelSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    UtcDateTimeField,
+    reference_id_field,
+)
 from apps.masterdata.lookup import CityField, MasterDataField, MasterDataIdField, resolve_cities
 from apps.masterdata.models import City, ClientType, State
 
@@ -11,34 +17,34 @@ from apps.masterdata.models import City, ClientType, State
 class ClientSerializer(AuditedModelSerializer):
     """A client as read and written; master data by name or id, ids for references."""
 
-    client_name = serializers.CharField(max_length=200)
+    client_name = StrictCharField(max_length=200)
     agency_id = reference_id_field()
-    agency_name = serializers.CharField(source="agency.name", read_only=True)
+    agency_name = StrictCharField(source="agency.name", read_only=True)
     producer_id = reference_id_field(required=False, allow_null=True)
-    producer_name = serializers.CharField(source="producer.name", read_only=True, default=None)
-    parent_client_id = reference_id_field(required=False, allow_null=True)
-    dot = serializers.CharField(
-        required=False, allow_null=True, max_length=8, validators=[dot_validator]
+    producer_name = StrictCharField(
+        source="producer.name", read_only=True, default=None, allow_null=True
     )
+    parent_client_id = reference_id_field(required=False, allow_null=True)
+    dot = StrictCharField(required=False, allow_null=True, max_length=8, validators=[dot_validator])
     client_type_id = MasterDataIdField(ClientType, source="client_type")
     client_type = MasterDataField(ClientType)
-    acord_enabled = serializers.BooleanField(required=False)
-    address = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    acord_enabled = StrictBooleanField(required=False)
+    address = StrictCharField(required=False, allow_blank=True, max_length=300)
     state_id = MasterDataIdField(State, source="state")
     state = MasterDataField(State)
     city_id = MasterDataIdField(City, source="city")
     city = CityField()
-    zip_code = serializers.CharField(required=False, allow_blank=True, max_length=10)
-    mailing_address = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    zip_code = StrictCharField(required=False, allow_blank=True, max_length=10)
+    mailing_address = StrictCharField(required=False, allow_blank=True, max_length=300)
     mailing_state_id = MasterDataIdField(State, source="mailing_state")
     mailing_state = MasterDataField(State)
     mailing_city_id = MasterDataIdField(City, source="mailing_city")
     mailing_city = CityField()
-    mailing_zip_code = serializers.CharField(required=False, allow_blank=True, max_length=10)
-    phone = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    mailing_zip_code = StrictCharField(required=False, allow_blank=True, max_length=10)
+    phone = StrictCharField(required=False, allow_blank=True, max_length=40)
     email = serializers.EmailField(required=False, allow_blank=True)
-    deleted = serializers.BooleanField(required=False)
-    deleted_at = UtcDateTimeField(read_only=True)
+    deleted = StrictBooleanField(required=False)
+    deleted_at = UtcDateTimeField(read_only=True, allow_null=True)
 
     class Meta:
         model = Client

@@ -4,7 +4,12 @@ import re
 
 from rest_framework import serializers
 
-from apps.core.serializers import reference_id_field
+from apps.core.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    reference_id_field,
+)
 from apps.coverages.choices import (
     VEHICLE_VERIFICATION_STATUSES,
     VERIFICATION_STATUSES,
@@ -31,7 +36,7 @@ class DriverAssignmentCreateSerializer(AssignmentCreateSerializer):
 
 class AssignmentUpdateSerializer(serializers.Serializer):
     policy_id = reference_id_field()
-    coverage_status = serializers.IntegerField()
+    coverage_status = StrictIntegerField()
     policy_added_date = serializers.DateField(required=False, allow_null=True)
     policy_removed_date = serializers.DateField(required=False, allow_null=True)
 
@@ -47,9 +52,9 @@ class DriverAssignmentUpdateSerializer(AssignmentUpdateSerializer):
 class AssignmentSerializer(serializers.Serializer):
     """An assignment period as the coverage endpoints answer it."""
 
-    id = serializers.IntegerField()
-    policy_id = serializers.IntegerField()
-    coverage_status = serializers.IntegerField()
+    id = StrictIntegerField()
+    policy_id = StrictIntegerField()
+    coverage_status = StrictIntegerField()
     coverage_status_name = serializers.SerializerMethodField()
     policy_added_date = serializers.DateField()
     policy_removed_date = serializers.DateField(allow_null=True)
@@ -59,62 +64,62 @@ class AssignmentSerializer(serializers.Serializer):
 
 
 class VehicleAssignmentSerializer(AssignmentSerializer):
-    vehicle_id = serializers.IntegerField()
+    vehicle_id = StrictIntegerField()
 
 
 class DriverAssignmentSerializer(AssignmentSerializer):
-    driver_id = serializers.IntegerField()
+    driver_id = StrictIntegerField()
 
 
 # --- verification (documented shapes) ------------------------------------------------------
 
 
 class LimitSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    amount = serializers.CharField()
+    name = StrictCharField()
+    amount = StrictCharField()
 
 
 class ClientRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    client_name = serializers.CharField()
-    dot = serializers.CharField(allow_null=True)
-    agency_id = serializers.IntegerField()
-    agency_name = serializers.CharField()
+    id = StrictIntegerField()
+    client_name = StrictCharField()
+    dot = StrictCharField(allow_null=True)
+    agency_id = StrictIntegerField()
+    agency_name = StrictCharField()
 
 
 class CoverageRefSerializer(serializers.Serializer):
-    policy_id = serializers.IntegerField()
-    policy_number = serializers.CharField(allow_null=True)
-    coverage_type = serializers.CharField()
-    coverage_type_name = serializers.CharField()
-    insurer_name = serializers.CharField(allow_null=True)
-    naic = serializers.CharField(allow_null=True)
+    policy_id = StrictIntegerField()
+    policy_number = StrictCharField(allow_null=True)
+    coverage_type = StrictCharField()
+    coverage_type_name = StrictCharField()
+    insurer_name = StrictCharField(allow_null=True)
+    naic = StrictCharField(allow_null=True)
     effective_date = serializers.DateField()
     expiration_date = serializers.DateField()
-    status = serializers.CharField()
+    status = StrictCharField()
     limits = LimitSerializer(many=True)
 
 
 class VehicleCoverageRefSerializer(CoverageRefSerializer):
-    coverage_status = serializers.IntegerField()
-    coverage_status_name = serializers.CharField()
+    coverage_status = StrictIntegerField()
+    coverage_status_name = StrictCharField()
     policy_added_date = serializers.DateField()
 
 
 class VehicleRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    vin = serializers.CharField()
-    unit = serializers.CharField()
-    model_year = serializers.IntegerField()
-    make = serializers.CharField()
-    license_plate = serializers.CharField()
-    license_plate_state = serializers.CharField(allow_null=True)
+    id = StrictIntegerField()
+    vin = StrictCharField()
+    unit = StrictCharField()
+    model_year = StrictIntegerField()
+    make = StrictCharField()
+    license_plate = StrictCharField()
+    license_plate_state = StrictCharField(allow_null=True)
 
 
 class ClientVerificationSerializer(serializers.Serializer):
-    dot = serializers.CharField(allow_null=True)
-    found = serializers.BooleanField()
-    verified = serializers.BooleanField()
+    dot = StrictCharField(allow_null=True)
+    found = StrictBooleanField()
+    verified = StrictBooleanField()
     status = serializers.ChoiceField(choices=VERIFICATION_STATUSES)
     client = ClientRefSerializer(allow_null=True)
     coverages = CoverageRefSerializer(many=True)
@@ -128,7 +133,7 @@ class ClientVerificationResponseSerializer(serializers.Serializer):
 class VehicleVerificationSerializer(serializers.Serializer):
     vehicle = VehicleRefSerializer()
     client = ClientRefSerializer()
-    verified = serializers.BooleanField()
+    verified = StrictBooleanField()
     status = serializers.ChoiceField(choices=VEHICLE_VERIFICATION_STATUSES)
     coverages = VehicleCoverageRefSerializer(many=True)
 
@@ -139,11 +144,9 @@ class VehicleVerificationResponseSerializer(serializers.Serializer):
 
 
 class FleetRequestSerializer(serializers.Serializer):
-    vins = serializers.ListField(
-        child=serializers.CharField(max_length=64), required=False, default=list
-    )
+    vins = serializers.ListField(child=StrictCharField(max_length=64), required=False, default=list)
     license_plates = serializers.ListField(
-        child=serializers.CharField(max_length=15), required=False, default=list
+        child=StrictCharField(max_length=15), required=False, default=list
     )
     as_of = serializers.DateField(required=False, allow_null=True)
 
@@ -179,10 +182,10 @@ class FleetRequestSerializer(serializers.Serializer):
 
 
 class FleetEntrySerializer(serializers.Serializer):
-    vin = serializers.CharField(required=False)
-    license_plate = serializers.CharField(required=False)
-    found = serializers.BooleanField()
-    verified = serializers.BooleanField()
+    vin = StrictCharField(required=False)
+    license_plate = StrictCharField(required=False)
+    found = StrictBooleanField()
+    verified = StrictBooleanField()
     status = serializers.ChoiceField(choices=VERIFICATION_STATUSES)
     vehicle = VehicleRefSerializer(allow_null=True)
     client = ClientRefSerializer(allow_null=True)
@@ -190,10 +193,10 @@ class FleetEntrySerializer(serializers.Serializer):
 
 
 class FleetSummarySerializer(serializers.Serializer):
-    requested = serializers.IntegerField()
-    covered = serializers.IntegerField()
-    uncovered = serializers.IntegerField()
-    not_found = serializers.IntegerField()
+    requested = StrictIntegerField()
+    covered = StrictIntegerField()
+    uncovered = StrictIntegerField()
+    not_found = StrictIntegerField()
 
 
 class FleetResponseSerializer(serializers.Serializer):

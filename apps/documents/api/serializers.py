@@ -2,24 +2,29 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.core.serializers import UtcDateTimeField, reference_id_field
+from apps.core.serializers import (
+    StrictCharField,
+    StrictIntegerField,
+    UtcDateTimeField,
+    reference_id_field,
+)
 from apps.documents.storage import download_link
 
 
 class DocumentSerializer(serializers.Serializer):
     """A document as listed and as answered after an upload or a replacement."""
 
-    id = serializers.IntegerField()
-    module = serializers.CharField()
-    client_id = serializers.IntegerField()
-    policy_id = serializers.IntegerField(allow_null=True)
-    file_name = serializers.CharField()
-    content_type = serializers.CharField()
-    size = serializers.IntegerField()
-    sha256 = serializers.CharField()
-    description = serializers.CharField()
+    id = StrictIntegerField()
+    module = StrictCharField()
+    client_id = StrictIntegerField()
+    policy_id = StrictIntegerField(allow_null=True)
+    file_name = StrictCharField()
+    content_type = StrictCharField()
+    size = StrictIntegerField()
+    sha256 = StrictCharField()
+    description = StrictCharField()
     uploaded_at = UtcDateTimeField()
-    uploaded_by = serializers.CharField(source="uploaded_by.username", default=None)
+    uploaded_by = StrictCharField(source="uploaded_by.username", default=None, allow_null=True)
     download_url = serializers.SerializerMethodField()
     expires_at_utc = serializers.SerializerMethodField()
 
@@ -42,14 +47,14 @@ class DocumentSerializer(serializers.Serializer):
 
 
 class DownloadSerializer(serializers.Serializer):
-    document_id = serializers.IntegerField()
-    download_url = serializers.CharField()
-    expires_at_utc = serializers.CharField()
+    document_id = StrictIntegerField()
+    download_url = StrictCharField()
+    expires_at_utc = StrictCharField()
 
 
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, use_url=False)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    description = StrictCharField(required=False, allow_blank=True, max_length=500)
 
 
 class ClientUploadSerializer(UploadSerializer):

@@ -113,7 +113,7 @@ class DocumentCollectionView(DocumentView):
         return response
 
     def upload(self, request) -> Response:
-        body = self.upload_serializer(data=request.data)
+        body = self.upload_serializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
         data = body.validated_data
         document = document_upload(

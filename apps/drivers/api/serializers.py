@@ -6,6 +6,8 @@ from rest_framework import serializers
 from apps.core.serializers import (
     AuditedModelSerializer,
     DriverDateField,
+    StrictCharField,
+    StrictIntegerField,
     UtcDateTimeField,
     reference_id_field,
     require_on_create,
@@ -21,26 +23,26 @@ class DriverSerializer(AuditedModelSerializer):
     """A driver; dates are MM-dd-yyyy, master data by name or id."""
 
     client_id = reference_id_field()
-    client_name = serializers.CharField(source="client.client_name", read_only=True)
-    first_name = serializers.CharField(max_length=100)
-    last_name = serializers.CharField(max_length=100)
+    client_name = StrictCharField(source="client.client_name", read_only=True)
+    first_name = StrictCharField(max_length=100)
+    last_name = StrictCharField(max_length=100)
     driver_type_id = MasterDataIdField(DriverType, source="driver_type")
     driver_type = MasterDataField(DriverType)
     date_of_birth = DriverDateField()
     hire_date = DriverDateField()
-    license_number = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    license_number = StrictCharField(required=False, allow_blank=True, max_length=40)
     license_state_id = MasterDataIdField(State, source="license_state")
     license_state = MasterDataField(State)
     license_expiration_date = DriverDateField()
     dl_type_id = MasterDataIdField(LicenseType, source="dl_type")
     dl_type = MasterDataField(LicenseType)
-    address = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    address = StrictCharField(required=False, allow_blank=True, max_length=300)
     state_id = MasterDataIdField(State, source="state")
     state = MasterDataField(State)
     city_id = MasterDataIdField(City, source="city")
     city = CityField()
-    zip_code = serializers.CharField(required=False, allow_blank=True, max_length=10)
-    phone = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    zip_code = StrictCharField(required=False, allow_blank=True, max_length=10)
+    phone = StrictCharField(required=False, allow_blank=True, max_length=40)
     email = serializers.EmailField(required=False, allow_blank=True)
     status = serializers.ChoiceField(choices=DriverStatus.choices, required=False)
 
@@ -134,10 +136,10 @@ class DriverVehicleRequestSerializer(DriverSerializer):
     """POST /v1/drivers/vehicles: a vehicle and a driver (existing, or 0 to create one)."""
 
     vehicle_id = reference_id_field()
-    driver_id = serializers.IntegerField(min_value=0, max_value=2**63 - 1)
+    driver_id = StrictIntegerField(min_value=0, max_value=2**63 - 1)
     client_id = reference_id_field(required=False)
-    first_name = serializers.CharField(max_length=100, required=False)
-    last_name = serializers.CharField(max_length=100, required=False)
+    first_name = StrictCharField(max_length=100, required=False)
+    last_name = StrictCharField(max_length=100, required=False)
 
     class Meta(DriverSerializer.Meta):
         fields = ["vehicle_id", "driver_id", *DriverSerializer.Meta.fields]
@@ -147,8 +149,8 @@ class DriverVehicleRequestSerializer(DriverSerializer):
 
 
 class DriverVehicleSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    driver_id = serializers.IntegerField()
-    vehicle_id = serializers.IntegerField()
+    id = StrictIntegerField()
+    driver_id = StrictIntegerField()
+    vehicle_id = StrictIntegerField()
     created_at = UtcDateTimeField()
     driver = DriverSerializer()

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from apps.core.exceptions import Conflict
 from apps.core.permissions import HasPermissions
-from apps.core.viewsets import LegacySearchMixin, ScopedViewSet
+from apps.core.viewsets import LegacySearchMixin, ScopedViewSet, legacy_search_schema
 from apps.drivers.api.serializers import (
     DriverDetailSerializer,
     DriverSerializer,
@@ -21,6 +21,7 @@ from apps.drivers.services import driver_create, driver_update, driver_vehicle_l
 
 
 @extend_schema_view(
+    search=legacy_search_schema(DriverSerializer, "DriverSearchPage"),
     retrieve=extend_schema(responses=DriverDetailSerializer),
     update=extend_schema(request=DriverSerializer(partial=True)),
 )

@@ -4,7 +4,10 @@ from rest_framework import serializers
 
 from apps.core.serializers import (
     AuditedModelSerializer,
-    MoneyField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictMoneyField,
     UtcDateTimeField,
     reference_id_field,
     require_on_create,
@@ -17,44 +20,44 @@ from apps.policies.models import Policy
 
 class PolicyLimitSerializer(serializers.Serializer):
     name = serializers.ChoiceField(choices=LimitName.choices)
-    amount = MoneyField(min_value=0)
+    amount = StrictMoneyField(min_value=0)
 
 
 class PolicySerializer(AuditedModelSerializer):
     """A policy; master data by name (or id); `status` is derived from the dates."""
 
-    policy_number = serializers.CharField(
+    policy_number = StrictCharField(
         max_length=60, required=False, allow_null=True, allow_blank=True
     )
     client_id = reference_id_field()
-    client_name = serializers.CharField(source="client.client_name", read_only=True)
-    agency_id = serializers.IntegerField(source="client.agency_id", read_only=True)
+    client_name = StrictCharField(source="client.client_name", read_only=True)
+    agency_id = StrictIntegerField(source="client.agency_id", read_only=True)
     coverage_type_id = MasterDataIdField(CoverageType, source="coverage_type")
     coverage_type = MasterDataField(CoverageType, display="code")
     full_coverage_type_name = MasterDataField(CoverageType, source="coverage_type")
     insurer_id = MasterDataIdField(Insurer, source="insurer")
     insurer_name = MasterDataField(Insurer, source="insurer")
-    naic = serializers.CharField(source="insurer.naic", read_only=True, default=None)
+    naic = StrictCharField(source="insurer.naic", read_only=True, default=None, allow_null=True)
     state_id = MasterDataIdField(State, source="state")
     state_name = MasterDataField(State, source="state")
     producer_id = reference_id_field(required=False, allow_null=True)
-    producer_name = serializers.CharField(
+    producer_name = StrictCharField(
         required=False, allow_null=True, allow_blank=True, max_length=200
     )
     effective_date = serializers.DateField()
     expiration_date = serializers.DateField()
     cancellation_date = serializers.DateField(required=False, allow_null=True)
     status = serializers.ChoiceField(choices=PolicyStatus.choices, read_only=True)
-    premium = MoneyField(required=False, allow_null=True, min_value=0)
-    additional_insured = serializers.BooleanField(required=False)
-    subrogation_waived = serializers.BooleanField(required=False)
+    premium = StrictMoneyField(required=False, allow_null=True, min_value=0)
+    additional_insured = StrictBooleanField(required=False)
+    subrogation_waived = StrictBooleanField(required=False)
     covered_autos = serializers.ChoiceField(
         choices=CoveredAutos.choices, required=False, allow_blank=True
     )
-    description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    description = StrictCharField(required=False, allow_blank=True, max_length=4000)
     limits = PolicyLimitSerializer(many=True, required=False)
-    deleted = serializers.BooleanField(required=False)
-    deleted_at = UtcDateTimeField(read_only=True)
+    deleted = StrictBooleanField(required=False)
+    deleted_at = UtcDateTimeField(read_only=True, allow_null=True)
 
     class Meta:
         model = Policy

@@ -6,8 +6,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView
 
+from apps.core.filters import MoneyFilter
 from apps.core.permissions import HasPermissions
-from apps.core.viewsets import LegacySearchMixin, ScopedViewSet
+from apps.core.viewsets import LegacySearchMixin, ScopedViewSet, legacy_search_schema
 from apps.coverages.choices import CoverageStatus
 from apps.coverages.models import VehicleCoverage
 from apps.policies.api.serializers import PolicySerializer
@@ -20,8 +21,8 @@ from apps.vehicles.filtersets import MakeFilter
 
 class PolicyVehicleFilterSet(django_filters.FilterSet):
     make = MakeFilter(field_name="vehicle__make")
-    minValue = django_filters.NumberFilter(field_name="vehicle__stated_value", lookup_expr="gte")
-    maxValue = django_filters.NumberFilter(field_name="vehicle__stated_value", lookup_expr="lte")
+    minValue = MoneyFilter(field_name="vehicle__stated_value", lookup_expr="gte")
+    maxValue = MoneyFilter(field_name="vehicle__stated_value", lookup_expr="lte")
     status = django_filters.TypedChoiceFilter(
         field_name="coverage_status",
         choices=[(str(v), v) for v in (1, 2, 4)],
@@ -48,6 +49,7 @@ class PolicyVehicleSerializer(serializers.Serializer):
 
 
 @extend_schema_view(
+    search=legacy_search_schema(PolicySerializer, "PolicySearchPage"),
     update=extend_schema(request=PolicySerializer(partial=True)),
 )
 class PolicyViewSet(LegacySearchMixin, ScopedViewSet):

@@ -9,6 +9,10 @@ from apps.core.history import audit_trail
 from apps.core.serializers import (
     AuditedModelSerializer,
     MoneyField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictMoneyField,
     reference_id_field,
     require_on_create,
 )
@@ -41,29 +45,31 @@ class VehicleSerializer(AuditedModelSerializer):
     """A vehicle as listed, created and updated."""
 
     client_id = reference_id_field()
-    client_name = serializers.CharField(source="client.client_name", read_only=True)
-    unit = serializers.CharField(max_length=40)
+    client_name = StrictCharField(source="client.client_name", read_only=True)
+    unit = StrictCharField(max_length=40)
     unit_type_id = MasterDataIdField(UnitType, source="unit_type")
     unit_type = MasterDataField(UnitType)
     unit_type_name = MasterDataField(UnitType, source="unit_type")
-    power_unit = serializers.BooleanField(source="unit_type.is_power_unit", read_only=True)
-    model_year = serializers.IntegerField(min_value=1900, max_value=2100)
+    power_unit = StrictBooleanField(source="unit_type.is_power_unit", read_only=True)
+    model_year = StrictIntegerField(min_value=1900, max_value=2100)
     make_id = MasterDataIdField(Make, source="make")
     makes = MasterDataField(Make, source="make")
     make_company_name = MasterDataField(Make, source="make")
     serial_number = VinField()
-    vin = serializers.CharField(source="serial_number", read_only=True)
-    license_plate = serializers.CharField(required=False, allow_blank=True, max_length=15)
+    vin = StrictCharField(source="serial_number", read_only=True)
+    license_plate = StrictCharField(required=False, allow_blank=True, max_length=15)
     license_plate_state_id = MasterDataIdField(State, source="license_plate_state")
     license_plate_state = MasterDataField(State)
     license_plate_state_name = MasterDataField(State, source="license_plate_state")
-    owner = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    garaging_address = serializers.CharField(required=False, allow_blank=True, max_length=300)
-    stated_value = MoneyField(required=False, allow_null=True, min_value=0)
+    owner = StrictCharField(required=False, allow_blank=True, max_length=200)
+    garaging_address = StrictCharField(required=False, allow_blank=True, max_length=300)
+    stated_value = StrictMoneyField(required=False, allow_null=True, min_value=0)
     status = serializers.ChoiceField(choices=VehicleStatus.choices, required=False)
     lienholder_id = reference_id_field(required=False, allow_null=True)
-    lienholder_name = serializers.CharField(source="lienholder.name", read_only=True, default=None)
-    deleted = serializers.BooleanField(required=False)
+    lienholder_name = StrictCharField(
+        source="lienholder.name", read_only=True, default=None, allow_null=True
+    )
+    deleted = StrictBooleanField(required=False)
 
     class Meta:
         model = Vehicle
@@ -235,14 +241,14 @@ class LienholderVehicleSerializer(serializers.Serializer):
 
 
 class LienholderDetailSerializer(serializers.Serializer):
-    lienholder_id = serializers.IntegerField()
-    lienholder_name = serializers.CharField()
-    phone = serializers.CharField()
-    address = serializers.CharField()
-    agency = serializers.CharField()
-    agency_id = serializers.IntegerField()
-    vehicle_total_count = serializers.IntegerField()
+    lienholder_id = StrictIntegerField()
+    lienholder_name = StrictCharField()
+    phone = StrictCharField()
+    address = StrictCharField()
+    agency = StrictCharField()
+    agency_id = StrictIntegerField()
+    vehicle_total_count = StrictIntegerField()
     vehicle_value_total_count = MoneyField()
-    power_unit = serializers.IntegerField()
-    non_power_unit = serializers.IntegerField()
+    power_unit = StrictIntegerField()
+    non_power_unit = StrictIntegerField()
     vehicles = LienholderVehicleSerializer(many=True)
