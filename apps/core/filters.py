@@ -23,7 +23,7 @@ class StrictBooleanField(forms.NullBooleanField):
     widget = forms.TextInput
 
     def to_python(self, value):
-        if value in (None, ""):
+        if value is None:
             return None
         text = str(value).strip().lower()
         if text in ("true", "1"):

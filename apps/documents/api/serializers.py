@@ -1,12 +1,12 @@
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.serializers import (
     StrictCharField,
     StrictIntegerField,
     UtcDateTimeField,
-    reference_id_field,
 )
 from apps.documents.storage import download_link
 
@@ -57,12 +57,27 @@ class UploadSerializer(serializers.Serializer):
     description = StrictCharField(required=False, allow_blank=True, max_length=500)
 
 
+@extend_schema_field({"type": "string", "pattern": "^[1-9][0-9]{0,17}$"})
+class FormIdField(serializers.IntegerField):
+    """A record id sent as a multipart form value (always text there): digits only."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not data.isdigit() or not data.isascii():
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ClientUploadSerializer(UploadSerializer):
-    client_id = reference_id_field()
+    client_id = FormIdField()
 
 
 class PolicyUploadSerializer(UploadSerializer):
-    policy_id = reference_id_field()
+    policy_id = FormIdField()
 
 
 class ReplaceSerializer(serializers.Serializer):

@@ -25,7 +25,7 @@ class PolicyVehicleFilterSet(django_filters.FilterSet):
     maxValue = MoneyFilter(field_name="vehicle__stated_value", lookup_expr="lte")
     status = django_filters.TypedChoiceFilter(
         field_name="coverage_status",
-        choices=[(str(v), v) for v in (1, 2, 4)],
+        choices=[(v, str(v)) for v in (1, 2, 4)],
         coerce=int,
     )
 
