@@ -1,0 +1,474 @@
+"""Reliability drills (issue 10): load with nothing lost, and faults, against real processes.
+
+    DATABASE_URL=postgres://… .venv/bin/python reliability/run.py [--seconds 60] [--clients 16]
+
+Starts two gunicorn servers on two loopback ports sharing the PostgreSQL database of
+DATABASE_URL (it is migrated and seeded), drives a mixed read and write load, then verifies
+that every write answered 2xx is readable; then kills workers during uploads and assignment
+writes, stops PostgreSQL under load, and takes storage away, checking what each leaves behind.
+Prints a report; exits non-zero if any drill fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+FAILURES: list[str] = []
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def expect(condition: bool, message: str) -> None:
+    log(("  ok    " if condition else "  FAIL  ") + message)
+    if not condition:
+        FAILURES.append(message)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    def __init__(self, env: dict, workers: int = 2):
+        self.port = free_port()
+        self.env = env
+        self.process = subprocess.Popen(
+            [
+                PY,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "config/gunicorn.py"),
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                str(workers),
+                "--threads",
+                "4",
+                "config.wsgi",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if request(self.port, "GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("gunicorn did not start")
+
+    def workers(self) -> list[int]:
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(20)
+
+
+def request(port, method, path, body=None, headers=None, timeout=30, raw=None, ctype=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    all_headers = {"Connection": "close", **(headers or {})}
+    payload = raw
+    if body is not None:
+        payload = json.dumps(body).encode()
+        all_headers["Content-Type"] = "application/json"
+    if ctype:
+        all_headers["Content-Type"] = ctype
+    try:
+        conn.request(method, path, body=payload, headers=all_headers)
+        response = conn.getresponse()
+        data = response.read()
+        return response.status, data, dict(response.getheaders())
+    finally:
+        conn.close()
+
+
+def token(port) -> dict:
+    status, data, _ = request(
+        port,
+        "POST",
+        "/v1/auth/token",
+        {"username": "demo-admin", "password": "demo-password"},
+        {"apiKey": "demo-api-key"},
+    )
+    assert status == 200, data
+    return {"apiKey": "demo-api-key", "Authorization": f"Bearer {json.loads(data)['access']}"}
+
+
+def manage(env, *args) -> str:
+    return subprocess.run(
+        [PY, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def sql(env, query: str) -> list:
+    code = (
+        "import json; from django.db import connection\n"
+        "with connection.cursor() as c:\n"
+        f"    c.execute({query!r}); print(json.dumps(c.fetchall(), default=str))"
+    )
+    return json.loads(manage(env, "shell", "-c", code).strip().splitlines()[-1])
+
+
+# --- drill 1: load with nothing lost -----------------------------------------------------------
+
+
+def load_drill(servers, auth, seconds: float, clients: int) -> dict:
+    statuses: Counter = Counter()
+    created_clients, created_vehicles = [], []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+    reads = [
+        "/v1/coverages/clients?dot=1234567",
+        "/v1/clients?limit=50",
+        "/v1/vehicles?limit=50",
+        "/v1/coverages/vehicles?vin=1FUJGLDR7CLBP8834",
+        "/v1/policies?status=active",
+        "/v1/drivers?limit=20",
+        "/v1/certificates/clients?dot=1234567",
+    ]
+
+    def worker(index):
+        rng = random.Random(index)
+        while time.monotonic() < stop:
+            port = servers[rng.randrange(len(servers))].port
+            roll = rng.random()
+            try:
+                if roll < 0.7:
+                    status, _, _ = request(port, "GET", rng.choice(reads), headers=auth)
+                elif roll < 0.85:
+                    name = f"Load {uuid.uuid4().hex[:12]}"
+                    status, data, _ = request(
+                        port, "POST", "/v1/clients", {"clientName": name, "agencyId": 1}, auth
+                    )
+                    if status == 201:
+                        with lock:
+                            created_clients.append((json.loads(data)["id"], name))
+                else:
+                    vin = "1LD" + "".join(
+                        rng.choice("0123456789ABCDEFGHJKLMNPRSTUVWXYZ") for _ in range(14)
+                    )
+                    status, data, _ = request(
+                        port,
+                        "POST",
+                        "/v1/vehicles",
+                        {
+                            "clientId": 1,
+                            "unit": f"L{index}-{rng.randrange(10**6)}",
+                            "unitType": "Trailer",
+                            "modelYear": 2020,
+                            "makes": "Utility",
+                            "serialNumber": vin,
+                        },
+                        auth,
+                    )
+                    if status == 201:
+                        with lock:
+                            created_vehicles.append((json.loads(data)["id"], vin))
+            except OSError:
+                status = "connection error"
+            with lock:
+                statuses[status] += 1
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"statuses": statuses, "clients": created_clients, "vehicles": created_vehicles}
+
+
+# --- drill 2: kill workers mid-write ----------------------------------------------------------
+
+
+def slow_upload(port, auth, client_id: int, size: int, kill) -> None:
+    """Send a multipart upload slowly, and kill the server's workers half way through."""
+    boundary = uuid.uuid4().hex
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="clientId"\r\n\r\n{client_id}'
+        f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+        f'filename="killed.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'
+    ).encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.putrequest("POST", "/v1/documents/clients")
+    for name, value in {
+        **auth,
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+        "Content-Length": str(len(head) + size + len(tail)),
+    }.items():
+        conn.putheader(name, value)
+    conn.endheaders()
+    conn.send(head)
+    chunk = os.urandom(256 * 1024)
+    sent = 0
+    try:
+        while sent < size:
+            conn.send(chunk)
+            sent += len(chunk)
+            if sent >= size // 2 and kill is not None:
+                kill()
+                kill = None
+                time.sleep(0.5)
+        conn.send(tail)
+        conn.getresponse().read()
+    except OSError:
+        pass  # the connection died with the worker: that is the point
+    finally:
+        conn.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument(
+        "--pg-ctl",
+        default=os.environ.get("RELIABILITY_PG_CTL", ""),
+        help="'stop' and 'start' commands separated by ';;' (optional)",
+    )
+    args = parser.parse_args()
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        log("DATABASE_URL must point at PostgreSQL")
+        return 2
+    media = tempfile.mkdtemp(prefix="reliability-media-")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": "reliability-only-secret-key-0123456789abcdefghijklmnop",
+        "SECURE_SSL_REDIRECT": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "MEDIA_ROOT": media,
+        "THROTTLE_API_KEY_RATE": "10000000/minute",
+        "THROTTLE_USER_RATE": "10000000/minute",
+        "DATABASE_CONNECT_TIMEOUT": "2",
+    }
+    manage(env, "migrate", "--noinput", "-v0")
+    manage(env, "seed_demo", "--force")
+    servers = [Server(env), Server(env)]
+    try:
+        auth = token(servers[0].port)
+        before = sql(
+            env,
+            "SELECT (SELECT COUNT(*) FROM clients_client), (SELECT COUNT(*) FROM vehicles_vehicle)",
+        )[0]
+
+        log(f"\n== load: {args.clients} clients for {args.seconds:.0f} s on two servers")
+        result = load_drill(servers, auth, args.seconds, args.clients)
+        total = sum(result["statuses"].values())
+        log(f"  {total} requests: {dict(result['statuses'])}")
+        server_errors = sum(
+            n for s, n in result["statuses"].items() if not isinstance(s, int) or s >= 500
+        )
+        expect(server_errors == 0, f"no 5xx or dropped connection ({server_errors})")
+        unreadable = [
+            cid
+            for cid, name in result["clients"]
+            if json.loads(
+                request(servers[1].port, "GET", f"/v1/clients/{cid}", headers=auth)[1]
+            ).get("clientName")
+            != name
+        ]
+        expect(not unreadable, f"all {len(result['clients'])} created clients readable as written")
+        unreadable = [
+            vid
+            for vid, vin in result["vehicles"]
+            if json.loads(
+                request(servers[0].port, "GET", f"/v1/vehicles/{vid}", headers=auth)[1]
+            ).get("vin")
+            != vin
+        ]
+        expect(
+            not unreadable, f"all {len(result['vehicles'])} created vehicles readable as written"
+        )
+        after = sql(
+            env,
+            "SELECT (SELECT COUNT(*) FROM clients_client), (SELECT COUNT(*) FROM vehicles_vehicle)",
+        )[0]
+        expect(
+            after[0] - before[0] == len(result["clients"]),
+            f"client rows grew by exactly the 2xx creates ({after[0] - before[0]})",
+        )
+        expect(
+            after[1] - before[1] == len(result["vehicles"]),
+            f"vehicle rows grew by exactly the 2xx creates ({after[1] - before[1]})",
+        )
+
+        log("\n== SIGKILL during uploads")
+        docs_before = sql(env, "SELECT COUNT(*) FROM documents_document")[0][0]
+        for _ in range(3):
+            target = servers[0]
+            slow_upload(
+                target.port,
+                auth,
+                1,
+                8 * 1024 * 1024,
+                kill=lambda t=target: [os.kill(pid, signal.SIGKILL) for pid in t.workers()],
+            )
+            time.sleep(1.5)  # the master starts new workers
+        stored = {str(p.relative_to(media)) for p in Path(media).rglob("*") if p.is_file()}
+        rows = {
+            r[0] for r in sql(env, "SELECT storage_name FROM documents_document WHERE NOT deleted")
+        }
+        docs_after = sql(env, "SELECT COUNT(*) FROM documents_document")[0][0]
+        expect(docs_after == docs_before, "no document row from a killed upload")
+        expect(
+            stored <= rows | {r for r in stored if r.startswith("documents/") is False},
+            f"no orphaned file in storage ({len(stored - rows)} orphans)",
+        )
+        expect(rows <= stored, "every document row has its file")
+        status, _, _ = request(servers[0].port, "GET", "/v1/clients?limit=1", headers=auth)
+        expect(status == 200, "the server answers again after its workers were killed")
+
+        log("\n== SIGKILL during assignment writes")
+        vehicle_ids = [
+            r[0]
+            for r in sql(
+                env,
+                "SELECT id FROM vehicles_vehicle WHERE client_id=1 "
+                "AND unit LIKE 'L%' ORDER BY id LIMIT 20",
+            )
+        ]
+        stop_killing = threading.Event()
+
+        def killer():
+            while not stop_killing.is_set():
+                time.sleep(0.5)
+                for pid in servers[1].workers():
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+
+        thread = threading.Thread(target=killer)
+        thread.start()
+        answered = Counter()
+        for vid in vehicle_ids:
+            try:
+                status, _, _ = request(
+                    servers[1].port,
+                    "POST",
+                    "/v1/vehicles/coverages",
+                    {"vehicleId": vid, "policyId": 1, "policyAddedDate": time.strftime("%Y-%m-%d")},
+                    auth,
+                    timeout=3,
+                )
+                answered[status] += 1
+            except OSError:
+                answered["killed"] += 1
+        stop_killing.set()
+        thread.join()
+        log(f"  assignment attempts: {dict(answered)}")
+        orphans = sql(
+            env,
+            "SELECT COUNT(*) FROM coverages_vehiclecoverage c WHERE NOT EXISTS "
+            "(SELECT 1 FROM coverages_coverageevent e "
+            "WHERE e.vehicle_coverage_id = c.id)",
+        )[0][0]
+        expect(orphans == 0, "every assignment period has its event (no half-written write)")
+        doubles = sql(
+            env,
+            "SELECT COUNT(*) FROM (SELECT vehicle_id, policy_id FROM "
+            "coverages_vehiclecoverage WHERE policy_removed_date IS NULL "
+            "GROUP BY vehicle_id, policy_id HAVING COUNT(*) > 1) d",
+        )[0][0]
+        expect(doubles == 0, "no unit scheduled twice on a policy")
+
+        log("\n== storage unavailable")
+        broken = Server({**env, "MEDIA_ROOT": "/proc/version/not-a-directory"}, workers=1)
+        try:
+            boundary = uuid.uuid4().hex
+            body = (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="clientId"\r\n\r\n1'
+                f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                f'filename="a.pdf"\r\n\r\n%PDF-1.4\r\n--{boundary}--\r\n'
+            ).encode()
+            started = time.monotonic()
+            status, _data, headers = request(
+                broken.port,
+                "POST",
+                "/v1/documents/clients",
+                headers=auth,
+                raw=body,
+                ctype=f"multipart/form-data; boundary={boundary}",
+            )
+            expect(
+                status == 503 and "problem+json" in headers.get("Content-Type", ""),
+                f"upload answers 503 problem+json ({status}, {time.monotonic() - started:.2f} s)",
+            )
+            status, _, _ = request(
+                broken.port, "GET", "/v1/coverages/clients?dot=1234567", headers=auth
+            )
+            expect(status == 200, "verification still answers")
+            status, _, _ = request(broken.port, "GET", "/readyz")
+            expect(status == 503, "readiness reports the storage")
+        finally:
+            broken.stop()
+
+        if args.pg_ctl:
+            stop_cmd, start_cmd = args.pg_ctl.split(";;")
+            log("\n== PostgreSQL stopped under load")
+            subprocess.run(stop_cmd, shell=True, check=True)
+            timings = []
+            for _ in range(5):
+                started = time.monotonic()
+                status, _data, headers = request(
+                    servers[0].port,
+                    "GET",
+                    "/v1/coverages/clients?dot=1234567",
+                    headers=auth,
+                    timeout=15,
+                )
+                timings.append(
+                    (status, time.monotonic() - started, headers.get("Content-Type", ""))
+                )
+            log(f"  while down: {[(s, round(t, 2)) for s, t, _ in timings]}")
+            expect(
+                all(s == 503 and "problem+json" in c for s, _, c in timings),
+                "requests fail with 503 problem+json",
+            )
+            expect(max(t for _, t, _ in timings) < 5, "and fail fast (< 5 s)")
+            subprocess.run(start_cmd, shell=True, check=True)
+            recovered = None
+            for attempt in range(20):
+                status, _, _ = request(
+                    servers[0].port, "GET", "/v1/coverages/clients?dot=1234567", headers=auth
+                )
+                if status == 200:
+                    recovered = attempt
+                    break
+                time.sleep(0.5)
+            expect(recovered is not None, f"the service recovers (after {recovered} retries)")
+    finally:
+        for server in servers:
+            server.stop()
+    log(f"\n{'all drills passed' if not FAILURES else str(len(FAILURES)) + ' drill(s) FAILED'}")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
