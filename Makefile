@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format migrate seed postgres-test bench clean api-docs
+.PHONY: install run test lint format migrate seed postgres-test bench clean api-docs reliability
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ postgres-test: install
 # The benchmark suite: PostgreSQL + fleet-scale data + gunicorn, ratios against their targets.
 bench: install
 	bash bench/run.sh
+
+# Load and fault drills on a throwaway PostgreSQL kept in .cache/reliability-pg.
+reliability: install
+	bash bench/pg.sh start $(PWD)/.cache/reliability-pg 54333
+	DATABASE_URL=postgres://postgres@127.0.0.1:54333/postgres $(BIN)/python reliability/run.py \
+	  --pg-ctl "bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 54333;;bash bench/pg.sh start $(PWD)/.cache/reliability-pg 54333"; \
+	  status=$$?; bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 54333; exit $$status
 
 clean:
 	rm -rf $(VENV) db.sqlite3 media var
