@@ -4,7 +4,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
 from apps.clients.services import client_update
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, SoftDeleteAdmin
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -66,7 +66,8 @@ class InForceFilter(admin.SimpleListFilter):
 
 
 @admin.register(Client)
-class ClientAdmin(ScopedHistoryAdmin):
+class ClientAdmin(ScopedHistoryAdmin, SoftDeleteAdmin):
+    update_service = staticmethod(client_update)
     list_display = [
         "client_name",
         "dot",
@@ -81,11 +82,8 @@ class ClientAdmin(ScopedHistoryAdmin):
     list_select_related = ["agency", "producer"]
     autocomplete_fields = ["parent_client", "state", "city", "mailing_state", "mailing_city"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by", "deleted_at"]
-    actions = ["soft_delete", "restore", download_client_certificates]
+    actions = [download_client_certificates]
     inlines = [PolicyInline, VehicleInline, DriverInline, ClientDocumentInline]
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # records are soft-deleted (see the actions), never erased
 
     def get_queryset(self, request):
         on = today()
@@ -107,21 +105,3 @@ class ClientAdmin(ScopedHistoryAdmin):
     @admin.display(boolean=True, ordering="in_force", description="in force")
     def in_force(self, obj):
         return obj.in_force
-
-    @admin.action(description="Soft-delete selected clients")
-    def soft_delete(self, request, queryset):
-        self.run_service(
-            request,
-            queryset,
-            lambda c: client_update(user=request.user, instance=c, data={"deleted": True}),
-            "Deleted",
-        )
-
-    @admin.action(description="Restore selected clients")
-    def restore(self, request, queryset):
-        self.run_service(
-            request,
-            queryset,
-            lambda c: client_update(user=request.user, instance=c, data={"deleted": False}),
-            "Restored",
-        )

@@ -54,6 +54,41 @@ class AgencyScopedAdmin(admin.ModelAdmin):
             self.message_user(request, failure, messages.ERROR)
 
 
+class SoftDeleteAdmin(AgencyScopedAdmin):
+    """Soft deletion and restoration through the record's update service; no hard delete."""
+
+    update_service = None  # the app's `<entity>_update(*, user, instance, data)`
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        for name in ("soft_delete", "restore"):
+            func = getattr(type(self), name)
+            actions[name] = (func, name, func.short_description)
+        return actions
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # records are soft-deleted (see the actions), never erased
+
+    def _set_deleted(self, request, queryset, deleted: bool, verb: str) -> None:
+        service = type(self).update_service
+        self.run_service(
+            request,
+            queryset,
+            lambda obj: service(user=request.user, instance=obj, data={"deleted": deleted}),
+            verb,
+        )
+
+    def soft_delete(self, request, queryset):
+        self._set_deleted(request, queryset, True, "Deleted")
+
+    soft_delete.short_description = "Soft-delete the selected records"
+
+    def restore(self, request, queryset):
+        self._set_deleted(request, queryset, False, "Restored")
+
+    restore.short_description = "Restore the selected records"
+
+
 class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
     """The audit trail in the admin, for records the staff member may see and no others."""
 

@@ -2,7 +2,7 @@ import datetime as dt
 
 from django.contrib import admin
 
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, SoftDeleteAdmin
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
@@ -70,7 +70,8 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 
 @admin.register(Policy)
-class PolicyAdmin(ScopedHistoryAdmin):
+class PolicyAdmin(ScopedHistoryAdmin, SoftDeleteAdmin):
+    update_service = staticmethod(policy_update)
     list_display = [
         "policy_number",
         "client",
@@ -92,11 +93,7 @@ class PolicyAdmin(ScopedHistoryAdmin):
         ScheduledDriverInline,
         PolicyDocumentInline,
     ]
-    actions = ["soft_delete", "restore"]
     date_hierarchy = "effective_date"
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # records are soft-deleted (see the actions), never erased
 
     def get_queryset(self, request):
         return super().get_queryset(request).with_status(today())
@@ -108,21 +105,3 @@ class PolicyAdmin(ScopedHistoryAdmin):
     @admin.display(ordering="status", description="status")
     def status(self, obj: Policy) -> str:
         return obj.status
-
-    @admin.action(description="Soft-delete selected policies")
-    def soft_delete(self, request, queryset):
-        self.run_service(
-            request,
-            queryset,
-            lambda p: policy_update(user=request.user, instance=p, data={"deleted": True}),
-            "Deleted",
-        )
-
-    @admin.action(description="Restore selected policies")
-    def restore(self, request, queryset):
-        self.run_service(
-            request,
-            queryset,
-            lambda p: policy_update(user=request.user, instance=p, data={"deleted": False}),
-            "Restored",
-        )
