@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, DecimalField, Prefetch, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 
-from apps.coverages.models import VehicleCoverage
+from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
 from apps.policies.models import PolicyRate
 from apps.vehicles.models import Lienholder, Vehicle
@@ -42,6 +42,10 @@ def vehicle_detail_queryset(*, user) -> QuerySet[Vehicle]:
         Prefetch(
             "driver_links",
             queryset=DriverVehicle.objects.select_related("driver").order_by("created_at", "id"),
+        ),
+        Prefetch(
+            "driver_links__driver__coverages",
+            queryset=DriverCoverage.objects.select_related("policy", "policy__coverage_type"),
         ),
     )
 

@@ -58,6 +58,26 @@ def test_site_is_branded_with_a_dashboard(logged_in, agency, other_agency):
     }
 
 
+def _document(client):
+    from apps.documents.models import Document
+
+    return Document.objects.create(
+        module="client",
+        client=client,
+        file_name="a.pdf",
+        storage_name="documents/x/a.pdf",
+        content_type="application/pdf",
+        size=1,
+        sha256="0" * 64,
+    )
+
+
+def _report(client):
+    from apps.reports.services import premium_report_create
+
+    return premium_report_create(user=None, policy=PolicyFactory(client=client))
+
+
 @pytest.mark.parametrize(
     ("url", "factory"),
     [
@@ -77,6 +97,9 @@ def test_site_is_branded_with_a_dashboard(logged_in, agency, other_agency):
             ),
         ),
         ("/admin/vehicles/lienholder/", lambda c: LienholderFactory(agency=c.agency)),
+        ("/admin/documents/document/", lambda c: _document(c)),
+        ("/admin/reports/policypremiumreport/", lambda c: _report(c)),
+        ("/admin/drivers/driver/?q=Last", lambda c: DriverFactory(client=c)),
     ],
 )
 def test_changelists_run_a_constant_number_of_queries(

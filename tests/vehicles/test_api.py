@@ -209,8 +209,21 @@ def test_detail_has_drivers_coverages_lienholder_billing_and_audit(api, carrier,
     driver = DriverFactory(client=carrier, first_name="Maria")
     DriverVehicle.objects.create(driver=driver, vehicle=vehicle)
 
+    from apps.coverages.models import DriverCoverage
+    from apps.masterdata.models import CoverageType
+
+    oa = PolicyFactory(
+        client=carrier, coverage_type=CoverageType.objects.get(code="OA"), policy_number="OA-1"
+    )
+    DriverCoverage.objects.create(
+        driver=driver, policy=oa, coverage_status=7, policy_added_date=oa.effective_date
+    )
     body = api.get(f"/v1/vehicles/{vehicle.id}").json()
     assert body["driverAssignments"][0]["firstName"] == "Maria"
+    assert body["driverAssignments"][0]["verified"] is True
+    assert body["driverAssignments"][0]["driverCoverages"] == [
+        {"policyId": oa.id, "policyNumber": "OA-1", "coverageType": "OA"}
+    ]
     assert body["policyAssociations"][0]["policyNumber"] == "AL-1"
     assert body["policyAssociations"][0]["covered"] is True
     assert body["coverageTypes"] == ["AL"]
@@ -232,15 +245,16 @@ def test_detail_has_drivers_coverages_lienholder_billing_and_audit(api, carrier,
 def test_detail_query_count_does_not_grow_with_assignments(
     api, carrier, agency, django_assert_max_num_queries
 ):
+    from apps.drivers.models import DriverVehicle
+
     vehicle = VehicleFactory(client=carrier)
     VehicleCoverageFactory(vehicle=vehicle, policy=PolicyFactory(client=carrier))
+    DriverVehicle.objects.create(driver=DriverFactory(client=carrier), vehicle=vehicle)
     api.get(f"/v1/vehicles/{vehicle.id}")
     with django_assert_max_num_queries(12) as few:
         api.get(f"/v1/vehicles/{vehicle.id}")
     for _ in range(8):
         VehicleCoverageFactory(vehicle=vehicle, policy=PolicyFactory(client=carrier))
-        from apps.drivers.models import DriverVehicle
-
         DriverVehicle.objects.create(driver=DriverFactory(client=carrier), vehicle=vehicle)
     with django_assert_max_num_queries(12) as many:
         api.get(f"/v1/vehicles/{vehicle.id}")

@@ -182,6 +182,20 @@ def _billing(vehicle: Vehicle, on: dt.date) -> dict:
     }
 
 
+def _driver_verification(driver, on: dt.date) -> dict:
+    """The OA/DD policies the driver is scheduled on and in force today (prefetched)."""
+    in_force = [
+        {
+            "policy_id": c.policy_id,
+            "policy_number": c.policy.policy_number,
+            "coverage_type": c.policy.coverage_type.code,
+        }
+        for c in driver.coverages.all()
+        if c.covers_on(on) and c.policy.in_force_on(on)
+    ]
+    return {"verified": bool(in_force), "driver_coverages": in_force}
+
+
 class VehicleDetailSerializer(VehicleSerializer):
     """The complete vehicle: drivers, coverages, policies, lienholder, billing and audit."""
 
@@ -197,6 +211,7 @@ class VehicleDetailSerializer(VehicleSerializer):
                 "first_name": link.driver.first_name,
                 "last_name": link.driver.last_name,
                 "assigned_at": link.created_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                **_driver_verification(link.driver, on),
             }
             for link in instance.driver_links.all()
         ]
