@@ -10,7 +10,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 from apps.accounts.services import api_key_create
 from apps.demo.access import groups_ensure
 from apps.masterdata.services import masterdata_load
-from tests.factories import AgencyFactory, UserFactory
+from tests.factories import AgencyFactory, ClientFactory, UserFactory
 
 API_KEY = "test-api-key-0123456789"
 
@@ -63,6 +63,18 @@ def viewer(groups, agency):
 @pytest.fixture
 def other_manager(groups, other_agency):
     return UserFactory(username="other-manager", agencies=[other_agency], groups=[groups[0]])
+
+
+@pytest.fixture
+def carrier(agency):
+    """A client of the caller's agency."""
+    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
+
+
+@pytest.fixture
+def rival(other_agency):
+    """A client of another agency: never visible to the caller."""
+    return ClientFactory(agency=other_agency, client_name="Rival Transport", dot="7654321")
 
 
 @pytest.fixture

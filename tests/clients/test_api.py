@@ -12,16 +12,6 @@ from tests.factories import ClientFactory, ProducerFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def carrier(agency):
-    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
-
-
-@pytest.fixture
-def rival(other_agency):
-    return ClientFactory(agency=other_agency, client_name="Rival Transport", dot="7654321")
-
-
 def field_errors(body: dict) -> dict[str, str]:
     return {e["field"]: e["message"] for e in body["errors"]}
 

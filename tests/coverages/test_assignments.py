@@ -19,11 +19,6 @@ DAY = dt.timedelta(days=1)
 
 
 @pytest.fixture
-def carrier(agency):
-    return ClientFactory(agency=agency)
-
-
-@pytest.fixture
 def policy(carrier):
     return PolicyFactory(client=carrier)
 

@@ -25,11 +25,6 @@ VIN = "1FUJGLDR7CLBP8834"
 
 
 @pytest.fixture
-def carrier(agency):
-    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
-
-
-@pytest.fixture
 def covered(carrier):
     policy = PolicyFactory(client=carrier, policy_number="AL-1")
     PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)

@@ -26,11 +26,6 @@ PDF = b"%PDF-1.4\n%demo\n"
 
 
 @pytest.fixture
-def carrier(agency):
-    return ClientFactory(agency=agency, dot="1234567")
-
-
-@pytest.fixture
 def policy(carrier):
     return PolicyFactory(client=carrier)
 

@@ -22,16 +22,6 @@ pytestmark = pytest.mark.django_db
 TODAY = today()
 
 
-@pytest.fixture
-def carrier(agency):
-    return ClientFactory(agency=agency, client_name="Lone Star Freight", dot="1234567")
-
-
-@pytest.fixture
-def rival(other_agency):
-    return ClientFactory(agency=other_agency, client_name="Rival", dot="7654321")
-
-
 def payload(client, **extra):
     return {
         "clientId": client.id,
