@@ -207,6 +207,24 @@ def load_drill(servers, auth, seconds: float, clients: int) -> dict:
 # --- drill 2: kill workers mid-write ----------------------------------------------------------
 
 
+def small_upload(port, auth, file_name: str) -> tuple[int, bytes, dict]:
+    """Upload a tiny PDF to client 1 in one go."""
+    boundary = uuid.uuid4().hex
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="clientId"\r\n\r\n1'
+        f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+        f'filename="{file_name}"\r\n\r\n%PDF-1.4\r\n--{boundary}--\r\n'
+    ).encode()
+    return request(
+        port,
+        "POST",
+        "/v1/documents/clients",
+        headers=auth,
+        raw=body,
+        ctype=f"multipart/form-data; boundary={boundary}",
+    )
+
+
 def slow_upload(port, auth, client_id: int, size: int, kill) -> None:
     """Send a multipart upload slowly, and kill the server's workers half way through."""
     boundary = uuid.uuid4().hex
@@ -323,20 +341,7 @@ def main() -> int:
         log("\n== SIGKILL during uploads")
         first_new = sql(env, "SELECT COALESCE(MAX(id), 0) + 1 FROM documents_document")[0][0]
         files_before = {p for p in Path(media).rglob("*") if p.is_file()}
-        boundary = uuid.uuid4().hex
-        control = (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="clientId"\r\n\r\n1'
-            f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-            f'filename="control.pdf"\r\n\r\n%PDF-1.4\r\n--{boundary}--\r\n'
-        ).encode()
-        status, _, _ = request(
-            servers[0].port,
-            "POST",
-            "/v1/documents/clients",
-            headers=auth,
-            raw=control,
-            ctype=f"multipart/form-data; boundary={boundary}",
-        )
+        status, _, _ = small_upload(servers[0].port, auth, "control.pdf")
         expect(status == 201, "a control upload is stored")
         docs_before = sql(env, "SELECT COUNT(*) FROM documents_document")[0][0]
         for _ in range(3):
@@ -427,21 +432,8 @@ def main() -> int:
         log("\n== storage unavailable")
         broken = Server({**env, "MEDIA_ROOT": "/proc/version/not-a-directory"}, workers=1)
         try:
-            boundary = uuid.uuid4().hex
-            body = (
-                f'--{boundary}\r\nContent-Disposition: form-data; name="clientId"\r\n\r\n1'
-                f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                f'filename="a.pdf"\r\n\r\n%PDF-1.4\r\n--{boundary}--\r\n'
-            ).encode()
             started = time.monotonic()
-            status, _data, headers = request(
-                broken.port,
-                "POST",
-                "/v1/documents/clients",
-                headers=auth,
-                raw=body,
-                ctype=f"multipart/form-data; boundary={boundary}",
-            )
+            status, _data, headers = small_upload(broken.port, auth, "a.pdf")
             expect(
                 status == 503 and "problem+json" in headers.get("Content-Type", ""),
                 f"upload answers 503 problem+json ({status}, {time.monotonic() - started:.2f} s)",

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -19,6 +17,7 @@ from apps.accounts.services import api_key_create
 from apps.accounts.throttles import ApiKeyRateThrottle, UserRateThrottle
 from tests.accounts.test_auth import assert_problem
 from tests.conftest import bearer_for
+from tests.processes import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,24 +48,6 @@ def test_a_user_is_limited_across_api_keys(monkeypatch, api_key, manager):
     assert_problem(clients[2].get("/v1/me"), 429)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"process on {port} exited")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on {port}")
-
-
 def _post(port: int, path: str, headers: dict, body: bytes) -> tuple[int, dict]:
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}{path}",
@@ -83,7 +64,7 @@ def _post(port: int, path: str, headers: dict, body: bytes) -> tuple[int, dict]:
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="Debian's redis-server is needed")
 def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
-    redis_port, ports = _free_port(), [_free_port(), _free_port()]
+    redis_port, ports = free_port(), [free_port(), free_port()]
     database = tmp_path / "throttle.sqlite3"
     env = {
         **os.environ,
@@ -125,7 +106,7 @@ def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
     )
     servers = []
     try:
-        _wait(redis_port, redis)
+        wait_for_port(redis_port, redis)
         for port in ports:
             servers.append(
                 subprocess.Popen(
@@ -148,7 +129,7 @@ def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
                 )
             )
         for port, server in zip(ports, servers, strict=True):
-            _wait(port, server)
+            wait_for_port(port, server)
 
         # Token requests carry only the API key: six are allowed per minute, across both.
         def attempt(port, n):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.documents.models import Document
 from tests.factories import ClientFactory
+from tests.processes import free_port, wait_for_port
 
 pytestmark = pytest.mark.django_db
 BUCKET = "documents"
@@ -29,34 +29,16 @@ PDF = b"%PDF-1.4\n%s3 round trip\n"
 S3RVER_DIR = Path(__file__).resolve().parents[2] / ".cache" / "s3rver"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError("the S3 server exited at start")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError("the S3 server did not start")
-
-
 @pytest.fixture(scope="module")
 def moto_endpoint():
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_for(port, process)
+        wait_for_port(port, process)
         endpoint = f"http://127.0.0.1:{port}"
         boto3.client(
             "s3",
@@ -101,7 +83,7 @@ def s3rver_endpoint(tmp_path_factory):
     binary = _s3rver_binary()
     if binary is None or shutil.which("node") is None:
         pytest.skip("node and npm are needed for s3rver")
-    port = _free_port()
+    port = free_port()
     data = tmp_path_factory.mktemp("s3rver")
     process = subprocess.Popen(
         [
@@ -122,7 +104,7 @@ def s3rver_endpoint(tmp_path_factory):
         env={**os.environ},
     )
     try:
-        _wait_for(port, process)
+        wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}", "S3RVER", "S3RVER"
     finally:
         process.terminate()

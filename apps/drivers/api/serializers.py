@@ -12,7 +12,7 @@ from apps.core.serializers import (
     reference_id_field,
     require_on_create,
 )
-from apps.coverages.choices import CoverageStatus
+from apps.coverages.selectors import assignment_summary
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
 from apps.masterdata.lookup import CityField, MasterDataField, MasterDataIdField, resolve_cities
@@ -106,27 +106,7 @@ class DriverDetailSerializer(DriverSerializer):
             }
             for link in instance.vehicle_links.all()
         ]
-        coverages = []
-        for assignment in instance.coverages.all():
-            policy = assignment.policy
-            coverages.append(
-                {
-                    "assignment_id": assignment.id,
-                    "policy_id": policy.id,
-                    "policy_number": policy.policy_number,
-                    "coverage_type": policy.coverage_type.code,
-                    "coverage_type_name": policy.coverage_type.name,
-                    "insurer_name": policy.insurer.name if policy.insurer_id else None,
-                    "policy_status": policy.status_on(on),
-                    "coverage_status": assignment.coverage_status,
-                    "coverage_status_name": CoverageStatus(assignment.coverage_status).label,
-                    "policy_added_date": assignment.policy_added_date.isoformat(),
-                    "policy_removed_date": assignment.policy_removed_date.isoformat()
-                    if assignment.policy_removed_date
-                    else None,
-                    "covered": assignment.covers_on(on) and policy.in_force_on(on),
-                }
-            )
+        coverages = [assignment_summary(a, on) for a in instance.coverages.all()]
         data["coverages"] = coverages
         data["verified"] = any(c["covered"] for c in coverages)
         return data

@@ -17,6 +17,7 @@ from apps.core.serializers import (
     require_on_create,
 )
 from apps.coverages.choices import CoverageStatus
+from apps.coverages.selectors import assignment_summary
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
 from apps.policies.rating import annual_unit_premium
@@ -138,26 +139,10 @@ class VehicleCoverageSummarySerializer(serializers.Serializer):
 
     def to_representation(self, assignment):
         policy = assignment.policy
-        on = self.context["on"]
         return {
-            "assignment_id": assignment.id,
-            "policy_id": policy.id,
-            "policy_number": policy.policy_number,
-            "coverage_type": policy.coverage_type.code,
-            "coverage_type_name": policy.coverage_type.name,
-            "insurer_name": policy.insurer.name if policy.insurer_id else None,
-            "policy_status": policy.status_on(on),
+            **assignment_summary(assignment, self.context["on"]),
             "effective_date": policy.effective_date.isoformat(),
             "expiration_date": policy.expiration_date.isoformat(),
-            "coverage_status": assignment.coverage_status,
-            "coverage_status_name": CoverageStatus(assignment.coverage_status).label,
-            "policy_added_date": assignment.policy_added_date.isoformat(),
-            "policy_removed_date": (
-                assignment.policy_removed_date.isoformat()
-                if assignment.policy_removed_date
-                else None
-            ),
-            "covered": assignment.covers_on(on) and policy.in_force_on(on),
         }
 
 
