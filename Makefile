@@ -7,10 +7,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test lint format migrate seed postgres-test bench clean api-docs reliability
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
 install: $(STAMP)
