@@ -46,6 +46,8 @@ THIRD_PARTY_APPS = [
     "drf_spectacular_sidecar",
     "drf_standardized_errors",
     "simple_history",
+    "django_tasks",
+    "django_tasks_db",
 ]
 LOCAL_APPS = [
     "apps.core",
@@ -112,6 +114,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+
+# ---------------------------------------------------------------------------
+# Background tasks: django-tasks with its database backend (SQLite by default, PostgreSQL with
+# SKIP LOCKED across workers); `manage.py db_worker` runs them.
+# ---------------------------------------------------------------------------
+TASKS = {
+    "default": {
+        "BACKEND": env("TASKS_BACKEND", default="django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default", "webhooks"],
+    }
+}
 
 # ---------------------------------------------------------------------------
 # Cache: local memory by default, redis:// in production (shared by every node)
