@@ -17,6 +17,27 @@ def _scoped(queryset, user):
     return queryset
 
 
+class ScopedRelatedFieldListFilter(admin.RelatedFieldListFilter):
+    """A "By <relation>" list filter that offers only what the staff member may see.
+
+    Django's own filter lists every row of the related table (every agency, every client);
+    registered first below, this one serves every relation filter of every admin.
+    """
+
+    def field_choices(self, field, request, model_admin):
+        queryset = _scoped(field.related_model._default_manager.all(), request.user)
+        ordering = self.field_admin_ordering(field, request, model_admin)
+        if ordering:
+            queryset = queryset.order_by(*ordering)
+        target = getattr(field.remote_field, "field_name", None) or "pk"
+        return [(getattr(obj, target), str(obj)) for obj in queryset]
+
+
+admin.FieldListFilter.register(
+    lambda f: f.remote_field is not None, ScopedRelatedFieldListFilter, take_priority=True
+)
+
+
 class AgencyScopedAdmin(admin.ModelAdmin):
     """Lists, detail pages, autocompletes and choices all go through `for_user`."""
 
@@ -90,12 +111,29 @@ class SoftDeleteAdmin(AgencyScopedAdmin):
 
 
 class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
-    """The audit trail in the admin, for records the staff member may see and no others."""
+    """The audit trail in the admin, for records the staff member may see and no others.
+
+    Both history pages (the list and one version) first find the record through the same
+    scoped queryset as the changelist, so another agency's record, or a history id that
+    belongs to another record, is a 404. A version is shown read-only: django-simple-history
+    would save a POST to that page with the ORM, around the services (their rules, audit and
+    events), so a POST is refused and changes are made on the record's own change page.
+    """
+
+    def _visible_or_404(self, request, object_id) -> None:
+        pk = self.model._meta.pk.to_python(object_id) if str(object_id).isdigit() else None
+        if pk is None or not self.get_queryset(request).filter(pk=pk).exists():
+            raise Http404("No such record.")
 
     def history_view(self, request, object_id, extra_context=None):
-        if not self.get_queryset(request).filter(pk=object_id).exists():
-            raise Http404("No such record.")
+        self._visible_or_404(request, object_id)
         return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        self._visible_or_404(request, object_id)
+        if request.method not in ("GET", "HEAD"):
+            raise PermissionDenied("The history is read-only.")
+        return super().history_form_view(request, object_id, version_id, extra_context)
 
     def revert_disabled(self, request, obj=None):
         return True  # changes go through the services; the history is read-only
@@ -129,7 +167,16 @@ class ReadOnlyInline(AgencyScopedInline):
 
 @admin.register(IdempotencyRecord)
 class IdempotencyRecordAdmin(admin.ModelAdmin):
-    """Read-only: which keyed requests were seen, and what they were answered."""
+    """Read-only: which keyed requests were seen, and what they were answered.
+
+    The stored answers belong to callers of every agency, so only superusers see them.
+    """
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser
 
     list_display = ["key", "method", "path", "user", "response_status", "created_at", "expires_at"]
     list_filter = ["method", "response_status", "created_at"]

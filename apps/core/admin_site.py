@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import wraps
 
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
+from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.db.models import Exists, OuterRef
 from django.urls import reverse
 
@@ -19,6 +21,28 @@ class BackOfficeSite(admin.AdminSite):
     def index(self, request, extra_context=None):
         extra_context = {**(extra_context or {}), "dashboard": dashboard_for(request.user)}
         return super().index(request, extra_context)
+
+    def admin_view(self, view, cacheable=False):
+        """Every admin page, on every model: URL lookups that run regular expressions are
+        refused (400) before any query, since one crafted pattern can pin a database core."""
+        inner = super().admin_view(view, cacheable)
+
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            for key in request.GET:
+                if runs_regex(key):
+                    raise DisallowedModelAdminLookup(f"Filtering by {key} is not allowed.")
+            return inner(request, *args, **kwargs)
+
+        return guarded
+
+
+REGEX_LOOKUPS = {"regex", "iregex"}
+
+
+def runs_regex(lookup: str) -> bool:
+    """Whether a changelist URL parameter names a regular-expression lookup."""
+    return any(part.lower() in REGEX_LOOKUPS for part in lookup.split("__")[1:])
 
 
 def covered_today_filter(on: dt.date) -> Exists:
