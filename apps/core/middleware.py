@@ -12,6 +12,9 @@ from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_response
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/v1/"
+# Signed download links are API answers too: problem+json errors, never cached.
+DOWNLOAD_PREFIX = "/downloads/"
+API_PREFIXES = (API_PREFIX, DOWNLOAD_PREFIX)
 _DETAILS = {
     400: "The request is malformed.",
     403: "You do not have permission to perform this action.",
@@ -28,8 +31,12 @@ class ProblemDetailsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if request.path.startswith(API_PREFIXES) and not response.has_header("Cache-Control"):
+            # Coverage answers change with every policy write and carry customers' data;
+            # no browser, proxy or CDN may keep them.
+            response["Cache-Control"] = "no-store"
         if (
-            request.path.startswith(API_PREFIX)
+            request.path.startswith(API_PREFIXES)
             and response.status_code >= 400
             and not response.get("Content-Type", "").startswith(
                 (PROBLEM_CONTENT_TYPE, "application/json")
@@ -43,11 +50,12 @@ class ProblemDetailsMiddleware:
             for header in ("Allow", "Retry-After", "WWW-Authenticate"):
                 if response.has_header(header):
                     replaced[header] = response[header]
+            replaced["Cache-Control"] = "no-store"
             return replaced
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not request.path.startswith(API_PREFIX):
+        if not request.path.startswith(API_PREFIXES):
             return None
         if isinstance(exception, RequestDataTooBig):
             return problem_response(413, _DETAILS[413])

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core import signing
 from django.core.files.storage import default_storage
 from django.http import FileResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.csrf import csrf_exempt
 from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -250,9 +250,17 @@ class DocumentDownloadView(DocumentItemView):
         )
 
 
-@require_GET
+@csrf_exempt  # no session or cookie is involved: the link is the credential
 def document_file(request, token: str):
-    """The signed link itself: its own credential, served without apiKey or bearer."""
+    """The signed link itself: its own credential, served without apiKey or bearer.
+
+    GET and HEAD only; any other method is a problem+json 405 naming them (never Django's
+    HTML pages: the CSRF 403 for a POST, the bare 405 for the rest).
+    """
+    if request.method not in ("GET", "HEAD"):
+        response = problem_response(405, f'Method "{request.method}" not allowed.')
+        response["Allow"] = "GET, HEAD"
+        return response
     try:
         document_id, storage_name = read_link(token)
     except signing.SignatureExpired:

@@ -1,0 +1,56 @@
+"""Issue 13, item 15: under the Content-Security-Policy, Swagger UI and the admin still work
+in a real browser, and the browser reports no violation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.admin.test_browser import browser_page, pytestmark  # noqa: F401
+from tests.factories import ClientFactory, UserFactory
+
+
+@pytest.fixture
+def staff(groups, agency):
+    """Created before the browser starts: Playwright's event loop forbids the ORM after."""
+    user = UserFactory(username="csp-staff", agencies=[agency], groups=[groups[0]])
+    user.is_staff = True
+    user.save()
+    ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
+    return user
+
+
+def violations_of(page) -> list[str]:
+    found: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            found.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return found
+
+
+def test_swagger_ui_renders_under_the_policy(master_data_back, live_server, browser_page):  # noqa: F811
+    page = browser_page
+    violations = violations_of(page)
+    response = page.goto(f"{live_server.url}/v1/docs")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_selector(".swagger-ui .info .title", timeout=15_000)
+    assert "Insurance Verification" in page.inner_text(".swagger-ui .info .title")
+    page.wait_for_selector(".opblock-tag", timeout=15_000)  # the schema was fetched and drawn
+    assert violations == []
+
+
+def test_admin_works_under_the_policy(master_data_back, live_server, staff, browser_page):  # noqa: F811
+    page = browser_page
+    violations = violations_of(page)
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "csp-staff")
+    page.fill("#id_password", "secret-password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#dashboard")
+    page.goto(f"{live_server.url}/admin/clients/client/")
+    page.check("#action-toggle")  # the admin's own script selects every row
+    assert page.is_checked("input[name=_selected_action]")
+    assert "Lone Star Freight LLC" in page.content()
+    assert violations == []
