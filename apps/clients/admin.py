@@ -3,8 +3,8 @@ from django.db.models import Count, Exists, OuterRef, Q
 
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
-from apps.clients.services import client_update
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, SoftDeleteAdmin
+from apps.clients.services import CLIENT_FIELDS, client_create, client_update
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, SoftDeleteAdmin
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -66,7 +66,7 @@ class InForceFilter(admin.SimpleListFilter):
 
 
 @admin.register(Client)
-class ClientAdmin(ScopedHistoryAdmin, SoftDeleteAdmin):
+class ClientAdmin(ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
     update_service = staticmethod(client_update)
     list_display = [
         "client_name",
@@ -97,6 +97,20 @@ class ClientAdmin(ScopedHistoryAdmin, SoftDeleteAdmin):
             )
             .order_by("client_name", "id")
         )
+
+    def service_save(self, request, instance, cleaned_data, change):
+        """The client form saves through client_create / client_update (agency, producer and
+        parent rules, DOT uniqueness, audit)."""
+        data = {field: cleaned_data[field] for field in CLIENT_FIELDS if field in cleaned_data}
+        for relation in ("agency", "producer", "parent_client"):
+            if relation in cleaned_data:
+                value = cleaned_data[relation]
+                data[f"{relation}_id"] = value.pk if value is not None else None
+        if "deleted" in cleaned_data:
+            data["deleted"] = cleaned_data["deleted"]
+        if change:
+            return client_update(user=request.user, instance=instance, data=data)
+        return client_create(user=request.user, data=data)
 
     @admin.display(ordering="live_policy_count", description="live policies")
     def live_policies(self, obj):

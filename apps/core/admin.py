@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.http import Http404
 from rest_framework.exceptions import APIException
 from simple_history.admin import SimpleHistoryAdmin
@@ -73,6 +74,68 @@ class AgencyScopedAdmin(admin.ModelAdmin):
             self.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
         for failure in failed:
             self.message_user(request, failure, messages.ERROR)
+
+
+class _DryRun(Exception):
+    """Raised inside a savepoint to undo a service call made only to validate."""
+
+
+def service_errors(form, exc: Exception) -> None:
+    """Put a service's refusal on the form: on the field it names where the form has one
+    (`parent_client_id` is the form's `parent_client`), else above the form."""
+    if isinstance(exc, ValidationError) and hasattr(exc, "error_dict"):
+        for key, errors in exc.error_dict.items():
+            field = next((f for f in (key, key.removesuffix("_id")) if f in form.fields), None)
+            for error in errors:
+                form.add_error(field, error.messages)
+        return
+    detail = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)
+    form.add_error(None, str(detail))
+
+
+class ServiceFormAdmin(AgencyScopedAdmin):
+    """A change form that validates and saves through the app's services, never around them.
+
+    The form first validates as Django does, then runs the service inside a savepoint that is
+    rolled back, so every business rule (and its message) is the service's, shown on the form;
+    `save_model` then runs the same service for real. Subclasses map the form to the service
+    in `service_save(request, instance, cleaned_data, change) -> saved instance`.
+    """
+
+    def service_save(self, request, instance, cleaned_data: dict, change: bool):
+        raise NotImplementedError
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form_class = super().get_form(request, obj, change=change, **kwargs)
+        model_admin = self
+
+        class ServiceForm(form_class):
+            def _post_clean(self):
+                super()._post_clean()
+                if self.errors:
+                    return
+                try:
+                    with transaction.atomic():
+                        model_admin.service_save(
+                            request, self.instance, self.cleaned_data, change=obj is not None
+                        )
+                        raise _DryRun
+                except _DryRun:
+                    pass
+                except (ValidationError, PermissionDenied, APIException) as exc:
+                    service_errors(self, exc)
+
+        return ServiceForm
+
+    def save_model(self, request, obj, form, change):
+        saved = self.service_save(request, obj, form.cleaned_data, change=change)
+        obj.pk = saved.pk
+        form.instance = saved
+
+    def save_related(self, request, form, formsets, change):
+        form.save_m2m()
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
 
 
 class SoftDeleteAdmin(AgencyScopedAdmin):

@@ -1,0 +1,67 @@
+"""Issue 14: the admin is a client of the services, never a side door."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.clients.models import Client
+from tests.admin.formdata import form_data
+from tests.factories import ClientFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_client(client, groups, agency):
+    user = UserFactory(username="door-staff", agencies=[agency], groups=[groups[0]])
+    user.is_staff = True
+    user.save()
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+def change(staff_client, obj, **overrides):
+    url = f"/admin/{obj._meta.app_label}/{obj._meta.model_name}/{obj.pk}/change/"
+    data = form_data(staff_client.get(url).content.decode(), **overrides)
+    return staff_client.post(url, data)
+
+
+def test_client_form_refuses_a_parent_cycle(staff_client, agency):
+    grandparent = ClientFactory(agency=agency, client_name="Grandparent Co")
+    parent = ClientFactory(agency=agency, client_name="Parent Co", parent_client=grandparent)
+    response = change(staff_client, grandparent, parent_client=parent.pk)
+    assert response.status_code == 200  # the form again, with the service's message
+    assert "cannot be its own parent or ancestor" in response.content.decode()
+    grandparent.refresh_from_db()
+    assert grandparent.parent_client_id is None
+
+
+def test_client_form_refuses_a_live_duplicate_dot(staff_client, agency):
+    ClientFactory(agency=agency, client_name="First", dot="2223334")
+    second = ClientFactory(agency=agency, client_name="Second", dot="5556667")
+    response = change(staff_client, second, dot="2223334")
+    assert response.status_code == 200
+    assert "already exists" in response.content.decode()
+    second.refresh_from_db()
+    assert second.dot == "5556667"
+
+
+def test_client_form_saves_through_the_service_with_its_author(staff_client, agency):
+    carrier = ClientFactory(agency=agency, client_name="Before Rename")
+    response = change(staff_client, carrier, client_name="After Rename")
+    assert response.status_code == 302, response.content.decode()[:2000]
+    carrier.refresh_from_db()
+    assert carrier.client_name == "After Rename"
+    assert carrier.updated_by == staff_client.user
+    assert carrier.history.first().history_user == staff_client.user
+
+
+def test_client_added_in_the_admin_goes_through_the_service(staff_client, agency):
+    page = staff_client.get("/admin/clients/client/add/").content.decode()
+    data = form_data(page, client_name="Admin Added Freight", dot="0098765", agency=agency.pk)
+    response = staff_client.post("/admin/clients/client/add/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    created = Client.objects.get(client_name="Admin Added Freight")
+    assert created.created_by == staff_client.user
+    assert created.agency_id == agency.pk
