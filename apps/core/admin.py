@@ -86,6 +86,8 @@ def service_errors(form, exc: Exception) -> None:
     if isinstance(exc, ValidationError) and hasattr(exc, "error_dict"):
         for key, errors in exc.error_dict.items():
             field = next((f for f in (key, key.removesuffix("_id")) if f in form.fields), None)
+            if field is not None and form.fields[field].widget.is_hidden:
+                field = None  # an inline's parent key: its errors would not be displayed
             for error in errors:
                 form.add_error(field, error.messages)
         return
@@ -132,10 +134,17 @@ class ServiceFormAdmin(AgencyScopedAdmin):
         obj.pk = saved.pk
         form.instance = saved
 
-    def save_related(self, request, form, formsets, change):
-        form.save_m2m()
-        for formset in formsets:
-            self.save_formset(request, form, formset, change=change)
+    def save_formset(self, request, form, formset, change):
+        inline = getattr(formset, "service_inline", None)
+        if inline is None:
+            return super().save_formset(request, form, formset, change)
+        # What ModelFormSet.save() would record, for the admin's change message.
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        for row in formset.forms:
+            if row.instance.pk is None and row.has_changed():
+                created = inline.service_create(request, form.instance, row.cleaned_data)
+                formset.new_objects.append(created)
+        return formset.new_objects
 
 
 class SoftDeleteAdmin(AgencyScopedAdmin):
@@ -226,6 +235,48 @@ class ReadOnlyInline(AgencyScopedInline):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class ServiceInline(AgencyScopedInline):
+    """Rows added here are created by a service, validated first in a rolled-back savepoint
+    like ServiceFormAdmin's form; existing rows are shown read-only and never deleted here.
+
+    Only on a saved parent (its change page): the service needs the parent to exist. The
+    parent's admin must be a ServiceFormAdmin, whose save_formset calls `service_create`.
+    """
+
+    can_delete = False
+
+    def service_create(self, request, parent, cleaned_data: dict):
+        raise NotImplementedError
+
+    def has_add_permission(self, request, obj=None):
+        return obj is not None and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset_class = super().get_formset(request, obj, **kwargs)
+        inline = self
+
+        class ServiceInlineForm(formset_class.form):
+            def _post_clean(self):
+                super()._post_clean()
+                if self.errors or obj is None or self.instance.pk or not self.has_changed():
+                    return
+                try:
+                    with transaction.atomic():
+                        inline.service_create(request, obj, self.cleaned_data)
+                        raise _DryRun
+                except _DryRun:
+                    pass
+                except (ValidationError, PermissionDenied, APIException) as exc:
+                    service_errors(self, exc)
+
+        formset_class.form = ServiceInlineForm
+        formset_class.service_inline = inline
+        return formset_class
 
 
 @admin.register(IdempotencyRecord)

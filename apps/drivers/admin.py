@@ -1,15 +1,30 @@
 from django.contrib import admin
 
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin
+from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
+from apps.drivers.services import (
+    DRIVER_FIELDS,
+    driver_create,
+    driver_update,
+    driver_vehicle_link,
+)
 
 
-class DriverVehicleInline(admin.TabularInline):
+class DriverVehicleInline(ServiceInline):
+    """Vehicles this driver drives; a new link goes through driver_vehicle_link (same client,
+    once per pair)."""
+
     model = DriverVehicle
-    extra = 0
     autocomplete_fields = ["vehicle"]
+    fields = ["vehicle", "created_at", "created_by"]
     readonly_fields = ["created_at", "created_by"]
+
+    def service_create(self, request, parent, cleaned_data):
+        return driver_vehicle_link(
+            user=request.user,
+            data={"vehicle_id": cleaned_data["vehicle"].pk, "driver_id": parent.pk},
+        )
 
 
 class DriverCoverageInline(ReadOnlyInline):
@@ -23,7 +38,7 @@ class DriverCoverageInline(ReadOnlyInline):
 
 
 @admin.register(Driver)
-class DriverAdmin(ScopedHistoryAdmin):
+class DriverAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
     list_display = [
         "last_name",
         "first_name",
@@ -39,3 +54,12 @@ class DriverAdmin(ScopedHistoryAdmin):
     autocomplete_fields = ["client", "state", "city", "license_state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
     inlines = [DriverVehicleInline, DriverCoverageInline]
+
+    def service_save(self, request, instance, cleaned_data, change):
+        """The driver form saves through driver_create / driver_update."""
+        data = {field: cleaned_data[field] for field in DRIVER_FIELDS if field in cleaned_data}
+        if "client" in cleaned_data:
+            data["client_id"] = cleaned_data["client"].pk
+        if change:
+            return driver_update(user=request.user, instance=instance, data=data)
+        return driver_create(user=request.user, data=data)

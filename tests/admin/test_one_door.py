@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from apps.clients.models import Client
+from apps.drivers.models import DriverVehicle
 from tests.admin.formdata import form_data
-from tests.factories import ClientFactory, UserFactory
+from tests.factories import ClientFactory, DriverFactory, UserFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -65,3 +66,45 @@ def test_client_added_in_the_admin_goes_through_the_service(staff_client, agency
     created = Client.objects.get(client_name="Admin Added Freight")
     assert created.created_by == staff_client.user
     assert created.agency_id == agency.pk
+
+
+def link_vehicle(staff_client, driver, vehicle):
+    url = f"/admin/drivers/driver/{driver.pk}/change/"
+    data = form_data(staff_client.get(url).content.decode())
+    prefix = next(k for k in data if k.endswith("-TOTAL_FORMS") and "vehicle" in k.lower())
+    prefix = prefix.removesuffix("-TOTAL_FORMS")
+    total = int(data[f"{prefix}-TOTAL_FORMS"])
+    data[f"{prefix}-TOTAL_FORMS"] = str(total + 1)
+    data[f"{prefix}-{total}-vehicle"] = str(vehicle.pk)
+    data[f"{prefix}-{total}-driver"] = str(driver.pk)
+    return staff_client.post(url, data)
+
+
+def test_driver_inline_refuses_a_vehicle_of_another_client(staff_client, agency):
+    mine = ClientFactory(agency=agency, client_name="Driver's Carrier")
+    elsewhere = ClientFactory(agency=agency, client_name="Another Carrier")
+    driver = DriverFactory(client=mine)
+    foreign_unit = VehicleFactory(client=elsewhere)
+    response = link_vehicle(staff_client, driver, foreign_unit)
+    assert response.status_code == 200
+    assert "belongs to another client" in response.content.decode()
+    assert not DriverVehicle.objects.filter(driver=driver).exists()
+
+
+def test_driver_inline_links_a_vehicle_of_the_same_client_through_the_service(staff_client, agency):
+    mine = ClientFactory(agency=agency, client_name="Driver's Carrier")
+    driver = DriverFactory(client=mine)
+    unit = VehicleFactory(client=mine)
+    response = link_vehicle(staff_client, driver, unit)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    link = DriverVehicle.objects.get(driver=driver)
+    assert (link.vehicle_id, link.created_by) == (unit.pk, staff_client.user)
+
+
+def test_driver_form_applies_the_services_date_rule(staff_client, agency):
+    driver = DriverFactory(client=ClientFactory(agency=agency))
+    response = change(staff_client, driver, date_of_birth="1990-05-01", hire_date="1980-01-01")
+    assert response.status_code == 200
+    assert "Cannot precede the date of birth" in response.content.decode()
+    driver.refresh_from_db()
+    assert driver.hire_date is None
