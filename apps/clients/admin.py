@@ -5,6 +5,13 @@ from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
 from apps.clients.services import CLIENT_FIELDS, client_create, client_update
 from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, SoftDeleteAdmin
+from apps.core.admin_display import (
+    DeletedColumnMixin,
+    DeletedFilter,
+    DropdownFilter,
+    OneClickCertificateMixin,
+)
+from apps.core.admin_site import covered_today_filter
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -22,12 +29,17 @@ class PolicyInline(ReadOnlyInline):
         "expiration_date",
         "cancellation_date",
         "status",
-        "deleted",
     ]
     readonly_fields = fields
+    verbose_name_plural = "policies (live; deleted ones are in the policy list)"
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("coverage_type", "insurer")
+        return (
+            super()
+            .get_queryset(request)
+            .filter(deleted=False)
+            .select_related("coverage_type", "insurer")
+        )
 
     @admin.display(description="status")
     def status(self, obj):
@@ -36,11 +48,30 @@ class PolicyInline(ReadOnlyInline):
 
 class VehicleInline(ReadOnlyInline):
     model = Vehicle
-    fields = ["unit", "serial_number", "license_plate", "make", "model_year", "unit_type", "status"]
+    fields = [
+        "unit",
+        "serial_number",
+        "license_plate",
+        "make",
+        "model_year",
+        "unit_type",
+        "status",
+        "covered_today",
+    ]
     readonly_fields = fields
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("make", "unit_type")
+        return (
+            super()
+            .get_queryset(request)
+            .filter(deleted=False)
+            .select_related("make", "unit_type")
+            .annotate(covered=covered_today_filter(today()))
+        )
+
+    @admin.display(description="covered today")
+    def covered_today(self, obj) -> str:
+        return "Covered" if obj.covered else "NOT covered"
 
 
 class DriverInline(ReadOnlyInline):
@@ -66,8 +97,15 @@ class InForceFilter(admin.SimpleListFilter):
 
 
 @admin.register(Client)
-class ClientAdmin(ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
+class ClientAdmin(
+    OneClickCertificateMixin,
+    DeletedColumnMixin,
+    ScopedHistoryAdmin,
+    SoftDeleteAdmin,
+    ServiceFormAdmin,
+):
     update_service = staticmethod(client_update)
+    certificate_action = staticmethod(download_client_certificates)
     list_display = [
         "client_name",
         "dot",
@@ -77,7 +115,14 @@ class ClientAdmin(ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
         "in_force",
         "deleted",
     ]
-    list_filter = [InForceFilter, "agency", "deleted", "client_type", "acord_enabled", "state"]
+    list_filter = [
+        InForceFilter,
+        DeletedFilter,
+        "client_type",
+        "acord_enabled",
+        ("agency", DropdownFilter),
+        ("state", DropdownFilter),
+    ]
     search_fields = ["client_name", "dot"]
     list_select_related = ["agency", "producer"]
     autocomplete_fields = ["parent_client", "state", "city", "mailing_state", "mailing_city"]

@@ -5,14 +5,48 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from apps.core.admin import AgencyScopedInline, ScopedHistoryAdmin
+from apps.core.admin_display import (
+    DeletedColumnMixin,
+    DeletedFilter,
+    DropdownFilter,
+    human_size,
+    when,
+)
 from apps.documents.models import Document, DocumentVersion
 
 
-class DocumentVersionInline(admin.TabularInline):
+class SizeAndTimesMixin:
+    """Sizes in KB/MB and timestamps with their time zone, wherever documents are listed."""
+
+    @admin.display(description="size", ordering="size")
+    def file_size(self, obj) -> str:
+        return human_size(obj.size)
+
+    @admin.display(description="uploaded", ordering="uploaded_at")
+    def uploaded(self, obj) -> str:
+        return when(obj.uploaded_at)
+
+    @admin.display(description="replaced", ordering="replaced_at")
+    def replaced(self, obj) -> str:
+        return when(obj.replaced_at)
+
+    @admin.display(description="deleted at", ordering="deleted_at")
+    def deleted_when(self, obj) -> str:
+        return when(obj.deleted_at)
+
+    @admin.display(description="file")
+    def download(self, obj):
+        if obj.deleted:
+            return "— (deleted)"
+        url = reverse("admin:documents_document_download", args=[obj.pk])
+        return format_html('<a href="{}" class="bo-download">download</a>', url)
+
+
+class DocumentVersionInline(SizeAndTimesMixin, admin.TabularInline):
     model = DocumentVersion
     extra = 0
     can_delete = False
-    fields = ["file_name", "content_type", "size", "sha256", "uploaded_at", "replaced_at"]
+    fields = ["file_name", "content_type", "file_size", "sha256", "uploaded", "replaced"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -20,20 +54,24 @@ class DocumentVersionInline(admin.TabularInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(ScopedHistoryAdmin):
+class DocumentAdmin(SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
     list_display = [
         "file_name",
         "module",
         "client",
         "policy",
-        "content_type",
-        "size",
-        "uploaded_at",
+        "file_size",
+        "uploaded",
         "uploaded_by",
-        "deleted",
         "download",
     ]
-    list_filter = ["module", "deleted", "content_type", "uploaded_at"]
+    list_filter = [
+        DeletedFilter,
+        "module",
+        "content_type",
+        "uploaded_at",
+        ("client", DropdownFilter),
+    ]
     search_fields = [
         "file_name",
         "description",
@@ -50,12 +88,12 @@ class DocumentAdmin(ScopedHistoryAdmin):
         "file_name",
         "storage_name",
         "content_type",
-        "size",
+        "file_size",
         "sha256",
-        "uploaded_at",
+        "uploaded",
         "uploaded_by",
-        "deleted",
-        "deleted_at",
+        "deleted_marker",
+        "deleted_when",
         "deleted_by",
         "download",
     ]
@@ -67,13 +105,6 @@ class DocumentAdmin(ScopedHistoryAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False  # deletion is a soft delete through the API
-
-    @admin.display(description="file")
-    def download(self, obj: Document):
-        if obj.deleted:
-            return "—"
-        url = reverse("admin:documents_document_download", args=[obj.pk])
-        return format_html('<a href="{}">download</a>', url)
 
     def get_urls(self):
         return [
@@ -98,11 +129,14 @@ class DocumentAdmin(ScopedHistoryAdmin):
         )
 
 
-class DocumentInline(AgencyScopedInline):
+class DocumentInline(SizeAndTimesMixin, AgencyScopedInline):
     model = Document
-    fields = ["file_name", "module", "content_type", "size", "uploaded_at", "deleted"]
+    fields = ["file_name", "module", "content_type", "file_size", "uploaded", "download"]
     readonly_fields = fields
     can_delete = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(deleted=False)
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -5,6 +5,12 @@ from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
 from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline, ScopedHistoryAdmin
+from apps.core.admin_display import (
+    DeletedColumnMixin,
+    DeletedFilter,
+    DropdownFilter,
+    OneClickCertificateMixin,
+)
 from apps.core.admin_site import covered_today_filter
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
@@ -44,18 +50,27 @@ class AssignToPolicyForm(forms.Form):
 
 
 @admin.register(Vehicle)
-class VehicleAdmin(ScopedHistoryAdmin):
+class VehicleAdmin(OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAdmin):
+    certificate_action = staticmethod(download_vehicle_certificates)
     list_display = [
         "unit",
         "serial_number",
-        "license_plate",
+        "plate",
         "make",
         "model_year",
         "client",
         "covered",
         "status",
     ]
-    list_filter = [CoveredFilter, "status", "unit_type", "make", "deleted", "client__agency"]
+    list_filter = [
+        CoveredFilter,
+        DeletedFilter,
+        "status",
+        "unit_type",
+        ("make", DropdownFilter),
+        ("client", DropdownFilter),
+        ("client__agency", DropdownFilter),
+    ]
     search_fields = [
         "serial_number",
         "license_plate",
@@ -64,7 +79,7 @@ class VehicleAdmin(ScopedHistoryAdmin):
         "client__client_name",
         "client__dot",
     ]
-    list_select_related = ["make", "unit_type", "client"]
+    list_select_related = ["make", "unit_type", "client", "license_plate_state"]
     autocomplete_fields = ["client", "lienholder", "license_plate_state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
     actions = ["assign_to_policy", download_vehicle_certificates]
@@ -72,9 +87,16 @@ class VehicleAdmin(ScopedHistoryAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(covered=covered_today_filter(today()))
 
-    @admin.display(boolean=True, ordering="covered", description="covered")
+    @admin.display(boolean=True, ordering="covered", description="covered today")
     def covered(self, obj) -> bool:
         return obj.covered
+
+    @admin.display(ordering="license_plate", description="plate")
+    def plate(self, obj) -> str:
+        if not obj.license_plate:
+            return "—"
+        state = obj.license_plate_state.code if obj.license_plate_state_id else ""
+        return f"{obj.license_plate} {state}".strip()
 
     @admin.action(description="Assign selected vehicles to a policy")
     def assign_to_policy(self, request, queryset):

@@ -23,6 +23,7 @@ TIME_ZONE = env("TIME_ZONE", default="America/Chicago")
 USE_TZ = True
 LANGUAGE_CODE = "en-us"
 USE_I18N = False
+FORMAT_MODULE_PATH = ["config.formats"]  # back-office timestamps name their time zone
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -67,7 +67,11 @@ SITE_VIEWS = {
 }
 MODEL_VIEWS = {"changelist", "add", "change", "delete", "history", "simple_history"}
 # Custom views that take the record's primary key as their only argument.
-OBJECT_VIEWS = {"documents_document_download"}
+OBJECT_VIEWS = {
+    "documents_document_download",
+    "clients_client_certificate",
+    "vehicles_vehicle_certificate",
+}
 # Custom views of shared models that agency staff may not open at all.
 FORBIDDEN_VIEWS = {"auth_user_password_change"}
 MARKERS = ["Other Agency", "Rival Transport", "4V4NC9EH5LN223344", "RIVAL-POL-77", "Rival Bank"]

@@ -1,0 +1,362 @@
+"""What the back-office shows: list filters, wording and the change-page summaries.
+
+The summaries answer the questions staff ask all day ("is unit 101 covered, since when,
+under which policy?") from the same selectors as the API and verification, so the admin
+can never disagree with what an integrator is told. Every query is scoped to the staff
+member's agencies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib import admin
+from django.db.models import Q
+from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from apps.core.admin import ScopedRelatedFieldListFilter
+
+# The API's labels (spec section 3) are long and written for integrators; staff read these,
+# with the code beside them so a call with an integrator can still name the code.
+STAFF_COVERAGE_STATUS = {
+    1: "Removed",
+    2: "Declined",
+    4: "On schedule",
+    7: "On schedule",
+}
+
+
+def coverage_status_label(code: int | None) -> str:
+    if code is None:
+        return "—"
+    return f"{STAFF_COVERAGE_STATUS.get(code, 'Unknown')} ({code})"
+
+
+def when(value: dt.datetime | None) -> str:
+    """A timestamp in the site's time zone, with the zone named (staff work across zones)."""
+    if value is None:
+        return "—"
+    return timezone.localtime(value).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def human_size(size: int | None) -> str:
+    return "—" if size is None else filesizeformat(size)
+
+
+def admin_url(obj, action: str = "change") -> str:
+    meta = obj._meta
+    return reverse(f"admin:{meta.app_label}_{meta.model_name}_{action}", args=[obj.pk])
+
+
+class DeletedFilter(admin.SimpleListFilter):
+    """Live records by default; deleted ones (or all) on request.
+
+    A soft-deleted record is history, not work: the list opens on what is live.
+    """
+
+    title = "record"
+    parameter_name = "record"
+
+    def lookups(self, request, model_admin):
+        return [("deleted", "Deleted only"), ("all", "Live and deleted")]
+
+    def choices(self, changelist):
+        yield {
+            "selected": self.value() is None,
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "display": "Live",
+        }
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": self.value() == lookup,
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+    def queryset(self, request, queryset):
+        if self.value() == "all" or (self.value() is None and "deleted__exact" in request.GET):
+            return queryset  # an explicit ?deleted__exact= (older links) decides alone
+        return queryset.filter(deleted=self.value() == "deleted")
+
+
+class DeletedColumnMixin:
+    """The "deleted" column appears only when deleted records are listed, as a word, never
+    as a red cross on every healthy row."""
+
+    def get_list_display(self, request):
+        columns = [c for c in super().get_list_display(request) if c != "deleted"]
+        if request.GET.get(DeletedFilter.parameter_name) in ("deleted", "all"):
+            columns.append("deleted_marker")
+        return columns
+
+    @admin.display(description="record", ordering="deleted")
+    def deleted_marker(self, obj) -> str:
+        if obj.deleted:
+            return format_html('<strong class="bo-deleted">Deleted</strong>')
+        return "Live"
+
+
+class DropdownFilter(ScopedRelatedFieldListFilter):
+    """A relation filter shown as one dropdown (56 states, dozens of makes or clients)."""
+
+    template = "admin/bo_dropdown_filter.html"
+
+
+class ChoiceDropdownFilter(admin.ChoicesFieldListFilter):
+    template = "admin/bo_dropdown_filter.html"
+
+
+# ---------------------------------------------------------------------------------------
+# Change-page summaries
+# ---------------------------------------------------------------------------------------
+
+
+def _history(records) -> list[dict]:
+    """The newest audit records, each with the fields it changed (diffed against the next
+    older record already fetched: no query per row)."""
+    records = list(records)
+    kinds = {"+": "Created", "~": "Changed", "-": "Deleted"}
+    rows = []
+    for index, record in enumerate(records[:10]):
+        older = records[index + 1] if index + 1 < len(records) else None
+        changed = []
+        if older is not None and record.history_type == "~":
+            changed = [c.field for c in record.diff_against(older).changes]
+        rows.append(
+            {
+                "when": when(record.history_date),
+                "user": record.history_user.username if record.history_user_id else "—",
+                "kind": kinds.get(record.history_type, record.history_type),
+                "changed": ", ".join(changed),
+            }
+        )
+    return rows
+
+
+def _timeline(assignments, on: dt.date) -> list[dict]:
+    from apps.coverages.selectors import assignment_summary
+
+    rows = []
+    for assignment in assignments:
+        summary = assignment_summary(assignment, on)
+        rows.append(
+            {
+                **summary,
+                "status_label": coverage_status_label(assignment.coverage_status),
+                "policy_url": reverse("admin:policies_policy_change", args=[assignment.policy_id]),
+                "assignment_url": admin_url(assignment),
+            }
+        )
+    return rows
+
+
+def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
+    from apps.documents.models import Document
+
+    documents = (
+        Document.objects.for_user(user)
+        .filter(deleted=False)
+        .filter(Q(client_id=client_id, policy__isnull=True) | Q(policy_id__in=list(policy_ids)))
+        .select_related("policy")
+        .order_by("-uploaded_at", "id")
+    )
+    return [
+        {
+            "file_name": d.file_name,
+            "module": d.get_module_display(),
+            "policy": d.policy.policy_number if d.policy_id else "",
+            "size": human_size(d.size),
+            "uploaded_at": when(d.uploaded_at),
+            "url": reverse("admin:documents_document_download", args=[d.pk]),
+            "change_url": admin_url(d),
+        }
+        for d in documents
+    ]
+
+
+def _driver_verified(driver_coverages, on: dt.date) -> bool:
+    """A driver is verified when an OA/DD period covers them today (as the API says)."""
+    from apps.coverages.selectors import assignment_summary
+
+    return any(assignment_summary(c, on)["covered"] for c in driver_coverages)
+
+
+def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
+    """Coverage timeline, today's verification, drivers, lienholder, documents, audit."""
+    from apps.coverages.models import DriverCoverage, VehicleCoverage
+    from apps.coverages.selectors import verify_vehicles
+    from apps.drivers.models import DriverVehicle
+    from apps.vehicles.selectors import vehicle_history
+
+    periods = list(
+        VehicleCoverage.objects.filter(vehicle=vehicle)
+        .select_related("policy", "policy__coverage_type", "policy__insurer")
+        .order_by("-policy_added_date", "-id")
+    )
+    timeline = _timeline(periods, on)
+    # Today's verification is the verification endpoint's own answer for this VIN.
+    matches = [
+        r
+        for r in verify_vehicles(user=user, on=on, vin=vehicle.serial_number)
+        if r["vehicle"]["id"] == vehicle.pk
+    ]
+    links = list(
+        DriverVehicle.objects.filter(vehicle=vehicle)
+        .select_related("driver")
+        .order_by("driver__last_name", "driver__first_name", "id")
+    )
+    driver_coverages: dict[int, list] = {}
+    for coverage in DriverCoverage.objects.filter(
+        driver_id__in=[link.driver_id for link in links]
+    ).select_related("policy", "policy__coverage_type", "policy__insurer"):
+        driver_coverages.setdefault(coverage.driver_id, []).append(coverage)
+    drivers = [
+        {
+            "name": str(link.driver),
+            "license": link.driver.license_number,
+            "url": admin_url(link.driver),
+            "verified": _driver_verified(driver_coverages.get(link.driver_id, []), on),
+        }
+        for link in links
+    ]
+    verification = matches[0] if matches else None
+    return {
+        "on": on,
+        "verification": verification,
+        "in_force": [row for row in timeline if row["covered"]],
+        "timeline": timeline,
+        "drivers": drivers,
+        "lienholder": vehicle.lienholder,
+        "lienholder_url": admin_url(vehicle.lienholder) if vehicle.lienholder_id else "",
+        "documents": _documents(
+            user, client_id=vehicle.client_id, policy_ids={p.policy_id for p in periods}
+        ),
+        "history": _history(vehicle_history(vehicle).order_by("-history_date", "-history_id")[:11]),
+        "history_url": admin_url(vehicle, "history"),
+        "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk]),
+    }
+
+
+def driver_summary(*, user, driver, on: dt.date) -> dict:
+    """The driver's OA/DD timeline, today's verification, vehicles, documents, audit."""
+    from apps.coverages.models import DriverCoverage
+    from apps.drivers.models import Driver, DriverVehicle
+
+    periods = list(
+        DriverCoverage.objects.filter(driver=driver)
+        .select_related("policy", "policy__coverage_type", "policy__insurer")
+        .order_by("-policy_added_date", "-id")
+    )
+    timeline = _timeline(periods, on)
+    vehicles = [
+        {"name": str(link.vehicle), "url": admin_url(link.vehicle)}
+        for link in DriverVehicle.objects.filter(driver=driver)
+        .select_related("vehicle")
+        .order_by("vehicle__unit", "id")
+    ]
+    history = Driver.history.filter(id=driver.pk).select_related("history_user")
+    return {
+        "on": on,
+        "verified": any(row["covered"] for row in timeline),
+        "in_force": [row for row in timeline if row["covered"]],
+        "timeline": timeline,
+        "vehicles": vehicles,
+        "documents": _documents(
+            user, client_id=driver.client_id, policy_ids={p.policy_id for p in periods}
+        ),
+        "history": _history(history.order_by("-history_date", "-history_id")[:11]),
+        "history_url": admin_url(driver, "history"),
+    }
+
+
+def client_summary(*, user, client, on: dt.date) -> dict:
+    """Policies in force, units covered and not covered today, and a certificate link."""
+    from apps.core.admin_site import covered_today_filter
+    from apps.coverages.selectors import verify_clients
+    from apps.policies.models import Policy
+    from apps.vehicles.models import Vehicle
+
+    in_force = list(
+        Policy.objects.filter(client=client)
+        .in_force_on(on)
+        .select_related("coverage_type", "insurer")
+        .order_by("coverage_type__code", "policy_number")
+    )
+    units = (
+        Vehicle.objects.filter(client=client, deleted=False)
+        .annotate(covered=covered_today_filter(on))
+        .values_list("covered", flat=True)
+    )
+    covered = sum(1 for c in units if c)
+    verification = verify_clients(user=user, on=on, client_id=client.pk)
+    changelist = reverse("admin:vehicles_vehicle_changelist")
+    return {
+        "on": on,
+        "verification": verification[0] if verification else None,
+        "policies": [
+            {
+                "number": p.policy_number,
+                "type": p.coverage_type.code,
+                "type_name": p.coverage_type.name,
+                "insurer": p.insurer.name if p.insurer_id else "—",
+                "term": f"{p.effective_date:%m/%d/%Y} to {p.expiration_date:%m/%d/%Y}",
+                "url": admin_url(p),
+            }
+            for p in in_force
+        ],
+        "covered": covered,
+        "not_covered": len(units) - covered,
+        "covered_url": f"{changelist}?client__id__exact={client.pk}&covered=yes",
+        "not_covered_url": f"{changelist}?client__id__exact={client.pk}&covered=no",
+        "compliance": _compliance(user=user, client=client, on=on),
+        "certificate_url": reverse("admin:clients_client_certificate", args=[client.pk]),
+    }
+
+
+def _compliance(*, user, client, on: dt.date) -> dict | None:
+    """The client's standing under the `federal-minimum` profile, once compliance exists."""
+    from django.apps import apps as django_apps
+
+    if not django_apps.is_installed("apps.compliance"):
+        return None
+    try:
+        from apps.compliance.selectors import client_compliance  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return client_compliance(user=user, client=client, profile="federal-minimum", on=on)
+
+
+class OneClickCertificateMixin:
+    """A "Download certificate" button on the change page: the list's certificate action,
+    run on this one record (same builder, same scoping, same PDF)."""
+
+    certificate_action = None  # staticmethod(download_<model>_certificates)
+
+    def get_urls(self):
+        from django.urls import path
+
+        meta = self.model._meta
+        return [
+            path(
+                "<int:pk>/certificate/",
+                self.admin_site.admin_view(self.certificate_view),
+                name=f"{meta.app_label}_{meta.model_name}_certificate",
+            ),
+            *super().get_urls(),
+        ]
+
+    def certificate_view(self, request, pk: int):
+        from django.http import Http404
+        from django.shortcuts import redirect
+
+        queryset = self.get_queryset(request).filter(pk=pk)
+        obj = queryset.first()
+        if obj is None or not self.has_view_permission(request, obj):
+            raise Http404("No such record.")
+        response = self.certificate_action(self, request, queryset)
+        if response is None:  # no certificate today; the action said why in a message
+            return redirect(admin_url(obj))
+        return response
