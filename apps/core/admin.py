@@ -135,6 +135,12 @@ class ServiceFormAdmin(AgencyScopedAdmin):
         form.instance = saved
 
     def save_formset(self, request, form, formset, change):
+        collection = getattr(formset, "service_collection", None)
+        if collection is not None:
+            if formset.has_changed():
+                collection.service_replace(request, form.instance, collection.kept_rows(formset))
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+            return []
         inline = getattr(formset, "service_inline", None)
         if inline is None:
             return super().save_formset(request, form, formset, change)
@@ -277,6 +283,58 @@ class ServiceInline(AgencyScopedInline):
         formset_class.form = ServiceInlineForm
         formset_class.service_inline = inline
         return formset_class
+
+
+class ServiceCollectionInline(AgencyScopedInline):
+    """Rows the parent's service replaces as a whole (a policy's limits, its rates).
+
+    The formset validates as Django does, then runs `service_replace` with every row that
+    stays inside a rolled-back savepoint, so the service's rules decide; the parent's
+    ServiceFormAdmin then calls it for real. Shown on saved parents only.
+    """
+
+    def service_replace(self, request, parent, rows: list[dict]):
+        raise NotImplementedError
+
+    def has_add_permission(self, request, obj=None):
+        return obj is not None and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return obj is not None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return obj is not None and super().has_delete_permission(request, obj)
+
+    @staticmethod
+    def kept_rows(formset) -> list[dict]:
+        return [
+            row.cleaned_data
+            for row in formset.forms
+            if row.cleaned_data and not row.cleaned_data.get("DELETE")
+        ]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset_class = super().get_formset(request, obj, **kwargs)
+        inline = self
+
+        class ServiceCollectionFormSet(formset_class):
+            service_collection = inline
+
+            def clean(self):
+                super().clean()
+                if obj is None or any(self.errors):
+                    return
+                try:
+                    with transaction.atomic():
+                        inline.service_replace(request, obj, inline.kept_rows(self))
+                        raise _DryRun
+                except _DryRun:
+                    pass
+                except (ValidationError, PermissionDenied, APIException) as exc:
+                    messages_ = getattr(exc, "messages", None) or [str(exc)]
+                    raise ValidationError(messages_) from exc
+
+        return ServiceCollectionFormSet
 
 
 @admin.register(IdempotencyRecord)

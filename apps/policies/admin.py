@@ -2,22 +2,43 @@ import datetime as dt
 
 from django.contrib import admin
 
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, SoftDeleteAdmin
+from apps.core.admin import (
+    ReadOnlyInline,
+    ScopedHistoryAdmin,
+    ServiceCollectionInline,
+    ServiceFormAdmin,
+    SoftDeleteAdmin,
+)
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 from apps.policies.selectors import today
-from apps.policies.services import policy_update
+from apps.policies.services import POLICY_FIELDS, RATE_FIELDS, policy_create, policy_update
 
 
-class PolicyLimitInline(admin.TabularInline):
+class PolicyLimitInline(ServiceCollectionInline):
+    """The limits, replaced as a whole through policy_update."""
+
     model = PolicyLimit
-    extra = 0
+    fields = ["name", "amount", "position"]
+    show_change_link = False
+
+    def service_replace(self, request, parent, rows):
+        ordered = sorted(rows, key=lambda row: row.get("position") or 0)
+        limits = [{"name": row["name"], "amount": row["amount"]} for row in ordered]
+        return policy_update(user=request.user, instance=parent, data={"limits": limits})
 
 
-class PolicyRateInline(admin.TabularInline):
+class PolicyRateInline(ServiceCollectionInline):
+    """The rating per unit type, replaced as a whole through policy_update."""
+
     model = PolicyRate
-    extra = 0
+    fields = ["unit_type", *RATE_FIELDS]
+    show_change_link = False
+
+    def service_replace(self, request, parent, rows):
+        rates = [{field: row.get(field) for field in ("unit_type", *RATE_FIELDS)} for row in rows]
+        return policy_update(user=request.user, instance=parent, data={"rates": rates})
 
 
 class ScheduledUnitInline(ReadOnlyInline):
@@ -70,7 +91,7 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 
 @admin.register(Policy)
-class PolicyAdmin(ScopedHistoryAdmin, SoftDeleteAdmin):
+class PolicyAdmin(ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
     update_service = staticmethod(policy_update)
     list_display = [
         "policy_number",
@@ -97,6 +118,20 @@ class PolicyAdmin(ScopedHistoryAdmin, SoftDeleteAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).with_status(today())
+
+    def service_save(self, request, instance, cleaned_data, change):
+        """The policy form saves through policy_create / policy_update (dates, number
+        uniqueness, producer of the client's agency, audit)."""
+        data = {field: cleaned_data[field] for field in POLICY_FIELDS if field in cleaned_data}
+        for relation in ("client", "producer"):
+            if relation in cleaned_data:
+                value = cleaned_data[relation]
+                data[f"{relation}_id"] = value.pk if value is not None else None
+        if "deleted" in cleaned_data:
+            data["deleted"] = cleaned_data["deleted"]
+        if change:
+            return policy_update(user=request.user, instance=instance, data=data)
+        return policy_create(user=request.user, data=data)
 
     @admin.display(ordering="effective_date", description="term")
     def term(self, obj: Policy) -> str:

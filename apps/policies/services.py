@@ -11,7 +11,7 @@ from django.utils import timezone
 from apps.agencies.models import Producer
 from apps.clients.models import Client
 from apps.core.exceptions import Conflict
-from apps.policies.models import Policy, PolicyLimit
+from apps.policies.models import Policy, PolicyLimit, PolicyRate
 
 POLICY_FIELDS = (
     "policy_number",
@@ -88,6 +88,28 @@ def _replace_limits(policy: Policy, limits: list[dict[str, Any]]) -> None:
     )
 
 
+RATE_FIELDS = ("annual_rate", "rate_per_100_value", "minimum_premium")
+
+
+def _replace_rates(policy: Policy, rates: list[dict[str, Any]]) -> None:
+    """The policy's rating, one row per unit type, every amount zero or more."""
+    unit_types = [rate["unit_type"].pk for rate in rates]
+    if len(unit_types) != len(set(unit_types)):
+        raise ValidationError({"rates": "Each unit type may be rated once."})
+    for rate in rates:
+        if any((rate.get(field) or 0) < 0 for field in RATE_FIELDS):
+            raise ValidationError({"rates": "Rates and minimum premiums cannot be negative."})
+    policy.rates.all().delete()
+    PolicyRate.objects.bulk_create(
+        PolicyRate(
+            policy=policy,
+            unit_type=rate["unit_type"],
+            **{field: rate.get(field) or 0 for field in RATE_FIELDS},
+        )
+        for rate in rates
+    )
+
+
 @transaction.atomic
 def policy_create(*, user, data: dict[str, Any]) -> Policy:
     """Create a policy for a client the user may see."""
@@ -104,6 +126,7 @@ def policy_create(*, user, data: dict[str, Any]) -> Policy:
     policy.full_clean(validate_constraints=False)
     policy.save()
     _replace_limits(policy, data.get("limits") or [])
+    _replace_rates(policy, data.get("rates") or [])
     return policy
 
 
@@ -128,4 +151,6 @@ def policy_update(*, user, instance: Policy, data: dict[str, Any]) -> Policy:
     policy.save()
     if "limits" in data:
         _replace_limits(policy, data["limits"] or [])
+    if "rates" in data:
+        _replace_rates(policy, data["rates"] or [])
     return policy

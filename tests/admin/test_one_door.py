@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from apps.clients.models import Client
 from apps.drivers.models import DriverVehicle
+from apps.masterdata.models import UnitType
 from tests.admin.formdata import form_data
-from tests.factories import ClientFactory, DriverFactory, UserFactory, VehicleFactory
+from tests.factories import (
+    ClientFactory,
+    DriverFactory,
+    PolicyFactory,
+    UserFactory,
+    VehicleFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -108,3 +117,53 @@ def test_driver_form_applies_the_services_date_rule(staff_client, agency):
     assert "Cannot precede the date of birth" in response.content.decode()
     driver.refresh_from_db()
     assert driver.hire_date is None
+
+
+def test_policy_limits_inline_saves_through_the_service(staff_client, agency):
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    url = f"/admin/policies/policy/{policy.pk}/change/"
+    data = form_data(staff_client.get(url).content.decode())
+    total = int(data["limits-TOTAL_FORMS"])
+    data["limits-TOTAL_FORMS"] = str(total + 1)
+    data.update(
+        {
+            f"limits-{total}-name": "Retention",
+            f"limits-{total}-amount": "250000.00",
+            f"limits-{total}-position": "9",
+        }
+    )
+    response = staff_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert ("Retention", Decimal("250000.00")) in {
+        (lim.name, lim.amount) for lim in policy.limits.all()
+    }
+    policy.refresh_from_db()
+    assert policy.updated_by == staff_client.user
+
+
+def test_policy_rates_inline_refuses_a_negative_rate(staff_client, agency):
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    url = f"/admin/policies/policy/{policy.pk}/change/"
+    data = form_data(staff_client.get(url).content.decode())
+    total = int(data["rates-TOTAL_FORMS"])
+    data["rates-TOTAL_FORMS"] = str(total + 1)
+    tractor = UnitType.objects.get(name="Tractor")
+    data.update(
+        {
+            f"rates-{total}-unit_type": str(tractor.pk),
+            f"rates-{total}-annual_rate": "-5.00",
+            f"rates-{total}-rate_per_100_value": "0",
+            f"rates-{total}-minimum_premium": "0",
+        }
+    )
+    response = staff_client.post(url, data)
+    assert response.status_code == 200
+    assert "cannot be negative" in response.content.decode()
+    assert not policy.rates.exists()
+
+
+def test_policy_form_applies_the_services_date_rule(staff_client, agency):
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    response = change(staff_client, policy, expiration_date=policy.effective_date.isoformat())
+    assert response.status_code == 200
+    assert "after the effective date" in response.content.decode()
