@@ -131,7 +131,10 @@ class ServiceFormAdmin(AgencyScopedAdmin):
 
     def save_model(self, request, obj, form, change):
         saved = self.service_save(request, obj, form.cleaned_data, change=change)
-        obj.pk = saved.pk
+        # The admin goes on with `obj` (change message, redirect): make it what was saved.
+        for field in obj._meta.concrete_fields:
+            setattr(obj, field.attname, getattr(saved, field.attname))
+        obj._state.adding = False
         form.instance = saved
 
     def save_formset(self, request, form, formset, change):

@@ -1,12 +1,30 @@
+from django import forms
 from django.contrib import admin
 
-from apps.core.admin import AgencyScopedAdmin
+from apps.core.admin import ServiceFormAdmin
 from apps.reports.models import PolicyPremiumReport
-from apps.reports.services import premium_report_snapshot
+from apps.reports.services import premium_report_create, premium_report_snapshot
+
+
+class ReportAddForm(forms.ModelForm):
+    """What the API takes: a policy and a month; the service derives the period's dates."""
+
+    period = forms.RegexField(
+        regex=r"^\d{4}-\d{2}$",
+        required=False,
+        help_text="YYYY-MM; empty means the current month.",
+    )
+    snapshot_now = forms.BooleanField(required=False, help_text="Freeze the computed mapping now.")
+
+    class Meta:
+        model = PolicyPremiumReport
+        fields = ["policy"]
 
 
 @admin.register(PolicyPremiumReport)
-class PolicyPremiumReportAdmin(AgencyScopedAdmin):
+class PolicyPremiumReportAdmin(ServiceFormAdmin):
+    """Reports are created through premium_report_create and then only read or frozen."""
+
     list_display = [
         "id",
         "policy",
@@ -39,7 +57,23 @@ class PolicyPremiumReportAdmin(AgencyScopedAdmin):
             premium_report_snapshot(report=report)
         self.message_user(request, f"Froze {queryset.count()} report(s).")
 
-    def save_model(self, request, obj, form, change):
-        if not change:
-            obj.created_by = request.user
-        super().save_model(request, obj, form, change)
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None:
+            kwargs["form"] = ReportAddForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["policy", "period", "snapshot_now"]
+        return ["policy", "period_start", "period_end", "snapshot_at", "created_at", "created_by"]
+
+    def has_change_permission(self, request, obj=None):
+        return False  # a report is a record of a computation; freeze it with the action
+
+    def service_save(self, request, instance, cleaned_data, change):
+        return premium_report_create(
+            user=request.user,
+            policy=cleaned_data["policy"],
+            period=cleaned_data.get("period") or None,
+            snapshot=bool(cleaned_data.get("snapshot_now")),
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from apps.clients.models import Client
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import UnitType
+from apps.reports.models import PolicyPremiumReport
 from tests.admin.formdata import form_data
 from tests.factories import (
     ClientFactory,
@@ -167,3 +169,27 @@ def test_policy_form_applies_the_services_date_rule(staff_client, agency):
     response = change(staff_client, policy, expiration_date=policy.effective_date.isoformat())
     assert response.status_code == 200
     assert "after the effective date" in response.content.decode()
+
+
+def test_report_added_in_the_admin_goes_through_the_service(staff_client, agency):
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    page = staff_client.get("/admin/reports/policypremiumreport/add/").content.decode()
+    data = form_data(page, policy=policy.pk, period="2026-02")
+    response = staff_client.post("/admin/reports/policypremiumreport/add/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    report = PolicyPremiumReport.objects.get(policy=policy)
+    assert (report.period_start, report.period_end) == (
+        dt.date(2026, 2, 1),
+        dt.date(2026, 2, 28),
+    )
+    assert report.created_by == staff_client.user
+
+
+def test_report_form_refuses_a_month_that_does_not_exist(staff_client, agency):
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    page = staff_client.get("/admin/reports/policypremiumreport/add/").content.decode()
+    data = form_data(page, policy=policy.pk, period="2026-13")
+    response = staff_client.post("/admin/reports/policypremiumreport/add/", data)
+    assert response.status_code == 200
+    assert "Expected YYYY-MM" in response.content.decode()
+    assert not PolicyPremiumReport.objects.filter(policy=policy).exists()
