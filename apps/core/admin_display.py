@@ -35,6 +35,26 @@ def coverage_status_label(code: int | None) -> str:
     return f"{STAFF_COVERAGE_STATUS.get(code, 'Unknown')} ({code})"
 
 
+class CoverageStatusFilter(admin.SimpleListFilter):
+    """Coverage statuses in staff wording, with the code beside."""
+
+    title = "coverage status"
+    parameter_name = "coverage_status"
+    codes: tuple[int, ...] = (4, 1, 2)
+
+    def lookups(self, request, model_admin):
+        return [(str(code), coverage_status_label(code)) for code in self.codes]
+
+    def queryset(self, request, queryset):
+        if self.value() and self.value().isdigit():
+            return queryset.filter(coverage_status=int(self.value()))
+        return queryset
+
+
+class DriverCoverageStatusFilter(CoverageStatusFilter):
+    codes = (7, 1, 2)
+
+
 def when(value: dt.datetime | None) -> str:
     """A timestamp in the site's time zone, with the zone named (staff work across zones)."""
     if value is None:
@@ -95,7 +115,7 @@ class DeletedColumnMixin:
     @admin.display(description="record", ordering="deleted")
     def deleted_marker(self, obj) -> str:
         if obj.deleted:
-            return format_html('<strong class="bo-deleted">Deleted</strong>')
+            return format_html('<strong class="bo-deleted">{}</strong>', "Deleted")
         return "Live"
 
 

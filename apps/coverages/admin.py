@@ -1,6 +1,11 @@
 from django.contrib import admin
 
 from apps.core.admin import ScopedHistoryAdmin
+from apps.core.admin_display import (
+    CoverageStatusFilter,
+    DriverCoverageStatusFilter,
+    coverage_status_label,
+)
 from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
 
 
@@ -10,7 +15,7 @@ class CoverageEventInline(admin.TabularInline):
     extra = 0
     can_delete = False
     fields = [
-        "coverage_status",
+        "status",
         "effective_date",
         "policy_added_date",
         "policy_removed_date",
@@ -22,6 +27,10 @@ class CoverageEventInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="coverage status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
+
 
 class DriverCoverageEventInline(CoverageEventInline):
     fk_name = "driver_coverage"
@@ -32,15 +41,19 @@ class VehicleCoverageAdmin(ScopedHistoryAdmin):
     list_display = [
         "vehicle",
         "policy",
-        "coverage_status",
+        "status",
         "policy_added_date",
         "policy_removed_date",
     ]
-    list_filter = ["coverage_status", "policy__coverage_type", "policy_added_date"]
+    list_filter = [CoverageStatusFilter, "policy__coverage_type", "policy_added_date"]
     search_fields = ["vehicle__serial_number", "vehicle__unit", "policy__policy_number"]
     list_select_related = ["vehicle", "policy", "policy__coverage_type"]
     autocomplete_fields = ["vehicle", "policy"]
     inlines = [CoverageEventInline]
+
+    @admin.display(description="coverage status", ordering="coverage_status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
 
 
 @admin.register(DriverCoverage)
@@ -48,12 +61,16 @@ class DriverCoverageAdmin(ScopedHistoryAdmin):
     list_display = [
         "driver",
         "policy",
-        "coverage_status",
+        "status",
         "policy_added_date",
         "policy_removed_date",
     ]
-    list_filter = ["coverage_status", "policy__coverage_type"]
+    list_filter = [DriverCoverageStatusFilter, "policy__coverage_type"]
     search_fields = ["driver__last_name", "driver__license_number", "policy__policy_number"]
     list_select_related = ["driver", "policy", "policy__coverage_type"]
     autocomplete_fields = ["driver", "policy"]
     inlines = [DriverCoverageEventInline]
+
+    @admin.display(description="coverage status", ordering="coverage_status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)

@@ -34,6 +34,14 @@ class SizeAndTimesMixin:
     def deleted_when(self, obj) -> str:
         return when(obj.deleted_at)
 
+    @admin.display(description="client", ordering="client__client_name")
+    def carrier(self, obj) -> str:
+        return obj.client.client_name
+
+    @admin.display(description="policy", ordering="policy__policy_number")
+    def policy_number(self, obj) -> str:
+        return obj.policy.policy_number if obj.policy_id else "—"
+
     @admin.display(description="file")
     def download(self, obj):
         if obj.deleted:
@@ -58,8 +66,8 @@ class DocumentAdmin(SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
     list_display = [
         "file_name",
         "module",
-        "client",
-        "policy",
+        "carrier",
+        "policy_number",
         "file_size",
         "uploaded",
         "uploaded_by",

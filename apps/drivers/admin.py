@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
+from apps.core.admin_display import DropdownFilter, coverage_status_label
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
 from apps.drivers.services import (
@@ -30,11 +31,15 @@ class DriverVehicleInline(ServiceInline):
 class DriverCoverageInline(ReadOnlyInline):
     model = DriverCoverage
     verbose_name_plural = "OA / DD coverage"
-    fields = ["policy", "coverage_status", "policy_added_date", "policy_removed_date"]
+    fields = ["policy", "status", "policy_added_date", "policy_removed_date"]
     readonly_fields = fields
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("policy", "policy__coverage_type")
+
+    @admin.display(description="coverage status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
 
 
 @admin.register(Driver)
@@ -42,18 +47,28 @@ class DriverAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
     list_display = [
         "last_name",
         "first_name",
-        "client",
+        "carrier",
         "driver_type",
         "license_number",
         "license_state",
         "status",
     ]
-    list_filter = ["status", "driver_type", "dl_type", "client__agency"]
+    list_filter = [
+        "status",
+        "driver_type",
+        "dl_type",
+        ("client", DropdownFilter),
+        ("client__agency", DropdownFilter),
+    ]
     search_fields = ["last_name", "first_name", "license_number", "client__client_name"]
     list_select_related = ["client", "driver_type", "license_state"]
     autocomplete_fields = ["client", "state", "city", "license_state"]
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
     inlines = [DriverVehicleInline, DriverCoverageInline]
+
+    @admin.display(ordering="client__client_name", description="client")
+    def carrier(self, obj) -> str:
+        return obj.client.client_name
 
     def service_save(self, request, instance, cleaned_data, change):
         """The driver form saves through driver_create / driver_update."""

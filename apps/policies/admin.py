@@ -1,6 +1,7 @@
 import datetime as dt
 
 from django.contrib import admin
+from django.utils.html import format_html
 
 from apps.core.admin import (
     ReadOnlyInline,
@@ -8,6 +9,12 @@ from apps.core.admin import (
     ServiceCollectionInline,
     ServiceFormAdmin,
     SoftDeleteAdmin,
+)
+from apps.core.admin_display import (
+    DeletedColumnMixin,
+    DeletedFilter,
+    DropdownFilter,
+    coverage_status_label,
 )
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
@@ -44,21 +51,29 @@ class PolicyRateInline(ServiceCollectionInline):
 class ScheduledUnitInline(ReadOnlyInline):
     model = VehicleCoverage
     verbose_name_plural = "scheduled units"
-    fields = ["vehicle", "coverage_status", "policy_added_date", "policy_removed_date"]
+    fields = ["vehicle", "status", "policy_added_date", "policy_removed_date"]
     readonly_fields = fields
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("vehicle")
 
+    @admin.display(description="coverage status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
+
 
 class ScheduledDriverInline(ReadOnlyInline):
     model = DriverCoverage
     verbose_name_plural = "scheduled drivers"
-    fields = ["driver", "coverage_status", "policy_added_date", "policy_removed_date"]
+    fields = ["driver", "status", "policy_added_date", "policy_removed_date"]
     readonly_fields = fields
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("driver")
+
+    @admin.display(description="coverage status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -91,18 +106,25 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 
 @admin.register(Policy)
-class PolicyAdmin(ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
+class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
     update_service = staticmethod(policy_update)
     list_display = [
         "policy_number",
-        "client",
-        "coverage_type",
+        "carrier",
+        "type_code",
         "insurer",
         "term",
         "status",
         "deleted",
     ]
-    list_filter = [StatusFilter, ExpiringFilter, "coverage_type", "insurer", "deleted"]
+    list_filter = [
+        StatusFilter,
+        ExpiringFilter,
+        DeletedFilter,
+        "coverage_type",
+        ("insurer", DropdownFilter),
+        ("client", DropdownFilter),
+    ]
     search_fields = ["policy_number", "client__client_name", "client__dot"]
     list_select_related = ["client", "coverage_type", "insurer"]
     autocomplete_fields = ["client", "state"]
@@ -132,6 +154,16 @@ class PolicyAdmin(ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
         if change:
             return policy_update(user=request.user, instance=instance, data=data)
         return policy_create(user=request.user, data=data)
+
+    @admin.display(ordering="client__client_name", description="client")
+    def carrier(self, obj: Policy) -> str:
+        return obj.client.client_name
+
+    @admin.display(ordering="coverage_type__code", description="type")
+    def type_code(self, obj: Policy):
+        return format_html(
+            '<abbr title="{}">{}</abbr>', obj.coverage_type.name, obj.coverage_type.code
+        )
 
     @admin.display(ordering="effective_date", description="term")
     def term(self, obj: Policy) -> str:

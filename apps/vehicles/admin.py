@@ -56,9 +56,8 @@ class VehicleAdmin(OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAd
         "unit",
         "serial_number",
         "plate",
-        "make",
-        "model_year",
-        "client",
+        "year_make",
+        "carrier",
         "covered",
         "status",
     ]
@@ -90,6 +89,14 @@ class VehicleAdmin(OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAd
     @admin.display(boolean=True, ordering="covered", description="covered today")
     def covered(self, obj) -> bool:
         return obj.covered
+
+    @admin.display(ordering="make__name", description="year / make")
+    def year_make(self, obj) -> str:
+        return f"{obj.model_year} {obj.make.name}"
+
+    @admin.display(ordering="client__client_name", description="client")
+    def carrier(self, obj) -> str:
+        return obj.client.client_name
 
     @admin.display(ordering="license_plate", description="plate")
     def plate(self, obj) -> str:
