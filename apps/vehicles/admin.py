@@ -4,7 +4,12 @@ from django.db.models import Count, Q
 from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
-from apps.core.admin import AgencyScopedAdmin, ReadOnlyInline, ScopedHistoryAdmin
+from apps.core.admin import (
+    AgencyScopedAdmin,
+    ReadOnlyInline,
+    ScopedHistoryAdmin,
+    ServiceFormAdmin,
+)
 from apps.core.admin_display import (
     DeletedColumnMixin,
     DeletedFilter,
@@ -16,6 +21,7 @@ from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
 from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
+from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create, vehicle_update
 
 
 class CoveredFilter(admin.SimpleListFilter):
@@ -50,7 +56,9 @@ class AssignToPolicyForm(forms.Form):
 
 
 @admin.register(Vehicle)
-class VehicleAdmin(OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAdmin):
+class VehicleAdmin(
+    OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAdmin, ServiceFormAdmin
+):
     certificate_action = staticmethod(download_vehicle_certificates)
     list_display = [
         "unit",
@@ -104,6 +112,18 @@ class VehicleAdmin(OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAd
             return "—"
         state = obj.license_plate_state.code if obj.license_plate_state_id else ""
         return f"{obj.license_plate} {state}".strip()
+
+    def service_save(self, request, instance, cleaned_data, change):
+        """The vehicle form saves through vehicle_create / vehicle_update (VIN once per client,
+        lienholder of the agency, no move with coverage history, audit)."""
+        data = {field: cleaned_data[field] for field in VEHICLE_FIELDS if field in cleaned_data}
+        for relation in ("client", "lienholder"):
+            if relation in cleaned_data:
+                value = cleaned_data[relation]
+                data[f"{relation}_id"] = value.pk if value is not None else None
+        if change:
+            return vehicle_update(user=request.user, instance=instance, data=data)
+        return vehicle_create(user=request.user, data=data)
 
     @admin.action(description="Assign selected vehicles to a policy")
     def assign_to_policy(self, request, queryset):

@@ -15,6 +15,7 @@ from tests.admin.formdata import form_data
 from tests.factories import (
     ClientFactory,
     DriverFactory,
+    LienholderFactory,
     PolicyFactory,
     UserFactory,
     VehicleFactory,
@@ -193,3 +194,31 @@ def test_report_form_refuses_a_month_that_does_not_exist(staff_client, agency):
     assert response.status_code == 200
     assert "Expected YYYY-MM" in response.content.decode()
     assert not PolicyPremiumReport.objects.filter(policy=policy).exists()
+
+
+def test_vehicle_form_refuses_a_vin_the_client_already_has(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8834")
+    second = VehicleFactory(client=carrier, serial_number="3AKJHHDR5KSKA1234")
+    response = change(staff_client, second, serial_number="1FUJGLDR7CLBP8834")
+    assert response.status_code == 200
+    assert "already has a vehicle with" in response.content.decode()
+    second.refresh_from_db()
+    assert second.serial_number == "3AKJHHDR5KSKA1234"
+
+
+def test_vehicle_form_refuses_a_lienholder_of_another_agency(staff_client, agency, other_agency):
+    unit = VehicleFactory(client=ClientFactory(agency=agency))
+    foreign_bank = LienholderFactory(agency=other_agency, name="Faraway Bank")
+    response = change(staff_client, unit, lienholder=foreign_bank.pk)
+    assert response.status_code == 200
+    unit.refresh_from_db()
+    assert unit.lienholder_id is None
+
+
+def test_vehicle_saved_in_the_admin_records_its_author(staff_client, agency):
+    unit = VehicleFactory(client=ClientFactory(agency=agency), unit="77")
+    response = change(staff_client, unit, unit="78")
+    assert response.status_code == 302, response.content.decode()[:3000]
+    unit.refresh_from_db()
+    assert (unit.unit, unit.updated_by) == ("78", staff_client.user)
