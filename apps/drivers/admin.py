@@ -2,8 +2,10 @@ from django.contrib import admin
 
 from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
 from apps.core.admin_display import DropdownFilter, coverage_status_label
+from apps.core.admin_import import StaffImportExportMixin
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
+from apps.drivers.resources import DriverResource
 from apps.drivers.services import (
     DRIVER_FIELDS,
     driver_create,
@@ -43,7 +45,8 @@ class DriverCoverageInline(ReadOnlyInline):
 
 
 @admin.register(Driver)
-class DriverAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
+class DriverAdmin(StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin):
+    resource_classes = [DriverResource]
     list_display = [
         "last_name",
         "first_name",

@@ -16,11 +16,13 @@ from apps.core.admin_display import (
     DropdownFilter,
     OneClickCertificateMixin,
 )
+from apps.core.admin_import import StaffImportExportMixin
 from apps.core.admin_site import covered_today_filter
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
 from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
+from apps.vehicles.resources import VehicleResource
 from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create, vehicle_update
 
 
@@ -57,9 +59,14 @@ class AssignToPolicyForm(forms.Form):
 
 @admin.register(Vehicle)
 class VehicleAdmin(
-    OneClickCertificateMixin, DeletedColumnMixin, ScopedHistoryAdmin, ServiceFormAdmin
+    StaffImportExportMixin,
+    OneClickCertificateMixin,
+    DeletedColumnMixin,
+    ScopedHistoryAdmin,
+    ServiceFormAdmin,
 ):
     certificate_action = staticmethod(download_vehicle_certificates)
+    resource_classes = [VehicleResource]
     list_display = [
         "unit",
         "serial_number",

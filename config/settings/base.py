@@ -49,6 +49,7 @@ THIRD_PARTY_APPS = [
     "simple_history",
     "django_tasks",
     "django_tasks_db",
+    "import_export",
 ]
 LOCAL_APPS = [
     "apps.core",

@@ -72,6 +72,13 @@ OBJECT_VIEWS = {
     "clients_client_certificate",
     "vehicles_vehicle_certificate",
 }
+# Views on a model's whole list (fleet import and export): walked, and an export must hold
+# nothing of another agency.
+LIST_VIEWS = {
+    f"{model}_{view}"
+    for model in ("vehicles_vehicle", "drivers_driver")
+    for view in ("import", "process_import", "export")
+}
 # Custom views of shared models that agency staff may not open at all.
 FORBIDDEN_VIEWS = {"auth_user_password_change"}
 MARKERS = ["Other Agency", "Rival Transport", "4V4NC9EH5LN223344", "RIVAL-POL-77", "Rival Bank"]
@@ -164,7 +171,7 @@ def test_every_admin_view_and_model_is_covered():
         (route, name)
         for route, name in admin_url_names()
         if name is not None
-        and name not in SITE_VIEWS | OBJECT_VIEWS | FORBIDDEN_VIEWS
+        and name not in SITE_VIEWS | OBJECT_VIEWS | FORBIDDEN_VIEWS | LIST_VIEWS
         and name not in registry
     ]
     assert uncovered == []
@@ -227,6 +234,27 @@ def test_staff_of_another_agency_sees_and_changes_nothing(
             assert_hidden(client.get(url), url)
             data = {"post": "yes", "_change_history": "1", "name": "Hijacked"}
             assert_hidden(client.post(url, data), url)
+
+    for name in LIST_VIEWS:
+        url = reverse(f"admin:{name}")
+        responses = [client.get(url)]
+        if name.endswith("_export"):  # every column ticked: a real CSV of what staff see
+            model_admin = next(
+                a
+                for m, a in admin.site._registry.items()
+                if name.startswith(model_view_name(m, ""))
+            )
+            resource = model_admin.resource_classes[0]
+            columns = {
+                f"{resource.__name__.lower()}_{c}": "on" for c in resource().get_export_order()
+            }
+            response = client.post(url, {"format": "0", "resource": "0", **columns})
+            assert response["Content-Type"].startswith("text/csv"), url
+            responses.append(response)
+        for response in responses:
+            assert response.status_code in (200, 403, 405), (url, response.status_code)
+            for marker in MARKERS:
+                assert marker not in response.content.decode(errors="replace"), (url, marker)
 
     for name in FORBIDDEN_VIEWS:
         url = reverse(f"admin:{name}", args=[staff.pk])

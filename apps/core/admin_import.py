@@ -1,0 +1,288 @@
+"""Fleet files in the back-office: import and export with django-import-export.
+
+A carrier's unit or driver list arrives as a spreadsheet. Staff upload it (CSV or XLSX), see
+a dry-run preview where every bad row says what is wrong in their words (unknown make, bad
+VIN, duplicate VIN in the client, state unknown), and confirm. Three rules hold:
+
+- every row is created by the app's service (`vehicle_create`, `driver_create`), never by
+  the ORM, so the business rules, the audit trail and the change events are the API's;
+- all or nothing: one bad row and nothing is saved (the preview offers no confirm button,
+  and the confirmed run rolls back whole if a row fails then);
+- scoped: a row names its client by DOT, looked up only among the staff member's agencies'
+  live clients, so nobody can import into another agency's client.
+
+Exports write the same columns, so an exported file is a valid import file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal, InvalidOperation
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+from import_export import resources, widgets
+from import_export.admin import ImportExportMixin
+from import_export.formats.base_formats import CSV, XLSX
+from rest_framework.exceptions import APIException
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # XLSX hands numbers over as floats: 1234567.0
+    return str(value).strip()
+
+
+class TextWidget(widgets.Widget):
+    """Text as typed; a number cell of an XLSX file (a licence number) without its ".0"."""
+
+    def clean(self, value, row=None, **kwargs):
+        return _text(value)
+
+    def render(self, value, obj=None, **kwargs):
+        return value or ""
+
+
+class LookupWidget(widgets.Widget):
+    """A master-data row named in the file (by name, or code), from one query per import."""
+
+    def __init__(self, noun: str, model, *, codes: bool = False, render_attr: str = "name"):
+        super().__init__()
+        self.noun, self.model, self.codes, self.render_attr = noun, model, codes, render_attr
+        self._table: dict | None = None
+
+    def reset(self) -> None:
+        self._table = None
+
+    def table(self) -> dict:
+        if self._table is None:
+            self._table = {}
+            for obj in self.model.objects.all():
+                self._table[obj.name.strip().lower()] = obj
+                if self.codes:
+                    self._table[obj.code.strip().lower()] = obj
+        return self._table
+
+    def clean(self, value, row=None, **kwargs):
+        text = _text(value)
+        if not text:
+            return None
+        found = self.table().get(text.lower())
+        if found is None:
+            raise ValueError(f"Unknown {self.noun} “{text}”.")
+        return found
+
+    def render(self, value, obj=None, **kwargs):
+        return "" if value is None else getattr(value, self.render_attr)
+
+
+class ClientByDotWidget(widgets.Widget):
+    """The row's client, by DOT number, among the importing staff member's live clients."""
+
+    def __init__(self):
+        super().__init__()
+        self._clients: dict | None = None
+
+    def reset(self) -> None:
+        self._clients = None
+
+    def clean(self, value, row=None, **kwargs):
+        from apps.clients.models import Client
+
+        dot = _text(value)
+        if not dot:
+            raise ValueError("The DOT number of the client is missing.")
+        if self._clients is None:
+            self._clients = {}
+            for client in Client.objects.for_user(kwargs["user"]).filter(deleted=False):
+                self._clients.setdefault(client.dot, []).append(client)
+        matches = self._clients.get(dot, [])
+        if not matches:
+            raise ValueError(f"No client with DOT {dot} in your agencies.")
+        if len(matches) > 1:
+            raise ValueError(f"DOT {dot} names several of your clients; import them one by one.")
+        return matches[0]
+
+    def render(self, value, obj=None, **kwargs):
+        return "" if value is None else value.dot
+
+
+class ChoiceWidget(widgets.Widget):
+    """A status written as staff write it ("Out of service", "ACTIVE", "active")."""
+
+    def __init__(self, noun: str, choices, default: str):
+        super().__init__()
+        self.noun, self.choices, self.default = noun, choices, default
+
+    def clean(self, value, row=None, **kwargs):
+        text = _text(value)
+        if not text:
+            return self.default
+        key = re.sub(r"[\s-]+", "_", text.upper())
+        for code, label in self.choices:
+            if key in (code, re.sub(r"[\s-]+", "_", str(label).upper())):
+                return code
+        names = ", ".join(str(label) for _, label in self.choices)
+        raise ValueError(f"Unknown {self.noun} “{text}” (one of: {names}).")
+
+    def render(self, value, obj=None, **kwargs):
+        return value or ""
+
+
+class YearWidget(widgets.Widget):
+    def clean(self, value, row=None, **kwargs):
+        text = _text(value)
+        if not text:
+            return None
+        if not text.isdigit():
+            raise ValueError(f"The model year “{text}” is not a year like 2021.")
+        return int(text)
+
+    def render(self, value, obj=None, **kwargs):
+        return "" if value is None else str(value)
+
+
+class MoneyWidget(widgets.Widget):
+    def clean(self, value, row=None, **kwargs):
+        text = _text(value).replace("$", "").replace(",", "")
+        if not text:
+            return None
+        try:
+            return Decimal(text).quantize(Decimal("0.01"))
+        except InvalidOperation as exc:
+            raise ValueError(
+                f"The amount “{_text(value)}” is not a number like 145000.00."
+            ) from exc
+
+    def render(self, value, obj=None, **kwargs):
+        return "" if value is None else f"{value:.2f}"
+
+
+class DayWidget(widgets.Widget):
+    """A date as 2026-01-31 or 01/31/2026, or an XLSX date cell."""
+
+    def clean(self, value, row=None, **kwargs):
+        if isinstance(value, dt.datetime):
+            return value.date()
+        if isinstance(value, dt.date):
+            return value
+        text = _text(value)
+        if not text:
+            return None
+        for fmt in ("%Y-%m-%d", "%m/%d/%Y", "%m-%d-%Y"):
+            try:
+                return dt.datetime.strptime(text, fmt).date()
+            except ValueError:
+                continue
+        raise ValueError(f"The date “{text}” is not like 2026-01-31 or 01/31/2026.")
+
+    def render(self, value, obj=None, **kwargs):
+        return "" if value is None else value.isoformat()
+
+
+class ServiceResource(resources.ModelResource):
+    """Rows become records through the app's create service, never through `save()`.
+
+    Subclasses set `service` (keyword-only `(*, user, data)`), `service_fields` (the
+    attributes handed to it) and `error_fields` (service error keys → the file's columns).
+    """
+
+    service = None
+    service_fields: tuple[str, ...] = ()
+    error_fields: dict[str, str] = {}
+    required_columns: tuple[str, ...] = ()
+
+    class Meta:
+        use_transactions = True
+        import_id_fields = ()
+        skip_unchanged = False
+        clean_model_instances = False  # the service validates, with its own messages
+
+    def before_import(self, dataset, **kwargs):
+        missing = [c for c in self.required_columns if c not in (dataset.headers or [])]
+        if missing:
+            raise ValidationError(
+                f"The file has no column {', '.join(missing)}; the first row must name the "
+                f"columns ({', '.join(f.column_name for f in self.get_import_fields())})."
+            )
+        for field in self.get_import_fields():
+            if hasattr(field.widget, "reset"):
+                field.widget.reset()
+
+    def get_or_init_instance(self, instance_loader, row):
+        return self.init_instance(row), True  # a file only ever adds records
+
+    def column_of(self, key: str) -> str:
+        key = self.error_fields.get(key, key)
+        field = self.fields.get(key) or next(
+            (f for f in self.fields.values() if f.attribute == key), None
+        )
+        return field.column_name if field is not None else key
+
+    def import_instance(self, instance, row, **kwargs):
+        try:
+            super().import_instance(instance, row, **kwargs)
+        except ValidationError as exc:
+            raise ValidationError(
+                {self.column_of(k): v for k, v in exc.error_dict.items()}
+            ) from exc
+
+    def service_data(self, instance) -> dict:
+        data = {f: getattr(instance, f) for f in self.service_fields}
+        data["client_id"] = instance.client_id
+        return data
+
+    def save_instance(self, instance, is_create, row, **kwargs):
+        """Run the service for every row, dry run included: the transaction that wraps the
+        whole import is rolled back after a dry run, so the preview sees exactly what the
+        real run will (a VIN repeated in the file is refused on its second row)."""
+        try:
+            saved = type(self).service(user=kwargs["user"], data=self.service_data(instance))
+        except ValidationError as exc:
+            if hasattr(exc, "error_dict"):
+                raise ValidationError(
+                    {self.column_of(k): v for k, v in exc.error_dict.items()}
+                ) from exc
+            raise
+        except (APIException, PermissionDenied) as exc:
+            detail = getattr(exc, "detail", None) or str(exc)
+            raise ValidationError(str(detail)) from exc
+        instance.pk = saved.pk
+        instance._state.adding = False
+
+
+class StaffImportExportMixin(ImportExportMixin):
+    """Import and export on a scoped changelist, for staff who may add (import) or view
+    (export) the model, all or nothing."""
+
+    import_formats = [CSV, XLSX]
+    export_formats = [CSV, XLSX]
+    tmp_storage_class = "import_export.tmp_storages.CacheStorage"  # shared across nodes
+
+    def has_import_permission(self, request):
+        return self.has_add_permission(request)
+
+    def has_export_permission(self, request):
+        return self.has_view_permission(request)
+
+    def get_import_data_kwargs(self, **kwargs):
+        kwargs = super().get_import_data_kwargs(**kwargs)
+        kwargs.pop("request", None)
+        kwargs["rollback_on_validation_errors"] = True
+        return kwargs
+
+    def process_result(self, result, request):
+        if result.has_errors() or result.has_validation_errors():
+            self.message_user(
+                request,
+                "Nothing was imported: some rows were refused. Upload the file again to see which.",
+                messages.ERROR,
+            )
+            meta = self.model._meta
+            return HttpResponseRedirect(reverse(f"admin:{meta.app_label}_{meta.model_name}_import"))
+        return super().process_result(result, request)

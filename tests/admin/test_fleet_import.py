@@ -1,0 +1,214 @@
+"""Fleet files in the back-office: import (dry-run preview, then confirm) and export.
+
+Every row goes through vehicle_create / driver_create (audit included), one bad row means
+nothing is saved, errors speak the staff's language, and a DOT outside the staff member's
+agencies is unknown to them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import openpyxl
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from apps.drivers.models import Driver
+from apps.vehicles.models import Vehicle
+from tests.factories import ClientFactory, UserFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+
+HEADER = ["dot", "unit", "vin", "year", "make", "unit_type", "plate", "plate_state", "status"]
+GOOD = [
+    ["1234567", "501", "1FUJGLDR7CLBP0501", "2021", "Freightliner", "Tractor", "TX-501A", "TX", ""],
+    ["1234567", "502", "1XKYDP9X5MJ440502", "2022", "kenworth", "Tractor", "TX-502A", "Texas", ""],
+    ["1234567", "T-503", "1GRAA0621KB120503", "2019", "Great Dane", "Trailer", "", "", "Active"],
+]
+
+
+def _staff(groups, agency, name, group=0):
+    user = UserFactory(username=name, agencies=[agency], groups=[groups[group]])
+    user.is_staff = True
+    user.save()
+    return user
+
+
+@pytest.fixture
+def carrier(agency):
+    return ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
+
+
+@pytest.fixture
+def staff(client, groups, agency):
+    client.force_login(_staff(groups, agency, "staff"))
+    return client
+
+
+def _csv(rows, header=HEADER) -> SimpleUploadedFile:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return SimpleUploadedFile("fleet.csv", out.getvalue().encode(), content_type="text/csv")
+
+
+def _xlsx(rows, header=HEADER) -> SimpleUploadedFile:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(header)
+    for row in rows:
+        sheet.append(row)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return SimpleUploadedFile("fleet.xlsx", buffer.getvalue())
+
+
+def _preview(browser, upload, *, fmt=0, model="vehicles/vehicle"):
+    return browser.post(
+        f"/admin/{model}/import/", {"format": str(fmt), "import_file": upload, "resource": "0"}
+    )
+
+
+def _confirm(browser, preview, *, model="vehicles/vehicle"):
+    form = preview.context["confirm_form"]
+    return browser.post(f"/admin/{model}/process_import/", form.initial, follow=True)
+
+
+def test_a_clean_csv_is_previewed_then_imported_through_the_service(staff, carrier):
+    preview = _preview(staff, _csv(GOOD))
+    assert preview.status_code == 200
+    page = preview.content.decode()
+    assert "1FUJGLDR7CLBP0501" in page and preview.context["confirm_form"] is not None
+    assert not Vehicle.objects.filter(client=carrier).exists()  # a dry run saved nothing
+
+    done = _confirm(staff, preview)
+    assert done.status_code == 200
+    units = {v.unit: v for v in Vehicle.objects.filter(client=carrier)}
+    assert sorted(units) == ["501", "502", "T-503"]
+    assert units["502"].make.name == "Kenworth" and units["502"].license_plate_state.code == "TX"
+    assert units["T-503"].license_plate_state is None and units["T-503"].status == "ACTIVE"
+    # the service ran: it stamps created_by, and the audit trail has a creation by staff
+    assert units["501"].created_by.username == "staff"
+    record = Vehicle.history.filter(id=units["501"].pk).get()
+    assert record.history_type == "+" and record.history_user.username == "staff"
+
+
+def test_xlsx_with_numbers_as_numbers_imports(staff, carrier):
+    rows = [[1234567, 601, "1FUJGLDR7CLBP0601", 2021, "Volvo", "Tractor", "", "", ""]]
+    preview = _preview(staff, _xlsx(rows), fmt=1)
+    assert preview.context["confirm_form"] is not None, preview.content.decode()[-3000:]
+    _confirm(staff, preview, model="vehicles/vehicle")
+    unit = Vehicle.objects.get(client=carrier)
+    assert unit.unit == "601" and unit.model_year == 2021
+
+
+def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff, carrier, rival):
+    VehicleFactory(client=carrier, serial_number="1XKYDP9X5MJ449999", unit="OLD")
+    rows = [
+        *GOOD,
+        ["1234567", "504", "1FUJGLDR7CLBP0504", "2021", "Frieghtliner", "Tractor", "", "", ""],
+        ["1234567", "505", "1FUJGLDR7CLBP05O5", "2021", "Volvo", "Tractor", "", "", ""],
+        ["1234567", "506", "1XKYDP9X5MJ449999", "2021", "Volvo", "Tractor", "", "", ""],
+        ["1234567", "507", "1FUJGLDR7CLBP0501", "2021", "Volvo", "Tractor", "", "", ""],
+        ["1234567", "508", "1FUJGLDR7CLBP0508", "2021", "Volvo", "Tractor", "X1", "ZZ", ""],
+        [rival.dot, "509", "1FUJGLDR7CLBP0509", "2021", "Volvo", "Tractor", "", "", ""],
+        ["1234567", "510", "1FUJGLDR7CLBP0510", "20x1", "Volvo", "Tractor", "", "", ""],
+    ]
+    preview = _preview(staff, _csv(rows))
+    page = preview.content.decode()
+    assert preview.context.get("confirm_form") is None  # nothing to confirm
+    assert "Unknown make “Frieghtliner”" in page
+    assert "Bad VIN “1FUJGLDR7CLBP05O5”" in page
+    assert page.count("already has a vehicle with VIN") == 2  # in the client, and in the file
+    assert "Unknown state “ZZ”" in page
+    assert f"No client with DOT {rival.dot} in your agencies" in page
+    assert "is not a year like 2021" in page
+    assert Vehicle.objects.filter(client=carrier).count() == 1
+
+
+def test_a_missing_column_is_named(staff, carrier):
+    preview = _preview(staff, _csv([["1234567", "1"]], header=["dot", "unit"]))
+    page = preview.content.decode()
+    assert "The file has no column vin, year, make, unit_type" in page
+    assert preview.context.get("confirm_form") is None
+
+
+def test_the_confirmed_run_is_all_or_nothing(staff, carrier):
+    """A row that turns bad between preview and confirm: the whole file is refused."""
+    preview = _preview(staff, _csv(GOOD))
+    VehicleFactory(client=carrier, serial_number=GOOD[2][2], unit="typed by hand")
+    done = _confirm(staff, preview)
+    assert "Nothing was imported" in done.content.decode()
+    assert Vehicle.objects.filter(client=carrier).count() == 1
+
+
+def test_staff_cannot_import_into_another_agencys_client(client, groups, other_agency, carrier):
+    client.force_login(_staff(groups, other_agency, "rival-staff"))
+    preview = _preview(client, _csv(GOOD))
+    assert "No client with DOT 1234567 in your agencies" in preview.content.decode()
+    assert preview.context.get("confirm_form") is None
+    assert not Vehicle.objects.filter(client=carrier).exists()
+
+
+def test_viewers_may_export_but_not_import(client, groups, agency, carrier):
+    client.force_login(_staff(groups, agency, "viewer-staff", group=1))
+    assert client.get("/admin/vehicles/vehicle/import/").status_code == 403
+
+
+def test_export_writes_the_import_columns_and_only_visible_units(staff, carrier, rival):
+    VehicleFactory(client=carrier, unit="101", serial_number="1FUJGLDR7CLBP8834")
+    VehicleFactory(client=rival, unit="R1", serial_number="4V4NC9EH5LN223344")
+    columns = [
+        "dot",
+        "unit",
+        "vin",
+        "year",
+        "make",
+        "unit_type",
+        "plate",
+        "plate_state",
+        "owner",
+        "garaging_address",
+        "stated_value",
+        "status",
+    ]
+    form = {"format": "0", "resource": "0", **{f"vehicleresource_{c}": "on" for c in columns}}
+    response = staff.post("/admin/vehicles/vehicle/export/", form)
+    body = response.content.decode()
+    rows = list(csv.reader(io.StringIO(body)))
+    assert rows[0] == columns
+    assert [r[2] for r in rows[1:]] == ["1FUJGLDR7CLBP8834"]
+    assert rows[1][0] == "1234567" and rows[1][4] == "Kenworth"
+
+
+def test_drivers_import_with_dates_states_and_cities(staff, carrier):
+    header = [
+        "dot",
+        "first_name",
+        "last_name",
+        "driver_type",
+        "date_of_birth",
+        "license_number",
+        "license_state",
+        "license_type",
+        "city",
+        "state",
+    ]
+    rows = [
+        ["1234567", "Maria", "Gonzalez", "Owner Operator", "1985-04-12", "TX1", "TX",
+         "CDL Class A", "Dallas", "TX"],
+        ["1234567", "James", "Walker", "Company Driver", "07/30/1979", "TX2", "Texas", "", "", ""],
+    ]  # fmt: skip
+    preview = _preview(staff, _csv(rows, header=header), model="drivers/driver")
+    assert preview.context["confirm_form"] is not None, preview.content.decode()[-3000:]
+    _confirm(staff, preview, model="drivers/driver")
+    maria = Driver.objects.get(client=carrier, first_name="Maria")
+    assert maria.city.name == "Dallas" and maria.dl_type.name == "CDL Class A"
+    assert str(maria.date_of_birth) == "1985-04-12"
+    bad = [["1234567", "Ann", "Lee", "Pilot", "31/12/1980", "", "", "", "Gotham", "TX"]]
+    page = _preview(staff, _csv(bad, header=header), model="drivers/driver").content.decode()
+    assert "Unknown driver type “Pilot”" in page
+    assert "The date “31/12/1980” is not like" in page
+    assert "Unknown city “Gotham” in TX" in page
