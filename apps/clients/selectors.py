@@ -12,7 +12,3 @@ def client_queryset(*, user) -> QuerySet[Client]:
     return Client.objects.for_user(user).select_related(
         "agency", "producer", "client_type", "state", "city", "mailing_state", "mailing_city"
     )
-
-
-def client_get(*, user, client_id: int) -> Client | None:
-    return client_queryset(user=user).filter(pk=client_id).first()

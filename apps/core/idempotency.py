@@ -102,7 +102,3 @@ def finish(record, *, status: int, body, headers: dict[str, str] | None = None) 
     IdempotencyRecord.objects.filter(pk=record.pk).update(
         response_status=status, response_body=body, response_headers=headers or {}
     )
-
-
-def abandon(record) -> None:
-    IdempotencyRecord.objects.filter(pk=record.pk).delete()
