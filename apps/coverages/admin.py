@@ -1,12 +1,13 @@
 from django.contrib import admin
 
-from apps.core.admin import ScopedHistoryAdmin
+from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin
 from apps.core.admin_display import (
     CoverageStatusFilter,
     DriverCoverageStatusFilter,
     coverage_status_label,
 )
 from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
+from apps.coverages.services import DRIVER, VEHICLE, Subject, coverage_assign, coverage_update
 
 
 class CoverageEventInline(admin.TabularInline):
@@ -36,8 +37,70 @@ class DriverCoverageEventInline(CoverageEventInline):
     fk_name = "driver_coverage"
 
 
+class AssignmentAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
+    """A scheduling period, written only through coverage_assign / coverage_update, so every
+    change is appended to its event log (and announced) as the API's are.
+
+    Adding schedules a unit or driver; on the pair's latest period the status and dates can
+    change (remove 1, decline 2, or move the added date); earlier periods are history.
+    """
+
+    subject: Subject
+
+    def get_fields(self, request, obj=None):
+        field = self.subject.field
+        if obj is None:
+            return [field, "policy", "policy_added_date"]
+        return [field, "policy", "coverage_status", "policy_added_date", "policy_removed_date"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [self.subject.field, "policy"] if obj is not None else []
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and not self._is_latest(obj):
+            return False
+        return super().has_change_permission(request, obj)
+
+    def _is_latest(self, obj) -> bool:
+        field = self.subject.field
+        latest = (
+            type(obj)
+            .objects.filter(**{field: getattr(obj, f"{field}_id")}, policy_id=obj.policy_id)
+            .order_by("-policy_added_date", "-id")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return latest == obj.pk
+
+    def service_save(self, request, instance, cleaned_data, change):
+        field = self.subject.field
+        if not change:
+            target = cleaned_data[field]
+            return coverage_assign(
+                user=request.user,
+                subject=self.subject,
+                data={
+                    f"{field}_id": target.pk if target else None,
+                    "policy_id": cleaned_data["policy"].pk if cleaned_data["policy"] else None,
+                    "policy_added_date": cleaned_data.get("policy_added_date"),
+                },
+            )
+        return coverage_update(
+            user=request.user,
+            subject=self.subject,
+            data={
+                f"{field}_id": getattr(instance, f"{field}_id"),
+                "policy_id": instance.policy_id,
+                "coverage_status": cleaned_data["coverage_status"],
+                "policy_added_date": cleaned_data.get("policy_added_date"),
+                "policy_removed_date": cleaned_data.get("policy_removed_date"),
+            },
+        )
+
+
 @admin.register(VehicleCoverage)
-class VehicleCoverageAdmin(ScopedHistoryAdmin):
+class VehicleCoverageAdmin(AssignmentAdmin):
+    subject = VEHICLE
     list_display = [
         "vehicle",
         "policy",
@@ -57,7 +120,8 @@ class VehicleCoverageAdmin(ScopedHistoryAdmin):
 
 
 @admin.register(DriverCoverage)
-class DriverCoverageAdmin(ScopedHistoryAdmin):
+class DriverCoverageAdmin(AssignmentAdmin):
+    subject = DRIVER
     list_display = [
         "driver",
         "policy",

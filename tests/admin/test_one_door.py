@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from apps.clients.models import Client
+from apps.coverages.models import CoverageEvent, VehicleCoverage
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import UnitType
 from apps.reports.models import PolicyPremiumReport
@@ -18,6 +19,7 @@ from tests.factories import (
     LienholderFactory,
     PolicyFactory,
     UserFactory,
+    VehicleCoverageFactory,
     VehicleFactory,
 )
 
@@ -222,3 +224,58 @@ def test_vehicle_saved_in_the_admin_records_its_author(staff_client, agency):
     assert response.status_code == 302, response.content.decode()[:3000]
     unit.refresh_from_db()
     assert (unit.unit, unit.updated_by) == ("78", staff_client.user)
+
+
+def test_ending_a_unit_in_the_admin_appends_to_the_event_log(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    period = VehicleCoverageFactory(
+        vehicle=VehicleFactory(client=carrier), policy=PolicyFactory(client=carrier)
+    )
+    removed = period.policy_added_date + dt.timedelta(days=10)
+    response = change(
+        staff_client, period, coverage_status=1, policy_removed_date=removed.isoformat()
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    period.refresh_from_db()
+    assert (period.coverage_status, period.policy_removed_date) == (1, removed)
+    event = CoverageEvent.objects.get(vehicle_coverage=period)
+    assert (event.coverage_status, event.effective_date, event.created_by) == (
+        1,
+        removed,
+        staff_client.user,
+    )
+
+
+def test_scheduling_in_the_admin_refuses_a_policy_of_another_client(staff_client, agency):
+    unit = VehicleFactory(client=ClientFactory(agency=agency))
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    page = staff_client.get("/admin/coverages/vehiclecoverage/add/").content.decode()
+    data = form_data(
+        page,
+        vehicle=unit.pk,
+        policy=policy.pk,
+        policy_added_date=policy.effective_date.isoformat(),
+    )
+    response = staff_client.post("/admin/coverages/vehiclecoverage/add/", data)
+    assert response.status_code == 200
+    assert "belong to different clients" in response.content.decode()
+    assert not VehicleCoverage.objects.filter(vehicle=unit).exists()
+
+
+def test_an_earlier_period_is_history_and_cannot_be_changed(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    unit, policy = VehicleFactory(client=carrier), PolicyFactory(client=carrier)
+    first = VehicleCoverageFactory(
+        vehicle=unit,
+        policy=policy,
+        coverage_status=1,
+        policy_removed_date=policy.effective_date + dt.timedelta(days=5),
+    )
+    VehicleCoverageFactory(
+        vehicle=unit, policy=policy, policy_added_date=policy.effective_date + dt.timedelta(days=9)
+    )
+    url = f"/admin/coverages/vehiclecoverage/{first.pk}/change/"
+    response = staff_client.post(url, {"coverage_status": 4})
+    assert response.status_code == 403
+    first.refresh_from_db()
+    assert first.coverage_status == 1
