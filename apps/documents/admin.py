@@ -114,6 +114,9 @@ class DocumentAdmin(SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # deletion is a soft delete through the API
 
+    def has_change_permission(self, request, obj=None):
+        return False  # a stored document is evidence: its record changes only through the API
+
     def get_urls(self):
         return [
             path(

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from decimal import Decimal
 
 import pytest
+from django.core.files.base import ContentFile
 
 from apps.clients.models import Client
 from apps.coverages.models import CoverageEvent, VehicleCoverage
+from apps.documents.models import Module
+from apps.documents.services import document_upload
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import UnitType
 from apps.reports.models import PolicyPremiumReport
@@ -279,3 +283,20 @@ def test_an_earlier_period_is_history_and_cannot_be_changed(staff_client, agency
     assert response.status_code == 403
     first.refresh_from_db()
     assert first.coverage_status == 1
+
+
+def test_a_document_record_cannot_be_edited_around_the_api(staff_client, agency, manager):
+    content = b"%PDF-1.4 evidence"
+    document = document_upload(
+        user=manager,
+        module=Module.CLIENT,
+        owner_id=ClientFactory(agency=agency).id,
+        file=ContentFile(content, name="coi.pdf"),
+        sha256=hashlib.sha256(content).hexdigest(),
+        description="Original",
+    )
+    url = f"/admin/documents/document/{document.pk}/change/"
+    assert staff_client.get(url).status_code == 200  # shown, with its download link
+    assert staff_client.post(url, {"description": "Rewritten"}).status_code == 403
+    document.refresh_from_db()
+    assert document.description == "Original"
