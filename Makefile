@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format migrate seed postgres-test bench clean api-docs reliability
+.PHONY: install run test lint format migrate seed postgres-test bench clean api-docs reliability demo-reset
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ reliability: install
 	  --pg-ctl "bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 54333;;bash bench/pg.sh start $(PWD)/.cache/reliability-pg 54333"; \
 	  status=$$?; bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 54333; exit $$status
 
+# Back to the documented demo world (master data kept, ids from 1), keeping the virtualenv.
+demo-reset: migrate
+	$(BIN)/python manage.py seed_demo --reset
+
 clean:
 	rm -rf $(VENV) db.sqlite3 media var
 
@@ -61,4 +65,11 @@ api-docs: install
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py migrate -v0
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py seed_demo >/dev/null
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload >/tmp/api-docs.log 2>&1 & \
-	  pid=$$!; sleep 4; $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT); status=$$?; kill $$pid; exit $$status
+	  pid=$$!; sleep 4; $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT) \
+	  && DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py seed_demo --reset >/dev/null \
+	  && $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT) --out /tmp/api-docs-replay.md \
+	  && grep -E '^### |^Response|"[a-zA-Z]*[iI]d": [0-9]+' docs/api.md >/tmp/api-docs.first \
+	  && grep -E '^### |^Response|"[a-zA-Z]*[iI]d": [0-9]+' /tmp/api-docs-replay.md >/tmp/api-docs.replay \
+	  && diff /tmp/api-docs.first /tmp/api-docs.replay \
+	  && echo "replayed after seed_demo --reset: every call answered the same status and ids"; \
+	  status=$$?; kill $$pid; exit $$status
