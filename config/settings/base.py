@@ -251,7 +251,29 @@ CONTENT_SECURITY_POLICY = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Insurance Verification and Fleet Management API",
-    "DESCRIPTION": "Real-time verification of trucking insurance, certificates, and fleet records.",
+    "DESCRIPTION": (
+        "Real-time verification of trucking insurance, certificates, and fleet records.\n\n"
+        "## How to authenticate\n"
+        "Every `/v1` call carries two credentials: the **`apiKey` header** and a **Bearer "
+        "access token** (the token routes need only the `apiKey`).\n\n"
+        "Under `make run` the demo world is seeded (`make demo-reset` restores it): API key "
+        "`demo-api-key`; users `demo-admin` (Demo Agency, every permission), `demo-viewer` "
+        "(view only) and `other-admin` (Other Agency), all with password `demo-password`.\n\n"
+        "On this page:\n"
+        "1. Click **Authorize**, type `demo-api-key` under *apiKey*, click *Authorize*, "
+        "*Close*.\n"
+        "2. Open **POST /v1/auth/token**, *Try it out*, send "
+        '`{\"username\": \"demo-admin\", \"password\": \"demo-password\"}` and copy '
+        "the `access` value of the answer.\n"
+        "3. Click **Authorize** again, paste it under *bearerAuth* (without the word "
+        "`Bearer`), *Authorize*, *Close*. Every *Try it out* now runs as `demo-admin`.\n\n"
+        "An access token lives 15 minutes: get a new one with **POST /v1/auth/token/refresh** "
+        "and the `refresh` value, or log in again. From a shell: "
+        "`curl -X POST -H 'apiKey: demo-api-key' -H 'Content-Type: application/json' "
+        '-d \'{"username": "demo-admin", "password": "demo-password"}\' '
+        "http://127.0.0.1:8000/v1/auth/token`."
+    ),
+    "SWAGGER_UI_SETTINGS": {"persistAuthorization": True, "displayRequestDuration": True},
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
