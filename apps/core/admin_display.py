@@ -148,12 +148,25 @@ def _history(records) -> list[dict]:
         rows.append(
             {
                 "when": when(record.history_date),
-                "user": record.history_user.username if record.history_user_id else "—",
+                "user": _who(record),
                 "kind": kinds.get(record.history_type, record.history_type),
                 "changed": ", ".join(changed),
             }
         )
     return rows
+
+
+def _who(record) -> str:
+    """Who made a change: the request's user, else (a command, a seed) the record's own
+    updated_by stamp."""
+    if record.history_user_id:
+        return record.history_user.username
+    stamp = getattr(record, "updated_by", None)
+    return f"{stamp.username} (no request)" if stamp is not None else "—"
+
+
+def _us_date(value: dt.date | None) -> str:
+    return value.strftime("%m/%d/%Y") if value else "—"
 
 
 def _timeline(assignments, on: dt.date) -> list[dict]:
@@ -166,6 +179,8 @@ def _timeline(assignments, on: dt.date) -> list[dict]:
             {
                 **summary,
                 "status_label": coverage_status_label(assignment.coverage_status),
+                "added": _us_date(assignment.policy_added_date),
+                "removed": _us_date(assignment.policy_removed_date),
                 "policy_url": reverse("admin:policies_policy_change", args=[assignment.policy_id]),
                 "assignment_url": admin_url(assignment),
             }
@@ -254,7 +269,11 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
         "documents": _documents(
             user, client_id=vehicle.client_id, policy_ids={p.policy_id for p in periods}
         ),
-        "history": _history(vehicle_history(vehicle).order_by("-history_date", "-history_id")[:11]),
+        "history": _history(
+            vehicle_history(vehicle)
+            .select_related("updated_by")
+            .order_by("-history_date", "-history_id")[:11]
+        ),
         "history_url": admin_url(vehicle, "history"),
         "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk]),
     }
@@ -277,7 +296,7 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
         .select_related("vehicle")
         .order_by("vehicle__unit", "id")
     ]
-    history = Driver.history.filter(id=driver.pk).select_related("history_user")
+    history = Driver.history.filter(id=driver.pk).select_related("history_user", "updated_by")
     return {
         "on": on,
         "verified": any(row["covered"] for row in timeline),

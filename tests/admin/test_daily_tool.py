@@ -120,7 +120,7 @@ def test_vehicle_page_answers_is_unit_101_covered_since_when_under_which_policy(
     page = staff_client.get(f"/admin/vehicles/vehicle/{unit.pk}/change/").content.decode()
     answer = page.split('id="verification-today"')[1].split("</div>")[0]
     assert "Covered today" in answer and "ACTIVE" in answer
-    assert "GWC-AL-0142" in answer and fleet["al"].effective_date.isoformat() in answer
+    assert "GWC-AL-0142" in answer and fleet["al"].effective_date.strftime("%m/%d/%Y") in answer
     timeline = page.split('id="coverage-timeline"')[1].split("</table>")[0]
     # newest first: the current period, then the ended one with its removal date
     assert timeline.index("GWC-AL-0142") < timeline.index("GWC-AL-OLD")

@@ -132,6 +132,7 @@ def test_a_missing_column_is_named(staff, carrier):
     preview = _preview(staff, _csv([["1234567", "1"]], header=["dot", "unit"]))
     page = preview.content.decode()
     assert "The file has no column vin, year, make, unit_type" in page
+    assert "Traceback" not in page and "Nothing was imported" in page
     assert preview.context.get("confirm_form") is None
 
 
