@@ -240,3 +240,32 @@ def test_coverage_status_filter_speaks_staff(staff_client, fleet):
     only_removed = staff_client.get("/admin/coverages/vehiclecoverage/?coverage_status=1")
     assert "GWC-AL-OLD" in only_removed.content.decode()
     assert "GWC-AL-0142" not in only_removed.content.decode()
+
+
+def test_client_page_shows_compliance_once_verification_takes_a_profile(
+    staff_client, fleet, monkeypatch
+):
+    """Contract section 15: verification gains `profile`; the client page then asks for the
+    agency's `federal-minimum` profile and shows the result with its reasons."""
+    from apps.coverages import selectors
+
+    real = selectors.verify_clients
+    asked = []
+
+    def verify_clients(*, user, on, dots=None, client_id=None, profile=None):
+        asked.append(profile)
+        results = real(user=user, on=on, dots=dots, client_id=client_id)
+        for result in results:
+            result["compliance"] = {
+                "profileId": 1,
+                "result": "FAIL",
+                "reasons": [{"code": "BELOW_FEDERAL_MINIMUM", "message": "AL below 750,000.00"}],
+            }
+        return results
+
+    monkeypatch.setattr(selectors, "verify_clients", verify_clients)
+    carrier = fleet["carrier"]
+    page = staff_client.get(f"/admin/clients/client/{carrier.pk}/change/").content.decode()
+    assert asked == ["federal-minimum"]
+    shown = page.split('id="compliance-today"')[1].split("</span>")[0]
+    assert "FAIL" in shown and "AL below 750,000.00" in shown
