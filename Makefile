@@ -5,12 +5,17 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format migrate seed postgres-test bench clean api-docs reliability demo-reset
+.PHONY: install run dev test lint format migrate seed postgres-test bench clean api-docs reliability demo-reset
 
+# uv (from PyPI, into the virtualenv) installs the pinned requirements in seconds; pip is the
+# fallback when uv cannot be had.
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	( $(BIN)/python -m pip install --quiet uv && \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements-dev.txt ) || \
+	( echo "uv unavailable: installing with pip" && \
+	  $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -r requirements-dev.txt )
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -22,7 +27,12 @@ seed: migrate
 	$(BIN)/python manage.py load_masterdata
 	$(BIN)/python manage.py seed_demo
 
+# gunicorn (config/gunicorn.py, debug off) and the background worker; Ctrl-C stops both.
 run: seed
+	PORT=$(PORT) $(BIN)/python bin/serve
+
+# Django's development server with autoreload (debug on).
+dev: seed
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: install

@@ -10,6 +10,7 @@ from apps.certificates.api.views import (
     VehicleCertificateView,
 )
 from apps.clients.api.views import ClientViewSet
+from apps.compliance.api.views import RequirementProfileViewSet
 from apps.coverages.api.views import (
     ClientVerificationView,
     DriverAssignmentView,
@@ -33,6 +34,7 @@ router.register("clients", ClientViewSet, basename="client")
 router.register("policies", PolicyViewSet, basename="policy")
 router.register("vehicles", VehicleViewSet, basename="vehicle")
 router.register("drivers", DriverViewSet, basename="driver")
+router.register("requirement-profiles", RequirementProfileViewSet, basename="requirement-profile")
 
 urlpatterns = [
     path("auth/token", TokenView.as_view(), name="auth-token"),

@@ -1,7 +1,9 @@
-"""gunicorn settings: `gunicorn -c config/gunicorn.py config.wsgi`.
+"""gunicorn settings, loaded by default through ./gunicorn.conf.py (`gunicorn config.wsgi`).
 
 Workers and threads follow the core count (override with WEB_CONCURRENCY and GUNICORN_THREADS);
-set DATABASE_POOL=1 so each worker keeps a psycopg 3 connection pool.
+set DATABASE_POOL=1 so each worker keeps a psycopg 3 connection pool. In production nginx sits
+in front (deploy/nginx.conf): it buffers whole requests and responses, so a slow client holds
+an nginx connection, never one of these threads.
 """
 
 import multiprocessing
@@ -15,10 +17,31 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 graceful_timeout = 20
 keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
+max_requests_jitter = max_requests // 10
+# Django writes one JSON access line per request, with its request id (apps.core.middleware).
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 # Uploads are streamed to disk by Django's temporary-file handler; keep them off tmpfs-less
 # container layers when a directory is given.
 worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None
-# 500 DOTs as repeated `dots=` parameters need about 7 KB of request line.
+# 500 DOTs as repeated `dots=` parameters need about 7 KB of request line; 8190 is gunicorn's
+# ceiling (nginx in front allows 16 KB lines and answers longer ones itself, as problem+json).
 limit_request_line = 8190
+limit_request_field_size = 8190
+limit_request_fields = 100
+# Behind nginx on the same host or a private network: trust its X-Forwarded-* headers.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+
+
+def child_exit(server, worker):
+    """Prometheus multiprocess mode: drop a dead worker's live gauges."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+# gunicorn 27's control socket defaults to one path per user, which two nodes on one host
+# would fight over; off unless a path is given.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or "gunicorn.ctl"
+control_socket_disable = not os.environ.get("GUNICORN_CONTROL_SOCKET")

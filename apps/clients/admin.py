@@ -120,6 +120,7 @@ class ClientAdmin(
         DeletedFilter,
         "client_type",
         "acord_enabled",
+        "cargo_class",
         ("agency", DropdownFilter),
         ("state", DropdownFilter),
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import django_filters
 
-from apps.clients.models import Client
+from apps.clients.models import CargoClass, Client
 from apps.core.filters import DeletedFilterSet, DotFilter, IdFilter, StrictBooleanFilter
 
 
@@ -16,6 +16,7 @@ class ClientFilterSet(DeletedFilterSet):
     parentClientId = IdFilter(field_name="parent_client_id")
     clientTypeId = IdFilter(field_name="client_type_id")
     acordEnabled = StrictBooleanFilter(field_name="acord_enabled")
+    cargoClass = django_filters.ChoiceFilter(field_name="cargo_class", choices=CargoClass.choices)
 
     class Meta:
         model = Client

@@ -12,6 +12,16 @@ from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 dot_validator = RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.", code="invalid")
 
 
+class CargoClass(models.TextChoices):
+    """What a carrier hauls, as 49 CFR 387.9 sorts it for the minimum levels of financial
+    responsibility."""
+
+    GENERAL_FREIGHT = "GENERAL_FREIGHT", "General freight (non-hazardous)"
+    OIL = "OIL", "Oil (listed in 49 CFR 172.101)"
+    HAZMAT = "HAZMAT", "Hazardous materials (other than bulk)"
+    HAZMAT_BULK = "HAZMAT_BULK", "Hazardous materials in bulk, explosives, gases, radioactive"
+
+
 class ClientQuerySet(AgencyScopedQuerySet):
     agency_field = "agency"
 
@@ -41,6 +51,12 @@ class Client(TimeStampedModel):
         "masterdata.ClientType", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     acord_enabled = models.BooleanField(default=True)
+    cargo_class = models.CharField(
+        max_length=16,
+        choices=CargoClass.choices,
+        default=CargoClass.GENERAL_FREIGHT,
+        help_text="Sets the federal minimum of auto liability (49 CFR 387.9).",
+    )
     address = models.CharField(max_length=300, blank=True)
     state = models.ForeignKey(
         "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -18,6 +18,7 @@ CLIENT_FIELDS = (
     "dot",
     "client_type",
     "acord_enabled",
+    "cargo_class",
     "address",
     "state",
     "city",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
+from apps.core import request_id
 from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_response
 
 logger = logging.getLogger(__name__)
@@ -23,6 +25,47 @@ _DETAILS = {
     413: "The request body is larger than allowed.",
     500: "The server failed to handle the request.",
 }
+
+
+access_logger = logging.getLogger("apps.access")
+
+
+class RequestIdMiddleware:
+    """Binds the request id for the request's log lines, echoes it, and logs one access line.
+
+    The access line (method, path, route, status, duration) is written here rather than by
+    gunicorn so it carries the same request id as everything the request logged.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        rid = request_id.request_id_from(request.headers.get(request_id.HEADER))
+        request.request_id = rid
+        token = request_id.bind(rid)
+        started = time.monotonic()
+        try:
+            response = self.get_response(request)
+            response[request_id.HEADER] = rid
+            match = getattr(request, "resolver_match", None)
+            access_logger.info(
+                "%s %s %s",
+                request.method,
+                request.path,
+                response.status_code,
+                extra={
+                    "method": request.method,
+                    "path": request.path,
+                    "route": match.route if match else None,
+                    "status": response.status_code,
+                    "duration_ms": round((time.monotonic() - started) * 1000, 1),
+                    "remote_addr": request.META.get("REMOTE_ADDR"),
+                },
+            )
+            return response
+        finally:
+            request_id.unbind(token)
 
 
 class ProblemDetailsMiddleware:

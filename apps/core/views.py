@@ -1,12 +1,23 @@
-"""Liveness and readiness probes: no credentials, plain JSON."""
+"""The landing page, and the liveness and readiness probes (no credentials, plain JSON)."""
 
 from __future__ import annotations
 
 import os
+import uuid
+from datetime import timedelta
 
+from django.conf import settings
+from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+
+def landing(request: HttpRequest) -> HttpResponse:
+    """What the service is and where to go next: API docs, schema, admin, quick start."""
+    return render(request, "landing.html", {"demo": settings.DEMO_MODE or settings.DEBUG})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -27,8 +38,40 @@ def storage_reachable() -> bool:
         return False
 
 
+def cache_reachable() -> bool:
+    """The cache (Redis in production: throttles and login limits) takes and gives a value."""
+    key = f"readyz:{uuid.uuid4().hex}"
+    try:
+        cache.set(key, "1", 5)
+        ok = cache.get(key) == "1"
+        cache.delete(key)
+        return ok
+    except Exception:  # any failure means not ready; the reason is in the log
+        return False
+
+
+def worker_check() -> str | None:
+    """The background worker's heartbeat: "ok", "stale", "missing", or None without one.
+
+    None while the events app (which provides the heartbeat) is not installed: no check
+    rather than a made-up one.
+    """
+    try:
+        from apps.events.worker import last_heartbeat
+    except ImportError:
+        return None
+    try:
+        beat = last_heartbeat()
+    except Exception:  # the heartbeat is read from the database or cache
+        return "unavailable"
+    if beat is None:
+        return "missing"
+    age = timezone.now() - beat
+    return "ok" if age <= timedelta(seconds=settings.WORKER_HEARTBEAT_MAX_AGE) else "stale"
+
+
 def readyz(request: HttpRequest) -> JsonResponse:
-    """The database and document storage are reachable."""
+    """The database, document storage, cache and (when there is one) the worker are up."""
     checks: dict[str, str] = {}
     try:
         with connection.cursor() as cursor:
@@ -37,6 +80,10 @@ def readyz(request: HttpRequest) -> JsonResponse:
     except Exception:  # any failure means not ready; the reason is in the log
         checks["database"] = "unavailable"
     checks["storage"] = "ok" if storage_reachable() else "unavailable"
+    checks["cache"] = "ok" if cache_reachable() else "unavailable"
+    worker = worker_check()
+    if worker is not None:
+        checks["worker"] = worker
     ready = all(value == "ok" for value in checks.values())
     return JsonResponse(
         {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from django.db.models import Prefetch, Q
 
 from apps.clients.models import Client
+from apps.compliance.evaluation import verdict
+from apps.compliance.selectors import ProfileChoice
 from apps.coverages.choices import CoverageStatus
 from apps.coverages.models import VehicleCoverage
 from apps.policies.choices import PolicyStatus
@@ -42,6 +44,7 @@ def coverage_ref(policy: Policy, on: dt.date) -> dict:
         "coverage_type_name": policy.coverage_type.name,
         "insurer_name": policy.insurer.name if policy.insurer_id else None,
         "naic": policy.insurer.naic if policy.insurer_id else None,
+        "am_best_rating": (policy.insurer.am_best_rating or None) if policy.insurer_id else None,
         "effective_date": policy.effective_date.isoformat(),
         "expiration_date": policy.expiration_date.isoformat(),
         "status": policy.status_on(on),
@@ -79,7 +82,37 @@ def _policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, lis
     return grouped
 
 
-def _client_result(dot: str | None, client: Client | None, policies: list[Policy], on) -> dict:
+def _compliance(
+    profile: ProfileChoice | None,
+    client: Client | None,
+    policies: list[Policy],
+    on: dt.date,
+    unit_policies: list[Policy] | None = None,
+) -> dict:
+    """`{"compliance": …}` when a profile was asked for (None for what was not found)."""
+    if profile is None:
+        return {}
+    if client is None:
+        return {"compliance": None}
+    compiled = profile.for_agency(client.agency_id)
+    return {
+        "compliance": verdict(
+            compiled,
+            policies=policies,
+            cargo_class=client.cargo_class,
+            on=on,
+            unit_policies=unit_policies,
+        )
+    }
+
+
+def _client_result(
+    dot: str | None,
+    client: Client | None,
+    policies: list[Policy],
+    on,
+    profile: ProfileChoice | None = None,
+) -> dict:
     if client is None:
         return {
             "dot": dot,
@@ -88,6 +121,7 @@ def _client_result(dot: str | None, client: Client | None, policies: list[Policy
             "status": NOT_FOUND,
             "client": None,
             "coverages": [],
+            **_compliance(profile, None, [], on),
         }
     coverages = [coverage_ref(p, on) for p in policies]
     in_force = any(c["status"] == PolicyStatus.ACTIVE for c in coverages)
@@ -98,13 +132,20 @@ def _client_result(dot: str | None, client: Client | None, policies: list[Policy
         "status": ACTIVE if in_force else INACTIVE,
         "client": client_ref(client),
         "coverages": coverages,
+        **_compliance(profile, client, policies, on),
     }
 
 
 def verify_clients(
-    *, user, on: dt.date, dots: list[str] | None = None, client_id: int | None = None
+    *,
+    user,
+    on: dt.date,
+    dots: list[str] | None = None,
+    client_id: int | None = None,
+    profile: ProfileChoice | None = None,
 ) -> list[dict]:
-    """One result per requested DOT (request order, duplicates once), or one for the client id."""
+    """One result per requested DOT (request order, duplicates once), or one for the client id;
+    with a profile, each found client's compliance, computed from the policies read anyway."""
     clients = Client.objects.for_user(user).filter(deleted=False).select_related("agency")
     if client_id is not None:
         clients = list(clients.filter(pk=client_id))
@@ -112,7 +153,7 @@ def verify_clients(
         clients = list(clients.filter(dot__in=dots).order_by("id"))
     policies = _policies_by_client((c.id for c in clients), on)
     if client_id is not None:
-        return [_client_result(None, c, policies.get(c.id, []), on) for c in clients]
+        return [_client_result(None, c, policies.get(c.id, []), on, profile) for c in clients]
 
     # A user of several agencies may see the same DOT twice: the verified client answers.
     by_dot: dict[str, Client] = {}
@@ -127,7 +168,7 @@ def verify_clients(
     for dot in dict.fromkeys(dots):
         client = by_dot.get(dot)
         results.append(
-            _client_result(dot, client, policies.get(client.id, []) if client else [], on)
+            _client_result(dot, client, policies.get(client.id, []) if client else [], on, profile)
         )
     return results
 
@@ -175,8 +216,10 @@ def verify_vehicles(
     vin: str | None = None,
     license_plate: str | None = None,
     license_plate_state=None,
+    profile: ProfileChoice | None = None,
 ) -> list[dict]:
-    """Every visible vehicle matching the VIN or the plate, with what covers it on D."""
+    """Every visible vehicle matching the VIN or the plate, with what covers it on D (and,
+    with a profile, its compliance: the client's policies are then read too, two queries)."""
     vehicles = _vehicles(user)
     if vin is not None:
         vehicles = vehicles.filter(serial_number=vin)
@@ -186,9 +229,11 @@ def verify_vehicles(
             vehicles = vehicles.filter(license_plate_state=license_plate_state)
     vehicles = list(vehicles)
     periods = covering_periods((v.id for v in vehicles), on)
+    client_policies = _unit_clients_policies(profile, vehicles, on)
     results = []
     for vehicle in vehicles:
-        coverages = _vehicle_coverages(periods.get(vehicle.id, []), on)
+        unit_periods = periods.get(vehicle.id, [])
+        coverages = _vehicle_coverages(unit_periods, on)
         results.append(
             {
                 "vehicle": vehicle_ref(vehicle),
@@ -196,18 +241,44 @@ def verify_vehicles(
                 "verified": bool(coverages),
                 "status": ACTIVE if coverages else INACTIVE,
                 "coverages": coverages,
+                **_unit_compliance(profile, vehicle, client_policies, unit_periods, on),
             }
         )
     return results
 
 
-def verify_fleet(*, user, on: dt.date, vins: list[str], plates: list[str]) -> dict:
-    """The fleet gap check: one entry per requested unit, and a summary."""
+def _unit_clients_policies(profile, vehicles: list[Vehicle], on: dt.date) -> dict:
+    if profile is None:
+        return {}
+    return _policies_by_client({v.client_id for v in vehicles}, on)
+
+
+def _unit_compliance(profile, vehicle, client_policies: dict, periods, on) -> dict:
+    return _compliance(
+        profile,
+        vehicle.client,
+        client_policies.get(vehicle.client_id, []),
+        on,
+        unit_policies=[p.policy for p in periods],
+    )
+
+
+def verify_fleet(
+    *,
+    user,
+    on: dt.date,
+    vins: list[str],
+    plates: list[str],
+    profile: ProfileChoice | None = None,
+) -> dict:
+    """The fleet gap check: one entry per requested unit, and a summary (with a profile, each
+    unit's compliance and the count per result)."""
     keys = [plate_key(p) for p in plates]
     vehicles = list(
         _vehicles(user).filter(Q(serial_number__in=vins) | Q(license_plate_key__in=keys))
     )
     periods = covering_periods((v.id for v in vehicles), on)
+    client_policies = _unit_clients_policies(profile, vehicles, on)
     by_vin: dict[str, list[Vehicle]] = defaultdict(list)
     by_plate: dict[str, list[Vehicle]] = defaultdict(list)
     for vehicle in vehicles:
@@ -225,10 +296,12 @@ def verify_fleet(*, user, on: dt.date, vins: list[str], plates: list[str]) -> di
                 "vehicle": None,
                 "client": None,
                 "coverages": [],
+                **_compliance(profile, None, [], on),
             }
         # Several visible vehicles may share a VIN or plate: a covered one answers.
         best = next((v for v in matches if periods.get(v.id)), matches[0])
-        coverages = _vehicle_coverages(periods.get(best.id, []), on)
+        unit_periods = periods.get(best.id, [])
+        coverages = _vehicle_coverages(unit_periods, on)
         return {
             key_name: key,
             "found": True,
@@ -237,6 +310,7 @@ def verify_fleet(*, user, on: dt.date, vins: list[str], plates: list[str]) -> di
             "vehicle": vehicle_ref(best),
             "client": client_ref(best.client),
             "coverages": coverages,
+            **_unit_compliance(profile, best, client_policies, unit_periods, on),
         }
 
     results = [entry("vin", vin, by_vin.get(vin, [])) for vin in dict.fromkeys(vins)]
@@ -250,6 +324,9 @@ def verify_fleet(*, user, on: dt.date, vins: list[str], plates: list[str]) -> di
         "uncovered": sum(r["found"] and not r["verified"] for r in results),
         "not_found": sum(not r["found"] for r in results),
     }
+    if profile is not None:
+        verdicts = [r["compliance"]["result"] for r in results if r["compliance"]]
+        summary["compliance"] = {v.lower(): verdicts.count(v) for v in ("PASS", "CAUTION", "FAIL")}
     return {"results": results, "summary": summary}
 
 

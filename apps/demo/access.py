@@ -14,6 +14,7 @@ BUSINESS_APPS = [
     "coverages",
     "documents",
     "reports",
+    "compliance",
 ]
 REFERENCE_APPS = ["masterdata", "agencies"]
 

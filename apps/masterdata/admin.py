@@ -45,7 +45,9 @@ class CoverageTypeAdmin(admin.ModelAdmin):
 
 @admin.register(Insurer)
 class InsurerAdmin(admin.ModelAdmin):
-    list_display = ["name", "naic"]
+    list_display = ["name", "naic", "am_best_rating"]
+    list_filter = ["am_best_rating"]
+    list_editable = ["am_best_rating"]
     search_fields = ["name", "naic"]
 
 

@@ -122,11 +122,45 @@ class ClientType(NamedModel):
         ]
 
 
+class AmBestRating(models.TextChoices):
+    """AM Best financial strength ratings, best first (E, F and S are not ratings of strength:
+    under supervision, in liquidation, suspended)."""
+
+    A_PLUS_PLUS = "A++", "A++ (Superior)"
+    A_PLUS = "A+", "A+ (Superior)"
+    A = "A", "A (Excellent)"
+    A_MINUS = "A-", "A- (Excellent)"
+    B_PLUS_PLUS = "B++", "B++ (Good)"
+    B_PLUS = "B+", "B+ (Good)"
+    B = "B", "B (Fair)"
+    B_MINUS = "B-", "B- (Fair)"
+    C_PLUS_PLUS = "C++", "C++ (Marginal)"
+    C_PLUS = "C+", "C+ (Marginal)"
+    C = "C", "C (Weak)"
+    C_MINUS = "C-", "C- (Weak)"
+    D = "D", "D (Poor)"
+    E = "E", "E (Under regulatory supervision)"
+    F = "F", "F (In liquidation)"
+    S = "S", "S (Suspended)"
+
+
+# Best first: a lower index is a stronger insurer.
+AM_BEST_ORDER = {value: index for index, value in enumerate(AmBestRating.values)}
+
+
 class Insurer(NamedModel):
-    """An insurance company, with its NAIC code."""
+    """An insurance company, with its NAIC code and its AM Best rating."""
 
     naic = models.CharField("NAIC code", max_length=10, blank=True)
     address = models.CharField(max_length=300, blank=True)
+    am_best_rating = models.CharField(
+        "AM Best rating",
+        max_length=3,
+        choices=AmBestRating.choices,
+        blank=True,
+        help_text="Financial strength rating; blank when unknown (requirement checks then "
+        "answer CAUTION).",
+    )
 
     class Meta(NamedModel.Meta):
         constraints = [

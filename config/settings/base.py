@@ -50,6 +50,7 @@ THIRD_PARTY_APPS = [
     "django_tasks",
     "django_tasks_db",
     "import_export",
+    "django_prometheus",
 ]
 LOCAL_APPS = [
     "apps.core",
@@ -69,6 +70,10 @@ LOCAL_APPS = [
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
 MIDDLEWARE = [
+    # Metrics first and last, so they time the whole stack; the request id before anything
+    # that can log or answer.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    "apps.core.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "apps.core.middleware.ProblemDetailsMiddleware",
@@ -79,6 +84,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 if env.bool("QUERY_COUNT_HEADER", default=False):
@@ -117,6 +123,25 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # gunicorn workers and the background worker share the file: WAL lets readers run beside
+    # the writer, IMMEDIATE transactions take the write lock up front (no deadlocked upgrade
+    # answered "database is locked" at once), and a writer waits up to 20 s for its turn.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.int("SQLITE_TIMEOUT", default=20),
+        }
+    )
+# django-prometheus's thin subclasses of the same backends count queries, errors and time.
+_INSTRUMENTED = {
+    "django.db.backends.postgresql": "django_prometheus.db.backends.postgresql",
+    "django.db.backends.sqlite3": "django_prometheus.db.backends.sqlite3",
+}
+DATABASES["default"]["ENGINE"] = _INSTRUMENTED.get(
+    DATABASES["default"]["ENGINE"], DATABASES["default"]["ENGINE"]
+)
 
 # ---------------------------------------------------------------------------
 # Background tasks: django-tasks with its database backend (SQLite by default, PostgreSQL with
@@ -263,7 +288,7 @@ SPECTACULAR_SETTINGS = {
         "1. Click **Authorize**, type `demo-api-key` under *apiKey*, click *Authorize*, "
         "*Close*.\n"
         "2. Open **POST /v1/auth/token**, *Try it out*, send "
-        '`{\"username\": \"demo-admin\", \"password\": \"demo-password\"}` and copy '
+        '`{"username": "demo-admin", "password": "demo-password"}` and copy '
         "the `access` value of the answer.\n"
         "3. Click **Authorize** again, paste it under *bearerAuth* (without the word "
         "`Bearer`), *Authorize*, *Close*. Every *Try it out* now runs as `demo-admin`.\n\n"
@@ -300,10 +325,45 @@ SPECTACULAR_SETTINGS = {
 # Admin and logging
 # ---------------------------------------------------------------------------
 LOGIN_URL = "admin:login"
+# One JSON object a line (LOG_FORMAT=text for plain lines), each with the request's id.
+LOG_FORMAT = env("LOG_FORMAT", default="json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "apps.core.request_id.RequestIdFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "text" if LOG_FORMAT == "text" else "json",
+        }
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}},
+    "loggers": {
+        "django.request": {"level": "ERROR"},
+        # Runserver's access lines duplicate the one apps.core.middleware writes.
+        "django.server": {"level": "WARNING"},
+    },
 }
+
+# ---------------------------------------------------------------------------
+# Operations: /metrics (Prometheus) answers a bearer METRICS_TOKEN, or without a token only
+# clients on internal addresses (loopback and private networks); the worker's heartbeat counts
+# as stale for /readyz after WORKER_HEARTBEAT_MAX_AGE seconds.
+# ---------------------------------------------------------------------------
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+METRICS_ALLOW_INTERNAL = env.bool("METRICS_ALLOW_INTERNAL", default=True)
+WORKER_HEARTBEAT_MAX_AGE = env.int("WORKER_HEARTBEAT_MAX_AGE", default=180)
+# Serve /static/ from the apps (no collectstatic) with debug off: `make run` only; nginx
+# serves the collected files in production.
+SERVE_STATIC = env.bool("SERVE_STATIC", default=False)
+# The landing page shows the demo key and users (`make run`, `make dev`); never in production.
+DEMO_MODE = env.bool("DEMO_MODE", default=False)

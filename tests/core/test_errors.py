@@ -101,7 +101,7 @@ def test_health_and_readiness_need_no_credentials(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json()["checks"] == {"database": "ok", "storage": "ok"}
+    assert ready.json()["checks"] == {"database": "ok", "storage": "ok", "cache": "ok"}
 
 
 def test_schema_and_docs_need_no_credentials(client):

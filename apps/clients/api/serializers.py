@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.clients.models import Client, dot_validator
+from apps.clients.models import CargoClass, Client, dot_validator
 from apps.core.serializers import (
     AuditedModelSerializer,
     StrictBooleanField,
@@ -29,6 +29,12 @@ class ClientSerializer(AuditedModelSerializer):
     client_type_id = MasterDataIdField(ClientType, source="client_type")
     client_type = MasterDataField(ClientType)
     acord_enabled = StrictBooleanField(required=False)
+    cargo_class = serializers.ChoiceField(
+        choices=CargoClass.choices,
+        required=False,
+        help_text="What the carrier hauls; sets its federal minimum of auto liability "
+        "(49 CFR 387.9). Default GENERAL_FREIGHT.",
+    )
     address = StrictCharField(required=False, allow_blank=True, max_length=300)
     state_id = MasterDataIdField(State, source="state")
     state = MasterDataField(State)
@@ -60,6 +66,7 @@ class ClientSerializer(AuditedModelSerializer):
             "client_type_id",
             "client_type",
             "acord_enabled",
+            "cargo_class",
             "address",
             "state_id",
             "state",

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import re
 
+from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from apps.compliance.api.serializers import ProfileRefField, compliance_field
 from apps.core.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -94,6 +96,7 @@ class CoverageRefSerializer(serializers.Serializer):
     coverage_type_name = StrictCharField()
     insurer_name = StrictCharField(allow_null=True)
     naic = StrictCharField(allow_null=True)
+    am_best_rating = StrictCharField(allow_null=True)
     effective_date = serializers.DateField()
     expiration_date = serializers.DateField()
     status = StrictCharField()
@@ -123,6 +126,7 @@ class ClientVerificationSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=VERIFICATION_STATUSES)
     client = ClientRefSerializer(allow_null=True)
     coverages = CoverageRefSerializer(many=True)
+    compliance = compliance_field()
 
 
 class ClientVerificationResponseSerializer(serializers.Serializer):
@@ -136,6 +140,7 @@ class VehicleVerificationSerializer(serializers.Serializer):
     verified = StrictBooleanField()
     status = serializers.ChoiceField(choices=VEHICLE_VERIFICATION_STATUSES)
     coverages = VehicleCoverageRefSerializer(many=True)
+    compliance = compliance_field()
 
 
 class VehicleVerificationResponseSerializer(serializers.Serializer):
@@ -149,6 +154,9 @@ class FleetRequestSerializer(serializers.Serializer):
         child=StrictCharField(max_length=15), required=False, default=list
     )
     as_of = serializers.DateField(required=False, allow_null=True)
+    profile = ProfileRefField(
+        required=False, help_text="A requirement profile's id or code: adds `compliance`."
+    )
 
     def validate_vins(self, values):
         from apps.vehicles.models import VIN_RE
@@ -190,6 +198,7 @@ class FleetEntrySerializer(serializers.Serializer):
     vehicle = VehicleRefSerializer(allow_null=True)
     client = ClientRefSerializer(allow_null=True)
     coverages = VehicleCoverageRefSerializer(many=True)
+    compliance = compliance_field()
 
 
 class FleetSummarySerializer(serializers.Serializer):
@@ -197,6 +206,16 @@ class FleetSummarySerializer(serializers.Serializer):
     covered = StrictIntegerField()
     uncovered = StrictIntegerField()
     not_found = StrictIntegerField()
+    compliance = inline_serializer(
+        "FleetComplianceSummary",
+        fields={
+            "pass": StrictIntegerField(),
+            "caution": StrictIntegerField(),
+            "fail": StrictIntegerField(),
+        },
+        required=False,
+        help_text="With a profile: how many found units PASS, CAUTION and FAIL.",
+    )
 
 
 class FleetResponseSerializer(serializers.Serializer):

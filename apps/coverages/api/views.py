@@ -3,10 +3,11 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
 from apps.core.exceptions import Conflict
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
@@ -25,6 +26,26 @@ def _q(name: str, description: str, many: bool = False) -> OpenApiParameter:
     return OpenApiParameter(name, str, description=description, many=many)
 
 
+PROFILE = _q(
+    "profile",
+    "A requirement profile's id or code (e.g. federal-minimum): each result gains `compliance`.",
+)
+
+
+def _profile(request, raw) -> ProfileChoice | None:
+    """The profile a verification names; unknown or another agency's: 400 on `profile`."""
+    if raw is None or raw == "":
+        return None
+    if not request.user.has_perm("compliance.view_requirementprofile"):
+        raise PermissionDenied("Checking against a profile needs permission to view profiles.")
+    choice = None
+    if len(str(raw)) <= 50:
+        choice = requirement_profile_resolve(user=request.user, ref=str(raw))
+    if choice is None:
+        raise ValidationError({"profile": [f"No requirement profile '{raw}'."]})
+    return choice
+
+
 class ClientVerificationView(APIView):
     """Is this carrier insured? By DOT number(s) or client id."""
 
@@ -37,6 +58,7 @@ class ClientVerificationView(APIView):
             _q("dot", "One DOT number."),
             _q("id", "A client id."),
             AS_OF,
+            PROFILE,
         ],
         responses=s.ClientVerificationResponseSerializer,
         operation_id="coverages_clients_verify",
@@ -45,9 +67,13 @@ class ClientVerificationView(APIView):
         params = request.query_params
         which = exactly_one(params, ("dots", "dot", "id"))
         on = parse_as_of(params)
+        profile = _profile(request, params.get("profile"))
         if which == "id":
             results = verify_clients(
-                user=request.user, on=on, client_id=parse_id(params["id"], "id")
+                user=request.user,
+                on=on,
+                client_id=parse_id(params["id"], "id"),
+                profile=profile,
             )
             if not results:
                 raise NotFound("No client with this id.")
@@ -61,7 +87,7 @@ class ClientVerificationView(APIView):
                     raise ValidationError({"dots": [f"At most {s.MAX_DOTS} DOT numbers."]})
                 if not dots:
                     raise ValidationError({"dots": ["Send at least one DOT number."]})
-            results = verify_clients(user=request.user, on=on, dots=dots)
+            results = verify_clients(user=request.user, on=on, dots=dots, profile=profile)
             if not any(r["found"] for r in results):
                 detail = "DOT number not found." if which == "dot" else "No DOT number was found."
                 raise NotFound(detail)
@@ -80,6 +106,7 @@ class VehicleVerificationView(APIView):
             _q("licensePlate", "A license plate (case, spaces and dashes ignored)."),
             _q("licensePlateState", "The plate's state, by name or USPS code (optional)."),
             AS_OF,
+            PROFILE,
         ],
         responses=s.VehicleVerificationResponseSerializer,
         operation_id="coverages_vehicles_verify",
@@ -88,8 +115,11 @@ class VehicleVerificationView(APIView):
         params = request.query_params
         which = exactly_one(params, ("vin", "licensePlate"))
         on = parse_as_of(params)
+        profile = _profile(request, params.get("profile"))
         if which == "vin":
-            results = verify_vehicles(user=request.user, on=on, vin=parse_vin(params["vin"]))
+            results = verify_vehicles(
+                user=request.user, on=on, vin=parse_vin(params["vin"]), profile=profile
+            )
         else:
             state = None
             if params.get("licensePlateState"):
@@ -101,7 +131,11 @@ class VehicleVerificationView(APIView):
             if len(plate) > 15:
                 raise ValidationError({"licensePlate": ["A plate has at most 15 characters."]})
             results = verify_vehicles(
-                user=request.user, on=on, license_plate=plate, license_plate_state=state
+                user=request.user,
+                on=on,
+                license_plate=plate,
+                license_plate_state=state,
+                profile=profile,
             )
         if not results:
             raise NotFound("No vehicle matches.")
@@ -123,11 +157,13 @@ class FleetVerificationView(APIView):
         body = s.FleetRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         on = body.validated_data.get("as_of") or parse_as_of({})
+        profile = _profile(request, body.validated_data.get("profile"))
         result = verify_fleet(
             user=request.user,
             on=on,
             vins=body.validated_data["vins"],
             plates=body.validated_data["license_plates"],
+            profile=profile,
         )
         return Response({"as_of": on, **result})
 

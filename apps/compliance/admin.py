@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+
+from apps.compliance.models import RequirementProfile
+from apps.compliance.services import (
+    requirement_profile_create,
+    requirement_profile_delete,
+    requirement_profile_update,
+)
+from apps.core.admin import ServiceFormAdmin
+
+RULES_HELP = (
+    'A JSON list, e.g. [{"kind": "coverage", "coverageType": "AL", "minimumLimit": '
+    '"1000000.00"}, {"kind": "insurer_rating", "minimum": "A-"}, {"kind": '
+    '"additional_insured"}, {"kind": "expiration_notice", "days": 30}]. Kinds: coverage, '
+    "insurer_rating, additional_insured, waiver_of_subrogation, expiration_notice, "
+    "federal_minimum."
+)
+
+
+class RequirementProfileForm(forms.ModelForm):
+    class Meta:
+        model = RequirementProfile
+        fields = ["agency", "name", "code", "rules"]
+        help_texts = {"rules": RULES_HELP}
+
+
+@admin.register(RequirementProfile)
+class RequirementProfileAdmin(ServiceFormAdmin):
+    """Profiles are written through the same services as the API (rules validated once)."""
+
+    form = RequirementProfileForm
+    list_display = ["name", "code", "agency", "rule_count", "kinds", "built_in", "updated_at"]
+    list_filter = ["built_in", "agency"]
+    search_fields = ["name", "code"]
+    list_select_related = ["agency"]
+    readonly_fields = ["built_in", "created_at", "updated_at", "created_by", "updated_by"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None:
+            fields.append("agency")
+            if obj.built_in:
+                fields += ["name", "code", "rules"]
+        return fields
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.built_in:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def service_save(self, request, instance, cleaned_data, change):
+        data = {k: cleaned_data[k] for k in ("name", "code", "rules") if k in cleaned_data}
+        if change:
+            return requirement_profile_update(user=request.user, instance=instance, data=data)
+        agency = cleaned_data.get("agency")
+        data["agency_id"] = agency.pk if agency is not None else None
+        return requirement_profile_create(user=request.user, data=data)
+
+    def delete_model(self, request, obj):
+        if obj.built_in:
+            raise PermissionDenied
+        requirement_profile_delete(user=request.user, instance=obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset.exclude(built_in=True):
+            requirement_profile_delete(user=request.user, instance=obj)
+
+    @admin.display(description="rules")
+    def rule_count(self, obj):
+        return len(obj.rules)
+
+    @admin.display(description="kinds")
+    def kinds(self, obj):
+        return ", ".join(
+            r.get("coverage_type", r["kind"]) if r["kind"] == "coverage" else r["kind"]
+            for r in obj.rules
+        )

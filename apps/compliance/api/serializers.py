@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.compliance.evaluation import REASON_CODES
+from apps.compliance.models import RequirementProfile, code_validator
+from apps.compliance.rules import KINDS, rules_clean
+from apps.core.serializers import (
+    AuditedModelSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    reference_id_field,
+)
+from apps.masterdata.models import AmBestRating
+
+
+class RuleSerializer(serializers.Serializer):
+    """One rule; which properties apply depends on `kind` (contract section 15)."""
+
+    kind = serializers.ChoiceField(choices=KINDS)
+    coverage_type = StrictCharField(required=False, help_text="coverage: the line required.")
+    minimum_limit = StrictCharField(
+        required=False, allow_null=True, help_text="coverage: the least amount, e.g. 1000000.00."
+    )
+    limit_name = StrictCharField(
+        required=False,
+        allow_null=True,
+        help_text="coverage: the limit compared (default: the policy's highest limit).",
+    )
+    minimum = serializers.ChoiceField(
+        choices=AmBestRating.values, required=False, help_text="insurer_rating: e.g. A-."
+    )
+    days = StrictIntegerField(required=False, help_text="expiration_notice: 1 to 365.")
+
+
+@extend_schema_field(RuleSerializer(many=True))
+class RulesField(serializers.Field):
+    """The rules, validated and normalized by the same function the admin uses."""
+
+    def to_internal_value(self, data):
+        try:
+            return rules_clean(data)
+        except DjangoValidationError as exc:
+            # Keys are "rules" or "rules.<index>.<property>": nest them under this field.
+            ((key, messages),) = exc.message_dict.items()
+            if key == "rules":
+                raise serializers.ValidationError(list(messages)) from None
+            nested = {key.removeprefix("rules."): list(messages)}
+            raise serializers.ValidationError(nested) from None
+
+    def to_representation(self, value):
+        return value
+
+
+class RequirementProfileSerializer(AuditedModelSerializer):
+    """A requirement profile as read and written."""
+
+    name = StrictCharField(max_length=200)
+    code = StrictCharField(
+        required=False,
+        max_length=50,
+        validators=[code_validator],
+        help_text="What `profile=` may name instead of the id (default: from the name).",
+    )
+    agency_id = reference_id_field(
+        required=False, help_text="Required only when you act for several agencies."
+    )
+    agency_name = StrictCharField(source="agency.name", read_only=True)
+    built_in = StrictBooleanField(read_only=True)
+    rules = RulesField()
+
+    class Meta:
+        model = RequirementProfile
+        fields = [
+            "id",
+            "name",
+            "code",
+            "agency_id",
+            "agency_name",
+            "built_in",
+            "rules",
+            "created_at",
+            "updated_at",
+            "created_by",
+            "updated_by",
+        ]
+        read_only_fields = ["id"]
+
+    def validate(self, attrs):
+        if self.instance is None:
+            missing = {f: ["This field is required."] for f in ("name", "rules") if f not in attrs}
+            if missing:
+                raise serializers.ValidationError(missing)
+        return attrs
+
+
+# --- verification (documented shapes) ------------------------------------------------------
+
+
+class ReasonSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=REASON_CODES)
+    coverage_type = StrictCharField(allow_null=True)
+    required = StrictCharField(allow_null=True)
+    actual = StrictCharField(allow_null=True)
+    message = StrictCharField()
+
+
+class ComplianceSerializer(serializers.Serializer):
+    profile_id = StrictIntegerField()
+    result = serializers.ChoiceField(choices=["PASS", "CAUTION", "FAIL"])
+    reasons = ReasonSerializer(many=True)
+
+
+def compliance_field() -> ComplianceSerializer:
+    return ComplianceSerializer(
+        required=False,
+        allow_null=True,
+        help_text="Present when a profile was named; null for what was not found.",
+    )
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class ProfileRefField(serializers.Field):
+    """A profile id (number or digits) or code, as the batch body names it."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, str | int):
+            raise serializers.ValidationError("Expected a profile id or code.")
+        value = str(data).strip()
+        if not value:
+            raise serializers.ValidationError("Expected a profile id or code.")
+        return value
+
+    def to_representation(self, value):
+        return value

@@ -1,0 +1,286 @@
+"""The compliance verdict of one client or one unit under a profile (contract section 15).
+
+Pure computation over what verification has already loaded (the client's policies with their
+insurers and limits, and for a unit the policies it is scheduled on): no query is made here,
+so a verdict costs the same whether one DOT or five hundred are checked.
+
+A required coverage is met when *some* policy of its type meets it: each candidate policy is
+judged and the one with the fewest hard, then soft, reasons answers (ties: the highest
+limit), so a carrier with two auto liability policies is judged on its better one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from apps.compliance.rules import (
+    ADDITIONAL_INSURED,
+    AUTO_LIABILITY,
+    COVERAGE,
+    EXPIRATION_NOTICE,
+    FEDERAL_MINIMUM,
+    FEDERAL_MINIMUMS,
+    INSURER_RATING,
+    NOT_COVER,
+    WAIVER_OF_SUBROGATION,
+    required_types,
+)
+from apps.masterdata.models import AM_BEST_ORDER
+from apps.policies.choices import LimitName
+
+PASS, CAUTION, FAIL = "PASS", "CAUTION", "FAIL"
+COVERAGE_MISSING = "COVERAGE_MISSING"
+LIMIT_BELOW_MINIMUM = "LIMIT_BELOW_MINIMUM"
+BELOW_FEDERAL_MINIMUM = "BELOW_FEDERAL_MINIMUM"
+UNIT_NOT_SCHEDULED = "UNIT_NOT_SCHEDULED"
+INSURER_RATING_BELOW_MINIMUM = "INSURER_RATING_BELOW_MINIMUM"
+INSURER_UNRATED = "INSURER_UNRATED"
+ADDITIONAL_INSURED_MISSING = "ADDITIONAL_INSURED_MISSING"
+WAIVER_OF_SUBROGATION_MISSING = "WAIVER_OF_SUBROGATION_MISSING"
+EXPIRES_SOON = "EXPIRES_SOON"
+# Hard reasons fail the check; every other reason only cautions.
+HARD = {COVERAGE_MISSING, LIMIT_BELOW_MINIMUM, BELOW_FEDERAL_MINIMUM, UNIT_NOT_SCHEDULED}
+REASON_CODES = (
+    COVERAGE_MISSING,
+    LIMIT_BELOW_MINIMUM,
+    BELOW_FEDERAL_MINIMUM,
+    UNIT_NOT_SCHEDULED,
+    INSURER_RATING_BELOW_MINIMUM,
+    INSURER_UNRATED,
+    ADDITIONAL_INSURED_MISSING,
+    WAIVER_OF_SUBROGATION_MISSING,
+    EXPIRES_SOON,
+)
+
+
+@dataclass(frozen=True)
+class CompiledProfile:
+    """A profile's rules arranged for evaluation, built once per request."""
+
+    profile_id: int
+    types: tuple[str, ...]
+    coverage: dict[str, dict]
+    rating: str | None
+    additional_insured: bool
+    waiver: bool
+    notice_days: int | None
+    federal: bool
+
+    @classmethod
+    def of(cls, profile) -> CompiledProfile:
+        rules = profile.rules
+        by_kind = {r["kind"]: r for r in rules if r["kind"] != COVERAGE}
+        return cls(
+            profile_id=profile.id,
+            types=tuple(required_types(rules)),
+            coverage={r["coverage_type"]: r for r in rules if r["kind"] == COVERAGE},
+            rating=by_kind.get(INSURER_RATING, {}).get("minimum"),
+            additional_insured=ADDITIONAL_INSURED in by_kind,
+            waiver=WAIVER_OF_SUBROGATION in by_kind,
+            notice_days=by_kind.get(EXPIRATION_NOTICE, {}).get("days"),
+            federal=FEDERAL_MINIMUM in by_kind,
+        )
+
+
+def _money(amount: Decimal | None) -> str | None:
+    return None if amount is None else f"{amount:.2f}"
+
+
+def _reason(code: str, coverage_type: str | None, required, actual, message: str) -> dict:
+    return {
+        "code": code,
+        "coverage_type": coverage_type,
+        "required": required,
+        "actual": actual,
+        "message": message,
+    }
+
+
+def policy_limit(policy, name: str | None) -> Decimal | None:
+    """The named limit of a policy, or its highest amount of cover (never a deductible)."""
+    limits = policy.limits.all()  # prefetched by verification
+    if name is not None:
+        return next((x.amount for x in limits if x.name == name), None)
+    return max((x.amount for x in limits if x.name not in NOT_COVER), default=None)
+
+
+def _renewed(policy, same_type: list, on: dt.date) -> bool:
+    """Another policy of the line takes over on or before this one ends."""
+    end = policy.expiration_date
+    return any(
+        other is not policy
+        and other.effective_date <= end < other.expiration_date
+        and (other.cancellation_date is None or other.cancellation_date > end)
+        for other in same_type
+    )
+
+
+def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on) -> list:
+    """Every reason one policy gives against the requirements on its coverage type."""
+    reasons = []
+    rule = compiled.coverage.get(code)
+    if rule is not None and rule["minimum_limit"] is not None:
+        minimum = Decimal(rule["minimum_limit"])
+        amount = policy_limit(policy, rule["limit_name"])
+        if amount is None or amount < minimum:
+            named = rule["limit_name"] or "highest limit"
+            reasons.append(
+                _reason(
+                    LIMIT_BELOW_MINIMUM,
+                    code,
+                    rule["minimum_limit"],
+                    _money(amount),
+                    f"{code} {named} {_money(amount) or 'none'} is below the required "
+                    f"{rule['minimum_limit']} (policy {policy.policy_number or policy.id}).",
+                )
+            )
+    if compiled.federal and code == AUTO_LIABILITY:
+        floor = FEDERAL_MINIMUMS[cargo_class]
+        amount = policy_limit(policy, LimitName.COMBINED_SINGLE_LIMIT.value)
+        if amount is None:
+            amount = policy_limit(policy, None)
+        if amount is None or amount < floor:
+            reasons.append(
+                _reason(
+                    BELOW_FEDERAL_MINIMUM,
+                    code,
+                    _money(floor),
+                    _money(amount),
+                    f"Auto liability {_money(amount) or 'none'} is below the federal minimum "
+                    f"{_money(floor)} for {cargo_class} (49 CFR 387.9).",
+                )
+            )
+    if compiled.rating is not None:
+        insurer = policy.insurer
+        rating = insurer.am_best_rating if insurer is not None else ""
+        if not rating:
+            reasons.append(
+                _reason(
+                    INSURER_UNRATED,
+                    code,
+                    compiled.rating,
+                    None,
+                    f"The {code} insurer "
+                    f"{'(none named)' if insurer is None else insurer.name} has no AM Best "
+                    "rating on file.",
+                )
+            )
+        elif AM_BEST_ORDER[rating] > AM_BEST_ORDER[compiled.rating]:
+            reasons.append(
+                _reason(
+                    INSURER_RATING_BELOW_MINIMUM,
+                    code,
+                    compiled.rating,
+                    rating,
+                    f"The {code} insurer {insurer.name} is rated {rating}, below "
+                    f"{compiled.rating}.",
+                )
+            )
+    if compiled.additional_insured and not policy.additional_insured:
+        reasons.append(
+            _reason(
+                ADDITIONAL_INSURED_MISSING,
+                code,
+                "true",
+                "false",
+                f"The {code} policy does not name the certificate holder as additional insured.",
+            )
+        )
+    if compiled.waiver and not policy.subrogation_waived:
+        reasons.append(
+            _reason(
+                WAIVER_OF_SUBROGATION_MISSING,
+                code,
+                "true",
+                "false",
+                f"The {code} policy carries no waiver of subrogation.",
+            )
+        )
+    if compiled.notice_days is not None:
+        left = (policy.expiration_date - on).days
+        if left <= compiled.notice_days and not _renewed(policy, same_type, on):
+            reasons.append(
+                _reason(
+                    EXPIRES_SOON,
+                    code,
+                    f"{compiled.notice_days} days",
+                    policy.expiration_date.isoformat(),
+                    f"The {code} policy expires on {policy.expiration_date.isoformat()}, in "
+                    f"{left} days, with no renewal on file.",
+                )
+            )
+    return reasons
+
+
+def _best(candidates_reasons: list[tuple]) -> list:
+    def key(item):
+        policy, reasons = item
+        hard = sum(r["code"] in HARD for r in reasons)
+        return (hard, len(reasons) - hard, -(policy_limit(policy, None) or 0))
+
+    return min(candidates_reasons, key=key)[1]
+
+
+def verdict(
+    compiled: CompiledProfile,
+    *,
+    policies: list,
+    cargo_class: str,
+    on: dt.date,
+    unit_policies: list | None = None,
+) -> dict:
+    """The `compliance` object of one result.
+
+    `policies` are the client's policies from verification (in force on D and later ones);
+    `unit_policies`, for a unit, the policies it is scheduled on and covered by on D.
+    """
+    reasons: list[dict] = []
+    for code in compiled.types:
+        same_type = [p for p in policies if p.coverage_type.code == code]
+        in_force = [p for p in same_type if p.in_force_on(on)]
+        candidates = in_force
+        if unit_policies is not None:
+            on_unit = [p for p in unit_policies if p.coverage_type.code == code]
+            schedules_units = (
+                in_force[0].coverage_type.schedules_units if in_force else bool(on_unit)
+            )
+            if schedules_units:
+                if not on_unit and in_force:
+                    reasons.append(
+                        _reason(
+                            UNIT_NOT_SCHEDULED,
+                            code,
+                            None,
+                            None,
+                            f"The client has {code} in force on {on.isoformat()}, but this "
+                            "unit is not scheduled on it.",
+                        )
+                    )
+                    continue
+                candidates = on_unit
+        if not candidates:
+            rule = compiled.coverage.get(code)
+            required = rule["minimum_limit"] if rule is not None else None
+            if required is None and compiled.federal and code == AUTO_LIABILITY:
+                required = _money(FEDERAL_MINIMUMS[cargo_class])
+            reasons.append(
+                _reason(
+                    COVERAGE_MISSING,
+                    code,
+                    required,
+                    None,
+                    f"No {code} policy in force on {on.isoformat()}.",
+                )
+            )
+            continue
+        judged = [(p, _judge(compiled, code, p, same_type, cargo_class, on)) for p in candidates]
+        reasons.extend(_best(judged))
+    if any(r["code"] in HARD for r in reasons):
+        result = FAIL
+    elif reasons:
+        result = CAUTION
+    else:
+        result = PASS
+    return {"profile_id": compiled.profile_id, "result": result, "reasons": reasons}

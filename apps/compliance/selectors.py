@@ -1,0 +1,51 @@
+"""Reads of requirement profiles; agency scoping is applied here, once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from apps.compliance.evaluation import CompiledProfile
+from apps.compliance.models import RequirementProfile
+
+
+def requirement_profile_queryset(*, user) -> QuerySet[RequirementProfile]:
+    """Every profile of the agencies the user may act for."""
+    return RequirementProfile.objects.for_user(user).select_related("agency")
+
+
+@dataclass(frozen=True)
+class ProfileChoice:
+    """The profile a verification names, per agency when it was named by code.
+
+    `profile=federal-minimum` from a user of two agencies means each client's own agency's
+    built-in profile; a code only one visible agency has applies to every result.
+    """
+
+    by_agency: dict[int, CompiledProfile]
+    fallback: CompiledProfile
+
+    def for_agency(self, agency_id: int) -> CompiledProfile:
+        return self.by_agency.get(agency_id, self.fallback)
+
+
+def requirement_profile_resolve(*, user, ref: str) -> ProfileChoice | None:
+    """The visible profile(s) `ref` (an id or a code) names, or None: one query."""
+    ref = ref.strip()
+    profiles = requirement_profile_queryset(user=user)
+    if ref.isdigit():
+        if len(ref) > 18:
+            return None
+        found = list(profiles.filter(pk=int(ref)))
+    else:
+        found = list(profiles.filter(code=ref.lower()).order_by("id"))
+    if not found:
+        return None
+    compiled = [CompiledProfile.of(p) for p in found]
+    if len(found) == 1:
+        return ProfileChoice(by_agency={}, fallback=compiled[0])
+    return ProfileChoice(
+        by_agency={p.agency_id: c for p, c in zip(found, compiled, strict=True)},
+        fallback=compiled[0],
+    )

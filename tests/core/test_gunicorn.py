@@ -1,0 +1,110 @@
+"""gunicorn as deployed: `gunicorn config.wsgi` with no -c still runs the project's config.
+
+Black-box: a real gunicorn started from the repository root the way the README says.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.processes import free_port, wait_for_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_gunicorn_reads_the_project_config_by_default():
+    out = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "--print-config", "config.wsgi"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    settings = dict(
+        (name.strip(), value.strip())
+        for name, _, value in (line.partition("=") for line in out.splitlines())
+    )
+    assert settings["worker_class"] == "gthread"
+    assert settings["limit_request_line"] == "8190"
+    assert settings["control_socket_disable"] == "True"
+
+
+def _get(port: int, path: str, headers: dict | None = None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Connection": "close", **(headers or {})})
+        response = conn.getresponse()
+        return response.status, response.read(), dict(response.getheaders())
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def gunicorn(tmp_path):
+    port = free_port()
+    log = tmp_path / "gunicorn.log"
+    metrics_dir = tmp_path / "prometheus"
+    metrics_dir.mkdir()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DJANGO_DEBUG": "0",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "2",
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+        "METRICS_TOKEN": "",
+    }
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "config.wsgi"],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, process)
+            yield port, log
+        finally:
+            process.terminate()
+            process.wait(20)
+
+
+def test_served_by_gunicorn_without_flags(gunicorn):
+    port, log = gunicorn
+    # 500 DOTs in the request line (contract section 8) reach the application: gunicorn's own
+    # default (4094 bytes) would answer 414 in HTML.
+    dots = "&".join(f"dots={1000000 + i}" for i in range(500))
+    status, body, headers = _get(port, f"/v1/coverages/clients?{dots}")
+    assert status == 401, body[:200]
+    assert headers["Content-Type"] == "application/problem+json"
+
+    # JSON log lines, each with the request's id.
+    status, _, headers = _get(port, "/healthz", {"X-Request-ID": "gunicorn-test-42"})
+    assert status == 200 and headers["X-Request-ID"] == "gunicorn-test-42"
+
+    # Prometheus multiprocess mode: /metrics adds up every worker's counters.
+    for _ in range(12):
+        assert _get(port, "/healthz")[0] == 200
+    status, body, _ = _get(port, "/metrics")
+    assert status == 200
+    total = sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in body.decode().splitlines()
+        if line.startswith("django_http_responses_total_by_status_view_method_total{")
+        and 'view="healthz"' in line
+    )
+    assert total == 13
+
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    mine = [line for line in lines if line.get("request_id") == "gunicorn-test-42"]
+    assert mine and mine[0]["logger"] == "apps.access" and mine[0]["status"] == 200
