@@ -28,9 +28,15 @@ logger = logging.getLogger(__name__)
 class DatabaseStateCollector:
     """Counts rows at scrape time: queued tasks and their age, webhook deliveries by status."""
 
+    def describe(self):
+        """The families' names, without touching the database (registration calls this)."""
+        yield GaugeMetricFamily("tasks_queue_depth", "", labels=["queue"])
+        yield GaugeMetricFamily("tasks_queue_oldest_age_seconds", "", labels=["queue"])
+        yield GaugeMetricFamily("webhook_deliveries", "", labels=["status"])
+
     def collect(self):
         depth = GaugeMetricFamily(
-            "tasks_queue_depth", "Tasks waiting to run, by queue and status", labels=["queue"]
+            "tasks_queue_depth", "Tasks waiting to run, by queue", labels=["queue"]
         )
         age = GaugeMetricFamily(
             "tasks_queue_oldest_age_seconds",
