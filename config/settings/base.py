@@ -65,6 +65,7 @@ LOCAL_APPS = [
     "apps.certificates",
     "apps.documents",
     "apps.reports",
+    "apps.compliance",
     "apps.demo",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
