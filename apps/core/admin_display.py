@@ -11,13 +11,11 @@ from __future__ import annotations
 import datetime as dt
 
 from django.contrib import admin
-from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from rest_framework.exceptions import APIException
 
 from apps.core.admin import ScopedRelatedFieldListFilter
 
@@ -358,22 +356,13 @@ def client_summary(*, user, client, on: dt.date) -> dict:
 
 def _client_verification(*, user, client, on: dt.date) -> dict | None:
     """Verification's own answer for the client, with its compliance under the agency's
-    built-in `federal-minimum` profile (contract section 15) once verification takes a
-    profile; until then (or if the profile is refused), the answer without compliance."""
-    import inspect
-
+    built-in `federal-minimum` profile (contract section 15), resolved as the API resolves
+    `profile=federal-minimum`."""
+    from apps.compliance.selectors import requirement_profile_resolve
     from apps.coverages.selectors import verify_clients
 
-    results = None
-    if "profile" in inspect.signature(verify_clients).parameters:
-        try:
-            results = verify_clients(
-                user=user, on=on, client_id=client.pk, profile="federal-minimum"
-            )
-        except (ValidationError, ValueError, LookupError, APIException):
-            results = None
-    if results is None:
-        results = verify_clients(user=user, on=on, client_id=client.pk)
+    profile = requirement_profile_resolve(user=user, ref="federal-minimum")
+    results = verify_clients(user=user, on=on, client_id=client.pk, profile=profile)
     return results[0] if results else None
 
 

@@ -17,6 +17,7 @@ from django.core.files.base import ContentFile
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from apps.agencies.models import AgencyMembership
+from apps.compliance.models import RequirementProfile
 from apps.core.models import AgencyScopedQuerySet
 from apps.coverages.models import DriverCoverage
 from apps.documents.models import Module
@@ -137,6 +138,8 @@ def rival_records(other_agency, other_manager):
         ),
         document,
         premium_report_create(user=None, policy=policy),
+        # every agency has its built-in profile (contract section 15)
+        RequirementProfile.objects.get(agency=other_agency, code="federal-minimum"),
     ]
     for record in list(records):  # give each audited record a second version
         if hasattr(type(record), "history"):
