@@ -346,6 +346,135 @@ def EXAMPLES(Example, *, refresh: str):
             },
             keep=5,
         ),
+        "Requirement profiles and compliance",
+        Example(
+            "List requirement profiles",
+            "GET",
+            "/v1/requirement-profiles",
+            keep=3,
+            note="Every agency has the built-in `federal-minimum` profile (49 CFR 387.9 by the "
+            "client's `cargoClass`); the demo adds a shipper contract and a broker carrier "
+            "packet. See docs/compliance.md for the rules and the reasons.",
+        ),
+        Example(
+            "Create a requirement profile",
+            "POST",
+            "/v1/requirement-profiles",
+            {
+                "name": "Mega Shipper MSA",
+                "rules": [
+                    {
+                        "kind": "coverage",
+                        "coverageType": "AL",
+                        "minimumLimit": "2000000.00",
+                        "limitName": "Combined Single Limit",
+                    },
+                    {"kind": "coverage", "coverageType": "MTC", "minimumLimit": "250000.00"},
+                    {"kind": "insurer_rating", "minimum": "A-"},
+                    {"kind": "expiration_notice", "days": 45},
+                    {"kind": "federal_minimum"},
+                ],
+            },
+            note="`code` defaults to the name's slug; `agencyId` is needed only when you act "
+            "for several agencies.",
+        ),
+        Example("Get a requirement profile", "GET", "/v1/requirement-profiles/5"),
+        Example(
+            "Rename a requirement profile",
+            "PUT",
+            "/v1/requirement-profiles/5",
+            {"name": "Mega Shipper MSA 2026"},
+            note="PUT is partial; new `rules` replace the old ones whole.",
+        ),
+        Example(
+            "An invalid rule",
+            "POST",
+            "/v1/requirement-profiles",
+            {
+                "name": "Bad",
+                "rules": [{"kind": "coverage", "coverageType": "AL", "minimumLimit": "-5"}],
+            },
+        ),
+        Example(
+            "The built-in profile cannot be changed",
+            "PUT",
+            "/v1/requirement-profiles/1",
+            {"name": "Mine"},
+        ),
+        Example(
+            "PASS: a DOT under the shipper contract",
+            "GET",
+            f"/v1/coverages/clients?dot=1234567&profile=shipper-contract&asOf={year}-06-30",
+            keep=1,
+            note="`profile` takes an id or a code; each result gains `compliance`.",
+        ),
+        Example(
+            "CAUTION: the same DOT, its policies expiring within 30 days",
+            "GET",
+            f"/v1/coverages/clients?dot=1234567&profile=shipper-contract&asOf={year}-12-15",
+            keep=1,
+        ),
+        Example(
+            "FAIL: limits below the profile's minimums",
+            "GET",
+            f"/v1/coverages/clients?dot=1234567&profile=5&asOf={year}-06-30",
+            keep=1,
+        ),
+        Example(
+            "CAUTION: endorsements and insurer rating (broker packet)",
+            "GET",
+            f"/v1/coverages/clients?dot=1234567&profile=broker-contract&asOf={year}-06-30",
+            keep=1,
+        ),
+        Example(
+            "FAIL: several DOTs, coverage missing",
+            "GET",
+            "/v1/coverages/clients?dots=1234567&dots=2345678&dots=9999999"
+            f"&profile=shipper-contract&asOf={year}-06-30",
+            keep=3,
+            note="A DOT that is not found has `compliance: null`.",
+        ),
+        Example(
+            "Set a client's cargo class",
+            "PUT",
+            "/v1/clients/3",
+            {"cargoClass": "HAZMAT"},
+            keep=2,
+            note="`GENERAL_FREIGHT` (default), `OIL`, `HAZMAT` or `HAZMAT_BULK`: the federal "
+            "minimum of auto liability is 750,000.00, 1,000,000.00, 1,000,000.00 or "
+            "5,000,000.00.",
+        ),
+        Example(
+            "FAIL: below the federal minimum for a hazmat carrier",
+            "GET",
+            f"/v1/coverages/clients?dot=3456789&profile=federal-minimum&asOf={year + 1}-02-01",
+            keep=1,
+        ),
+        Example(
+            "FAIL: a unit not scheduled on the auto liability",
+            "GET",
+            "/v1/coverages/vehicles?vin=1JJV532D8KL654321&profile=federal-minimum",
+            keep=1,
+            note="Unit T-202 was removed from the auto liability policy yesterday; the client "
+            "still has it in force.",
+        ),
+        Example(
+            "Fleet gap check under a profile",
+            "POST",
+            "/v1/coverages/vehicles/batch",
+            {
+                "vins": ["1FUJGLDR7CLBP8834", "1JJV532D8KL654321", "4V4NC9EH5LN223344"],
+                "profile": "federal-minimum",
+            },
+            keep=3,
+            note="The summary counts the found units per result.",
+        ),
+        Example(
+            "An unknown profile",
+            "GET",
+            "/v1/coverages/clients?dot=1234567&profile=no-such-profile",
+        ),
+        Example("Delete a requirement profile", "DELETE", "/v1/requirement-profiles/5"),
         "Certificates",
         Example(
             "Client certificate (JSON)",

@@ -13,6 +13,7 @@ from apps.agencies.models import Agency, AgencyMembership, Producer
 from apps.clients.models import Client
 from apps.demo.access import groups_ensure
 from apps.demo.fleet import seed_documents, seed_fleet, seed_report
+from apps.demo.profiles import seed_profiles
 from apps.masterdata.models import City, ClientType, Insurer, State
 from apps.masterdata.services import masterdata_load
 
@@ -155,4 +156,5 @@ def seed_demo() -> DemoWorld:
     seed_fleet(world, admin=admin)
     seed_documents(world, admin=admin)
     seed_report(world, admin=admin)
+    seed_profiles(world, admin=admin)
     return world
