@@ -104,7 +104,10 @@ class ClientAdmin(
     SoftDeleteAdmin,
     ServiceFormAdmin,
 ):
+    create_service = staticmethod(client_create)
     update_service = staticmethod(client_update)
+    service_fields = (*CLIENT_FIELDS, "deleted")
+    service_relations = ("agency", "producer", "parent_client")
     certificate_action = staticmethod(download_client_certificates)
     list_display = [
         "client_name",
@@ -143,20 +146,6 @@ class ClientAdmin(
             )
             .order_by("client_name", "id")
         )
-
-    def service_save(self, request, instance, cleaned_data, change):
-        """The client form saves through client_create / client_update (agency, producer and
-        parent rules, DOT uniqueness, audit)."""
-        data = {field: cleaned_data[field] for field in CLIENT_FIELDS if field in cleaned_data}
-        for relation in ("agency", "producer", "parent_client"):
-            if relation in cleaned_data:
-                value = cleaned_data[relation]
-                data[f"{relation}_id"] = value.pk if value is not None else None
-        if "deleted" in cleaned_data:
-            data["deleted"] = cleaned_data["deleted"]
-        if change:
-            return client_update(user=request.user, instance=instance, data=data)
-        return client_create(user=request.user, data=data)
 
     @admin.display(ordering="live_policy_count", description="live policies")
     def live_policies(self, obj):

@@ -104,8 +104,23 @@ class ServiceFormAdmin(AgencyScopedAdmin):
     in `service_save(request, instance, cleaned_data, change) -> saved instance`.
     """
 
+    # Declared by each admin: the service's plain fields, the relations it takes as `<name>_id`,
+    # and the services themselves, `create(*, user, data)` and `update(*, user, instance, data)`.
+    service_fields: tuple[str, ...] = ()
+    service_relations: tuple[str, ...] = ()
+    create_service = None
+    update_service = None
+
     def service_save(self, request, instance, cleaned_data: dict, change: bool):
-        raise NotImplementedError
+        """Map the form to the service's keyword data and call create or update."""
+        data = {name: cleaned_data[name] for name in self.service_fields if name in cleaned_data}
+        for relation in self.service_relations:
+            if relation in cleaned_data:
+                value = cleaned_data[relation]
+                data[f"{relation}_id"] = value.pk if value is not None else None
+        if change:
+            return type(self).update_service(user=request.user, instance=instance, data=data)
+        return type(self).create_service(user=request.user, data=data)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form_class = super().get_form(request, obj, change=change, **kwargs)

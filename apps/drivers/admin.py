@@ -47,6 +47,10 @@ class DriverCoverageInline(ReadOnlyInline):
 @admin.register(Driver)
 class DriverAdmin(StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin):
     resource_classes = [DriverResource]
+    create_service = staticmethod(driver_create)
+    update_service = staticmethod(driver_update)
+    service_fields = DRIVER_FIELDS
+    service_relations = ("client",)
     list_display = [
         "last_name",
         "first_name",
@@ -72,12 +76,3 @@ class DriverAdmin(StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin):
     @admin.display(ordering="client__client_name", description="client")
     def carrier(self, obj) -> str:
         return obj.client.client_name
-
-    def service_save(self, request, instance, cleaned_data, change):
-        """The driver form saves through driver_create / driver_update."""
-        data = {field: cleaned_data[field] for field in DRIVER_FIELDS if field in cleaned_data}
-        if "client" in cleaned_data:
-            data["client_id"] = cleaned_data["client"].pk
-        if change:
-            return driver_update(user=request.user, instance=instance, data=data)
-        return driver_create(user=request.user, data=data)

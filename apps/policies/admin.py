@@ -107,7 +107,10 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 @admin.register(Policy)
 class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
+    create_service = staticmethod(policy_create)
     update_service = staticmethod(policy_update)
+    service_fields = (*POLICY_FIELDS, "deleted")
+    service_relations = ("client", "producer")
     list_display = [
         "policy_number",
         "carrier",
@@ -140,20 +143,6 @@ class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, Servi
 
     def get_queryset(self, request):
         return super().get_queryset(request).with_status(today())
-
-    def service_save(self, request, instance, cleaned_data, change):
-        """The policy form saves through policy_create / policy_update (dates, number
-        uniqueness, producer of the client's agency, audit)."""
-        data = {field: cleaned_data[field] for field in POLICY_FIELDS if field in cleaned_data}
-        for relation in ("client", "producer"):
-            if relation in cleaned_data:
-                value = cleaned_data[relation]
-                data[f"{relation}_id"] = value.pk if value is not None else None
-        if "deleted" in cleaned_data:
-            data["deleted"] = cleaned_data["deleted"]
-        if change:
-            return policy_update(user=request.user, instance=instance, data=data)
-        return policy_create(user=request.user, data=data)
 
     @admin.display(ordering="client__client_name", description="client")
     def carrier(self, obj: Policy) -> str:

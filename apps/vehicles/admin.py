@@ -66,6 +66,10 @@ class VehicleAdmin(
     ServiceFormAdmin,
 ):
     certificate_action = staticmethod(download_vehicle_certificates)
+    create_service = staticmethod(vehicle_create)
+    update_service = staticmethod(vehicle_update)
+    service_fields = VEHICLE_FIELDS
+    service_relations = ("client", "lienholder")
     resource_classes = [VehicleResource]
     list_display = [
         "unit",
@@ -119,18 +123,6 @@ class VehicleAdmin(
             return "—"
         state = obj.license_plate_state.code if obj.license_plate_state_id else ""
         return f"{obj.license_plate} {state}".strip()
-
-    def service_save(self, request, instance, cleaned_data, change):
-        """The vehicle form saves through vehicle_create / vehicle_update (VIN once per client,
-        lienholder of the agency, no move with coverage history, audit)."""
-        data = {field: cleaned_data[field] for field in VEHICLE_FIELDS if field in cleaned_data}
-        for relation in ("client", "lienholder"):
-            if relation in cleaned_data:
-                value = cleaned_data[relation]
-                data[f"{relation}_id"] = value.pk if value is not None else None
-        if change:
-            return vehicle_update(user=request.user, instance=instance, data=data)
-        return vehicle_create(user=request.user, data=data)
 
     @admin.action(description="Assign selected vehicles to a policy")
     def assign_to_policy(self, request, queryset):
