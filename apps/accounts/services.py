@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import secrets
 
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import ApiKey, hash_api_key
-
-CACHE_PREFIX = "apikey:"
 
 
 @transaction.atomic
@@ -25,9 +22,8 @@ def api_key_create(*, name: str, raw_key: str | None = None, user=None) -> tuple
 
 @transaction.atomic
 def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
-    """Revoke a key at once, on every node (the shared cache forgets it too)."""
+    """Revoke a key; every node refuses it on its next request (keys are checked live)."""
     if api_key.revoked_at is None:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
-    cache.delete(CACHE_PREFIX + api_key.key_hash)
     return api_key

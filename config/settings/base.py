@@ -202,6 +202,8 @@ API_KEY_HEADER = "apiKey"
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)
 LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=20)
 LOGIN_FAILURE_WINDOW_SECONDS = env.int("LOGIN_FAILURE_WINDOW_SECONDS", default=300)
+# How many reverse proxies in front of us append to X-Forwarded-For (0: ignore the header).
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 
 SIMPLE_JWT = {
     "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=15)),
@@ -235,8 +237,7 @@ REST_FRAMEWORK = {
     "COERCE_DECIMAL_TO_STRING": True,
     "PAGE_SIZE": 25,
     "DEFAULT_THROTTLE_CLASSES": [
-        "apps.accounts.throttles.ApiKeyRateThrottle",
-        "apps.accounts.throttles.UserRateThrottle",
+        "apps.accounts.throttles.CallerRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "api_key": env("THROTTLE_API_KEY_RATE", default="18000/minute"),

@@ -14,7 +14,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.services import api_key_create
-from apps.accounts.throttles import ApiKeyRateThrottle, UserRateThrottle
+from apps.accounts.throttles import CallerRateThrottle
 from tests.accounts.test_auth import assert_problem
 from tests.conftest import bearer_for
 from tests.processes import free_port, wait_for_port
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.django_db
 def test_an_api_key_is_limited_across_users(monkeypatch, make_api, manager, viewer):
-    monkeypatch.setattr(ApiKeyRateThrottle, "rate", "3/minute", raising=False)
+    monkeypatch.setattr(CallerRateThrottle, "api_key_rate", "3/minute")
     first, second = make_api(manager), make_api(viewer)
     for api in (first, second, first):
         assert api.get("/v1/me").status_code == 200
@@ -35,7 +35,7 @@ def test_an_api_key_is_limited_across_users(monkeypatch, make_api, manager, view
 
 @pytest.mark.django_db
 def test_a_user_is_limited_across_api_keys(monkeypatch, api_key, manager):
-    monkeypatch.setattr(UserRateThrottle, "rate", "2/minute", raising=False)
+    monkeypatch.setattr(CallerRateThrottle, "user_rate", "2/minute")
     _, other_key = api_key_create(name="second integration")
     token = bearer_for(manager)
     clients = []
