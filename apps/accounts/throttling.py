@@ -7,7 +7,6 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 from rest_framework.exceptions import Throttled
-from rest_framework.throttling import BaseThrottle
 
 
 def _keys(username: str, address: str) -> list[tuple[str, int]]:
@@ -18,7 +17,23 @@ def _keys(username: str, address: str) -> list[tuple[str, int]]:
 
 
 def client_address(request) -> str:
-    return BaseThrottle().get_ident(request)
+    """The address failed logins are counted against.
+
+    `X-Forwarded-For` is written by the client unless a proxy we run overwrote or appended to
+    it, so only the last `TRUSTED_PROXY_COUNT` hops (the ones our proxies added) are believed;
+    with the default 0 the header is ignored and the socket's peer address is used. Trusting
+    the whole header let an attacker pick a fresh "address" after every 20 failures.
+    """
+    remote = request.META.get("REMOTE_ADDR", "") or "unknown"
+    trusted = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0) or 0)
+    if trusted <= 0:
+        return remote
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    hops = [hop for hop in hops if hop]
+    if not hops:
+        return remote
+    # Our proxies appended the last `trusted` entries; the one they saw is the client.
+    return hops[-min(trusted, len(hops))]
 
 
 def check_login_allowed(*, username: str, address: str) -> None:

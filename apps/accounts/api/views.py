@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework_simplejwt.exceptions import TokenError
+from rest_framework_simplejwt.settings import api_settings
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from apps.accounts.api.serializers import (
@@ -76,6 +77,11 @@ class TokenRefreshView(APIView):
             refresh = RefreshToken(body.validated_data["refresh"])
         except TokenError as exc:
             raise AuthenticationFailed("The refresh token is invalid or expired.") from exc
+        # A refresh token outlives a deactivation: the user must still exist and be active,
+        # or a fired employee keeps minting access tokens until the refresh token expires.
+        user_id = refresh.payload.get(api_settings.USER_ID_CLAIM)
+        if not get_user_model().objects.filter(pk=user_id, is_active=True).exists():
+            raise AuthenticationFailed("The refresh token is invalid or expired.")
         return Response({"access": str(refresh.access_token)})
 
 

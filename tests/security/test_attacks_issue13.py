@@ -1,0 +1,75 @@
+"""Issue 13: each finding of the red team, replayed over HTTP with real credentials.
+
+Every test here failed on the code as it was before the fix it names.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.conftest import API_KEY
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_problem(response, status: int) -> dict:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["status"] == status
+    return body
+
+
+# -- 3. the login throttle's client address ---------------------------------------------------
+
+
+def _failed_login(client: APIClient, n: int, **headers):
+    return client.post(
+        "/v1/auth/token",
+        {"username": f"nobody-{n}", "password": "wrong"},
+        format="json",
+        **headers,
+    )
+
+
+def test_spoofed_forwarded_for_does_not_escape_the_address_throttle(api_key, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 3
+    client = APIClient()
+    client.credentials(HTTP_APIKEY=API_KEY)
+    for n in range(3):
+        response = _failed_login(client, n, HTTP_X_FORWARDED_FOR=f"10.0.0.{n}")
+        assert response.status_code == 401
+    # A fresh spoofed address is still the same socket peer: throttled.
+    assert_problem(_failed_login(client, 9, HTTP_X_FORWARDED_FOR="10.9.9.9"), 429)
+
+
+def test_forwarded_for_is_trusted_through_the_configured_proxies_only(api_key, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 2
+    settings.TRUSTED_PROXY_COUNT = 1
+    client = APIClient()
+    client.credentials(HTTP_APIKEY=API_KEY)
+    # Our one proxy appended the real client (198.51.100.7); the first hop is the attacker's.
+    for n in range(2):
+        xff = f"10.0.0.{n}, 198.51.100.7"
+        assert _failed_login(client, n, HTTP_X_FORWARDED_FOR=xff).status_code == 401
+    assert_problem(_failed_login(client, 5, HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.7"), 429)
+    # Another real client behind the same proxy is not throttled.
+    assert _failed_login(client, 6, HTTP_X_FORWARDED_FOR="198.51.100.8").status_code == 401
+
+
+# -- 11. refresh token of a deactivated user --------------------------------------------------
+
+
+def test_refresh_token_of_a_deactivated_user_is_401(make_api, manager):
+    client = make_api()
+    pair = client.post(
+        "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+    )
+    assert pair.status_code == 200, pair.content
+    manager.is_active = False
+    manager.save(update_fields=["is_active"])
+    response = client.post(
+        "/v1/auth/token/refresh", {"refresh": pair.json()["refresh"]}, format="json"
+    )
+    assert_problem(response, 401)
