@@ -125,6 +125,7 @@ def test_a_staff_members_day(live_server, demo_world, page, shots, tmp_path):
     page.wait_for_selector("#coverage-summary")
     answer = page.inner_text("#verification-today")
     assert "In force today" in answer and "covered" in answer
+    assert "Compliance under federal-minimum" in answer
     assert "GWC-AL-2026-0142" in page.inner_text("#policies-in-force")
     page.screenshot(path=str(shots / "02-client.png"))
 
