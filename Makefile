@@ -55,12 +55,13 @@ postgres-test: install
 bench: install
 	bash bench/run.sh
 
-# Load and fault drills on a throwaway PostgreSQL kept in .cache/reliability-pg.
+# Load and fault drills through the production topology (nginx, two gunicorn nodes, the worker,
+# Redis, S3 via moto) on a throwaway PostgreSQL kept in .cache/reliability-pg.
 reliability: install
-	bash bench/pg.sh start $(PWD)/.cache/reliability-pg 54333
-	DATABASE_URL=postgres://postgres@127.0.0.1:54333/postgres $(BIN)/python reliability/run.py \
-	  --pg-ctl "bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 54333;;bash bench/pg.sh start $(PWD)/.cache/reliability-pg 54333"; \
-	  status=$$?; bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 54333; exit $$status
+	bash bench/pg.sh start $(PWD)/.cache/reliability-pg 55220
+	DATABASE_URL=postgres://postgres@127.0.0.1:55220/postgres $(BIN)/python reliability/run.py \
+	  --pg-ctl "bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 55220;;bash bench/pg.sh start $(PWD)/.cache/reliability-pg 55220"; \
+	  status=$$?; bash bench/pg.sh stop $(PWD)/.cache/reliability-pg 55220; exit $$status
 
 # Back to the documented demo world (master data kept, ids from 1), keeping the virtualenv.
 demo-reset: migrate

@@ -1,12 +1,15 @@
-"""Reliability drills (issue 10): load with nothing lost, and faults, against real processes.
+"""Reliability drills (issues 10 and 19): the production topology under load and faults.
 
     DATABASE_URL=postgres://… .venv/bin/python reliability/run.py [--seconds 60] [--clients 16]
 
-Starts two gunicorn servers on two loopback ports sharing the PostgreSQL database of
-DATABASE_URL (it is migrated and seeded), drives a mixed read and write load, then verifies
-that every write answered 2xx is readable; then kills workers during uploads and assignment
-writes, stops PostgreSQL under load, and takes storage away, checking what each leaves behind.
-Prints a report; exits non-zero if any drill fails.
+Starts the topology of deploy/: nginx (deploy/nginx/insurance.conf) in front of two gunicorn
+nodes and the background worker, sharing the PostgreSQL database of DATABASE_URL (migrated and
+seeded), Redis (when redis-server is installed) and an S3-compatible store (moto's server).
+Drives a mixed read and write load through nginx, then verifies that every write answered 2xx
+is readable; slow clients (headers and bodies), a 500-DOT request line and oversized and
+chunked uploads through nginx, watching /healthz; then kills workers during uploads and
+assignment writes, stops PostgreSQL under load, and takes storage away, checking what each
+leaves behind. Prints a report; exits non-zero if any drill fails.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -30,6 +34,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
+sys.path.insert(0, str(ROOT))
+
+from reliability import topology  # noqa: E402
+
 FAILURES: list[str] = []
 
 
@@ -139,7 +147,7 @@ def sql(env, query: str) -> list:
 # --- drill 1: load with nothing lost -----------------------------------------------------------
 
 
-def load_drill(servers, auth, seconds: float, clients: int) -> dict:
+def load_drill(ports: list[int], auth, seconds: float, clients: int) -> dict:
     statuses: Counter = Counter()
     created_clients, created_vehicles = [], []
     lock = threading.Lock()
@@ -157,7 +165,7 @@ def load_drill(servers, auth, seconds: float, clients: int) -> dict:
     def worker(index):
         rng = random.Random(f"{uuid.uuid4()}-{index}")
         while time.monotonic() < stop:
-            port = servers[rng.randrange(len(servers))].port
+            port = ports[rng.randrange(len(ports))]
             roll = rng.random()
             try:
                 if roll < 0.7:
@@ -262,6 +270,122 @@ def slow_upload(port, auth, client_id: int, size: int, kill) -> None:
         conn.close()
 
 
+def nginx_drills(args, nginx, servers, auth: dict, env: dict) -> None:
+    """Slow clients, a long request line and big uploads, through nginx, with /healthz watched
+    through nginx and on each node directly."""
+    ports = [nginx.port, *(server.port for server in servers)]
+    for body in (False, True):
+        kind = "bodies" if body else "headers"
+        log(
+            f"\n== slowloris ({kind}): {args.slow_connections} connections trickling through "
+            f"nginx for {args.slow_seconds:.0f} s"
+        )
+        prober = topology.Prober(ports)
+        created = []
+        writer_stop = threading.Event()
+
+        def writer(created=created, writer_stop=writer_stop):
+            while not writer_stop.is_set():
+                name = f"Slow {uuid.uuid4().hex[:12]}"
+                status, data, _ = request(
+                    nginx.port, "POST", "/v1/clients", {"clientName": name, "agencyId": 1}, auth
+                )
+                if status == 201:
+                    created.append((json.loads(data)["id"], name))
+                time.sleep(0.3)
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        result = topology.slowloris(
+            nginx.port, args.slow_connections, args.slow_seconds, body, auth
+        )
+        writer_stop.set()
+        thread.join()
+        prober.stop()
+        log(f"  slow connections: {result}")
+        log(
+            f"  /healthz: {prober.count} probes, slowest {prober.worst:.3f} s, "
+            f"failures {prober.failures[:3]}"
+        )
+        expect(
+            not prober.failures and prober.worst < 1.0,
+            f"/healthz never stalled (slowest {prober.worst:.3f} s of {prober.count})",
+        )
+        if body:
+            # A body trickled faster than client_body_timeout (15 s between reads) is nginx's
+            # to hold: all of them stay open there while no gunicorn thread waits for them.
+            expect(
+                result["still_open"] == args.slow_connections,
+                f"nginx held all {args.slow_connections} trickling bodies itself",
+            )
+        else:
+            expect(
+                result["still_open"] == 0,
+                f"nginx cut off every trickling header after client_header_timeout "
+                f"({result['cut_off']} closed)",
+            )
+        lost = [
+            cid
+            for cid, name in created
+            if json.loads(request(nginx.port, "GET", f"/v1/clients/{cid}", headers=auth)[1]).get(
+                "clientName"
+            )
+            != name
+        ]
+        expect(
+            created and not lost,
+            f"writes during the drill: {len(created)} created, all read back ({len(lost)} lost)",
+        )
+
+    log("\n== request line and headers through nginx")
+    # The demo carrier and 499 DOTs not on file: 200 with NOT_FOUND entries.
+    dots = "&".join(["dots=1234567"] + [f"dots={1000000 + i}" for i in range(499)])
+    path = f"/v1/coverages/clients?{dots}"
+    status, data, headers = request(nginx.port, "GET", path, headers=auth)
+    expect(
+        status == 200 and headers.get("Content-Type", "").startswith("application/json"),
+        f"500 dots= parameters ({len(path)} bytes of path) answer {status}",
+    )
+    status, data, headers = request(nginx.port, "GET", "/v1/clients?q=" + "x" * 20000, headers=auth)
+    expect(
+        status == 414 and topology.is_problem(headers) and topology.problem_status(data) == 414,
+        f"a 20 KB request line is 414 problem+json from nginx ({status})",
+    )
+    status, data, headers = request(
+        nginx.port, "GET", "/v1/clients", headers={**auth, "X-Big": "y" * 20000}
+    )
+    expect(
+        status == 400 and topology.is_problem(headers),
+        f"a 20 KB header is 400 problem+json from nginx ({status})",
+    )
+
+    log("\n== uploads through nginx (S3 storage)")
+    started = time.monotonic()
+    status, data, headers = topology.chunked_upload(nginx.port, auth, 26 * 1024 * 1024)
+    expect(
+        status == 413 and topology.is_problem(headers),
+        f"a chunked 26 MiB upload is 413 problem+json ({status}, "
+        f"{time.monotonic() - started:.1f} s)",
+    )
+    started = time.monotonic()
+    status, data, headers = topology.sized_upload(nginx.port, auth, 26_214_400)
+    expect(
+        status == 201,
+        f"a 25 MiB file (26,214,400 bytes) is stored ({status}, "
+        f"{time.monotonic() - started:.1f} s)",
+    )
+    status, data, headers = topology.sized_upload(nginx.port, auth, 26_214_401)
+    expect(
+        status == 413 and topology.is_problem(headers),
+        f"one byte more is 413 problem+json ({status})",
+    )
+    status, _, headers = request(nginx.port, "GET", "/healthz", headers={"X-Request-ID": "drill-1"})
+    expect(
+        status == 200 and headers.get("X-Request-ID") == "drill-1",
+        "the request id passes through nginx and back",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=60)
@@ -271,6 +395,8 @@ def main() -> int:
         default=os.environ.get("RELIABILITY_PG_CTL", ""),
         help="'stop' and 'start' commands separated by ';;' (optional)",
     )
+    parser.add_argument("--slow-connections", type=int, default=150)
+    parser.add_argument("--slow-seconds", type=float, default=15)
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         log("DATABASE_URL must point at PostgreSQL")
@@ -287,18 +413,29 @@ def main() -> int:
         "THROTTLE_USER_RATE": "10000000/minute",
         "DATABASE_CONNECT_TIMEOUT": "2",
     }
+    redis = topology.Redis() if shutil.which("redis-server") else None
+    s3 = topology.S3()
+    if redis:
+        env["CACHE_URL"] = redis.url
+    env.update(s3.env)
     manage(env, "migrate", "--noinput", "-v0")
     manage(env, "seed_demo", "--force")
     servers = [Server(env), Server(env)]
+    nginx = topology.Nginx([server.port for server in servers])
+    worker = topology.Worker(env)
+    log(
+        f"topology: nginx :{nginx.port} -> gunicorn :{servers[0].port} :{servers[1].port}, "
+        f"worker, PostgreSQL, {'Redis' if redis else 'local-memory cache'}, S3 (moto)"
+    )
     try:
-        auth = token(servers[0].port)
+        auth = token(nginx.port)
         before = sql(
             env,
             "SELECT (SELECT COUNT(*) FROM clients_client), (SELECT COUNT(*) FROM vehicles_vehicle)",
         )[0]
 
-        log(f"\n== load: {args.clients} clients for {args.seconds:.0f} s on two servers")
-        result = load_drill(servers, auth, args.seconds, args.clients)
+        log(f"\n== load: {args.clients} clients for {args.seconds:.0f} s through nginx")
+        result = load_drill([nginx.port], auth, args.seconds, args.clients)
         total = sum(result["statuses"].values())
         log(f"  {total} requests: {dict(result['statuses'])}")
         server_errors = sum(
@@ -338,9 +475,11 @@ def main() -> int:
             f"vehicle rows grew by exactly the 2xx creates ({after[1] - before[1]})",
         )
 
+        nginx_drills(args, nginx, servers, auth, env)
+
         log("\n== SIGKILL during uploads")
         first_new = sql(env, "SELECT COALESCE(MAX(id), 0) + 1 FROM documents_document")[0][0]
-        files_before = {p for p in Path(media).rglob("*") if p.is_file()}
+        files_before = s3.keys()
         status, _, _ = small_upload(servers[0].port, auth, "control.pdf")
         expect(status == 201, "a control upload is stored")
         docs_before = sql(env, "SELECT COUNT(*) FROM documents_document")[0][0]
@@ -354,11 +493,7 @@ def main() -> int:
                 kill=lambda t=target: [os.kill(pid, signal.SIGKILL) for pid in t.workers()],
             )
             time.sleep(1.5)  # the master starts new workers
-        stored = {
-            str(p.relative_to(media))
-            for p in Path(media).rglob("*")
-            if p.is_file() and p not in files_before
-        }
+        stored = s3.keys() - files_before
         rows = {
             r[0]
             for r in sql(
@@ -430,7 +565,14 @@ def main() -> int:
         expect(doubles == 0, "no unit scheduled twice on a policy")
 
         log("\n== storage unavailable")
-        broken = Server({**env, "MEDIA_ROOT": "/proc/version/not-a-directory"}, workers=1)
+        broken = Server(
+            {
+                **env,
+                "DOCUMENTS_STORAGE": "filesystem",
+                "MEDIA_ROOT": "/proc/version/not-a-directory",
+            },
+            workers=1,
+        )
         try:
             started = time.monotonic()
             status, _data, headers = small_upload(broken.port, auth, "a.pdf")
@@ -481,9 +623,15 @@ def main() -> int:
                     break
                 time.sleep(0.2)
             expect(recovered is not None, f"the service recovers (after {recovered} retries)")
+        expect(worker.alive(), "the background worker ran throughout")
     finally:
+        worker.stop()
+        nginx.stop()
         for server in servers:
             server.stop()
+        s3.stop()
+        if redis:
+            redis.stop()
     log(f"\n{'all drills passed' if not FAILURES else str(len(FAILURES)) + ' drill(s) FAILED'}")
     return 1 if FAILURES else 0
 
