@@ -73,3 +73,35 @@ def test_refresh_token_of_a_deactivated_user_is_401(make_api, manager):
         "/v1/auth/token/refresh", {"refresh": pair.json()["refresh"]}, format="json"
     )
     assert_problem(response, 401)
+
+
+# -- 2. looking a certificate up by its number -------------------------------------------------
+
+
+@pytest.fixture
+def issued(api, carrier):
+    from tests.factories import PolicyFactory
+
+    PolicyFactory(client=carrier, policy_number="CERT-AL-1")
+    response = api.get("/v1/certificates/clients?dot=1234567")
+    assert response.status_code == 200, response.content
+    return response.json()["certificateNumber"]
+
+
+def test_certificate_lookup_needs_the_certificate_permissions(make_api, agency, issued):
+    from django.contrib.auth.models import Group, Permission
+
+    from tests.factories import UserFactory
+
+    only_policies = Group.objects.create(name="policies only")
+    only_policies.permissions.add(Permission.objects.get(codename="view_policy"))
+    user = UserFactory(agencies=[agency], groups=[only_policies])
+    assert_problem(make_api(user).get(f"/v1/certificates/{issued}"), 403)
+
+
+def test_genuine_number_of_another_agency_answers_as_a_forged_one(other_api, issued):
+    forged = issued[:-1] + ("0" if issued[-1] != "0" else "1")
+    genuine = assert_problem(other_api.get(f"/v1/certificates/{issued}"), 404)
+    fake = assert_problem(other_api.get(f"/v1/certificates/{forged}"), 404)
+    assert genuine["detail"] == fake["detail"]
+    assert genuine["title"] == fake["title"]

@@ -46,6 +46,9 @@ RESPONSES = {
 }
 
 
+NO_SUCH_CERTIFICATE = "No certificate has this number."
+
+
 class CertificateView(APIView):
     """Shared machinery: JSON or PDF, holder fields, problem+json errors even for PDF."""
 
@@ -151,14 +154,24 @@ class CertificateCheckView(CertificateView):
     def get(self, request, number: str):
         ref = parse_certificate_number(number)
         if ref is None:
-            raise NotFound("No certificate has this number.")
+            raise NotFound(NO_SUCH_CERTIFICATE)
+        # Looking a certificate up again shows what issuing it shows: it needs the same
+        # permissions as the endpoint that issues that kind of certificate.
+        kind_view = ClientCertificateView if ref.kind == "C" else VehicleCertificateView
+        if not request.user.has_perms(kind_view.required_permissions):
+            self.permission_denied(request, message="You may not see this kind of certificate.")
         holder = self.holder(request.query_params)
-        if ref.kind == "C":
-            certificate = client_certificate(
-                user=request.user, on=ref.as_of, client_id=ref.record_id, **holder
-            )
-        else:
-            certificate = vehicle_certificate(
-                user=request.user, on=ref.as_of, vehicle_id=ref.record_id, **holder
-            )
+        # Whatever the builder cannot find (a record of another agency, or nothing in force
+        # on that date) answers as a forged number does, so a genuine number reveals nothing.
+        try:
+            if ref.kind == "C":
+                certificate = client_certificate(
+                    user=request.user, on=ref.as_of, client_id=ref.record_id, **holder
+                )
+            else:
+                certificate = vehicle_certificate(
+                    user=request.user, on=ref.as_of, vehicle_id=ref.record_id, **holder
+                )
+        except NotFound:
+            raise NotFound(NO_SUCH_CERTIFICATE) from None
         return self.respond(request, certificate)
