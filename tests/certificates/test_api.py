@@ -301,3 +301,25 @@ def test_a_big_fleet_lists_its_first_units_and_counts_them_all(api, agency):
         _pdf_text(api.get("/v1/certificates/clients?dot=7770001&format=pdf").content).split()
     )
     assert "and 24 more on file" in text
+
+
+def test_a_big_fleet_is_counted_once_until_a_record_changes(
+    api, agency, settings, django_assert_num_queries, django_assert_max_num_queries
+):
+    """Issue 18: the count of a 250,000-unit fleet is not paid by every certificate; it is
+    exact (kept under its SQL, the date included, and the data version every write moves)."""
+    settings.LIST_COUNT_CACHE_SECONDS = 30
+    carrier = ClientFactory(agency=agency, dot="7770002")
+    policy = PolicyFactory(client=carrier)
+    units = [VehicleFactory(client=carrier, unit=f"{n:03d}") for n in range(27)]
+    for vehicle in units:
+        VehicleCoverageFactory(vehicle=vehicle, policy=policy)
+    url = "/v1/certificates/clients?dot=7770002"
+    assert api.get("/v1/me").status_code == 200  # the caller's permissions are cached now
+    with django_assert_max_num_queries(20) as first:
+        assert api.get(url).json()["vehicleCount"] == 27
+    with django_assert_num_queries(len(first) - 1):
+        assert api.get(url).json()["vehicleCount"] == 27
+    units[0].deleted = True
+    units[0].save()
+    assert api.get(url).json()["vehicleCount"] == 26
