@@ -5,6 +5,17 @@ from __future__ import annotations
 from rest_framework.permissions import BasePermission, DjangoModelPermissions
 
 
+def offers_method(request, view) -> bool:
+    """Whether the view has a handler for the request's method.
+
+    Permission checks run before DRF looks the handler up, so without this a caller lacking a
+    permission got 403 for a method the route does not even offer; letting such a request
+    through makes DRF answer 405 with `Allow`, whatever the caller's permissions.
+    """
+    method = request.method.lower()
+    return method in view.http_method_names and hasattr(view, method)
+
+
 class ModelPermissions(DjangoModelPermissions):
     """Read needs view_<model>, create add_<model>, update change_<model>.
 
@@ -25,7 +36,7 @@ class ModelPermissions(DjangoModelPermissions):
     def has_permission(self, request, view):
         if not request.user or not request.user.is_authenticated:
             return False
-        if getattr(view, "_ignore_model_permissions", False):
+        if getattr(view, "_ignore_model_permissions", False) or not offers_method(request, view):
             return True
         queryset = self._queryset(view)
         method = "GET" if getattr(view, "action", None) in self.read_actions else request.method
@@ -39,4 +50,6 @@ class HasPermissions(BasePermission):
     def has_permission(self, request, view):
         if not request.user or not request.user.is_authenticated:
             return False
+        if not offers_method(request, view):
+            return True
         return request.user.has_perms(getattr(view, "required_permissions", ()))

@@ -105,3 +105,25 @@ def test_genuine_number_of_another_agency_answers_as_a_forged_one(other_api, iss
     fake = assert_problem(other_api.get(f"/v1/certificates/{forged}"), 404)
     assert genuine["detail"] == fake["detail"]
     assert genuine["title"] == fake["title"]
+
+
+# -- 10. a method the route does not offer ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("delete", "/v1/clients/{id}"),
+        ("patch", "/v1/clients/{id}"),
+        ("delete", "/v1/coverages/clients?dot=1234567"),
+        ("post", "/v1/certificates/clients"),
+        ("put", "/v1/reports/1/raw-data"),
+    ],
+)
+def test_unoffered_method_is_405_with_allow_whatever_the_permissions(
+    make_api, powerless, viewer, carrier, method, path
+):
+    for user in (viewer, powerless):
+        response = getattr(make_api(user), method)(path.format(id=carrier.pk))
+        assert_problem(response, 405)
+        assert "GET" in response["Allow"]
