@@ -127,3 +127,21 @@ def test_unoffered_method_is_405_with_allow_whatever_the_permissions(
         response = getattr(make_api(user), method)(path.format(id=carrier.pk))
         assert_problem(response, 405)
         assert "GET" in response["Allow"]
+
+
+# -- 5. deeply nested JSON --------------------------------------------------------------------
+
+
+def test_json_nested_100000_levels_is_400(api):
+    body = "[" * 100_000 + "]" * 100_000
+    response = api.post("/v1/clients", data=body, content_type="application/json")
+    assert "64" in assert_problem(response, 400)["detail"]
+
+
+def test_json_nested_65_levels_is_400_and_brackets_in_strings_do_not_count(api):
+    deep = '{"clientName": ' + "[" * 65 + "]" * 65 + "}"
+    assert_problem(api.post("/v1/clients", data=deep, content_type="application/json"), 400)
+    shallow = '{"clientName": "' + "[" * 500 + '", "dot": "2345678"}'
+    response = api.post("/v1/clients", data=shallow, content_type="application/json")
+    # Parsed (no depth error): the body reaches validation, which judges the fields.
+    assert "nested" not in response.json().get("detail", "")
