@@ -118,6 +118,7 @@ def seed_bench(
 
     # Clients: the two big fleets first, then the rest of Bench Large, then Bench Small.
     first_client = _next_id(Client)
+    cargo_class = Client._meta.get_field("cargo_class").default
     client_rows, client_agency = [], []
     for n in range(clients):
         agency = small if n >= clients - small_clients else large
@@ -139,6 +140,7 @@ def seed_bench(
                 False,
                 now,
                 now,
+                cargo_class,
             )
         )
         client_agency.append(agency.id)
@@ -160,6 +162,7 @@ def seed_bench(
             "deleted",
             "created_at",
             "updated_at",
+            "cargo_class",
         ],
         client_rows,
     )

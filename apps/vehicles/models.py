@@ -56,6 +56,22 @@ class VehicleQuerySet(AgencyScopedQuerySet):
         return self.filter(deleted=False, client__deleted=False)
 
 
+SORTABLE_LIVE_INDEXES = (
+    ("unit", "unit_idx"),
+    ("serial_number", "vin_sort_idx"),
+    ("owner", "owner_idx"),
+    ("garaging_address", "garaging_idx"),
+    ("stated_value", "value_idx"),
+    ("status", "status_idx"),
+    ("client", "client_id_idx"),
+    ("model_year", "year_idx"),
+    ("license_plate", "plate_sort_idx"),
+    ("make", "make_id_idx"),
+    ("created_at", "created_idx"),
+    ("updated_at", "updated_idx"),
+)
+
+
 class Vehicle(TimeStampedModel):
     """A unit of a client's fleet, identified by its VIN (serial number)."""
 
@@ -97,6 +113,14 @@ class Vehicle(TimeStampedModel):
                 fields=["client", "unit", "id"],
                 condition=Q(deleted=False),
                 name="vehicles_live_fleet_idx",
+            ),
+            # The agency-wide list (no client filter) in every sortable order: page 1 and the
+            # last page (read backwards) walk one of these and stop after the page (issue 18).
+            *(
+                models.Index(
+                    fields=[column, "id"], condition=Q(deleted=False), name=f"vehicles_live_{short}"
+                )
+                for column, short in SORTABLE_LIVE_INDEXES
             ),
         ]
         constraints = [
