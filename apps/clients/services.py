@@ -12,6 +12,8 @@ from apps.agencies.models import Agency, Producer
 from apps.clients.models import Client
 from apps.core.exceptions import Conflict
 from apps.core.models import agency_ids_for
+from apps.events.records import client_record
+from apps.events.services import event_emit, status_watch
 
 CLIENT_FIELDS = (
     "client_name",
@@ -100,6 +102,12 @@ def client_create(*, user, data: dict[str, Any]) -> Client:
     _check_dot_free(client)
     client.full_clean(validate_constraints=False)
     client.save()
+    event_emit(
+        type="client.created",
+        agency_id=client.agency_id,
+        client_id=client.pk,
+        data=client_record(client),
+    )
     return client
 
 
@@ -128,5 +136,16 @@ def client_update(*, user, instance: Client, data: dict[str, Any]) -> Client:
     _check_dot_free(client)
     client.updated_by = user
     client.full_clean(validate_constraints=False)
-    client.save()
+    was_deleted = Client.objects.filter(pk=client.pk).values_list("deleted", flat=True).get()
+    with status_watch(client_ids=[client.pk]):
+        client.save()
+    kind = "updated"
+    if client.deleted != was_deleted:
+        kind = "deleted" if client.deleted else "restored"
+    event_emit(
+        type=f"client.{kind}",
+        agency_id=client.agency_id,
+        client_id=client.pk,
+        data=client_record(client),
+    )
     return client

@@ -14,6 +14,8 @@ from apps.core.exceptions import Conflict
 from apps.coverages.choices import ENDING_STATUSES, CoverageStatus
 from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
 from apps.drivers.models import Driver
+from apps.events.records import assignment_record
+from apps.events.services import event_emit, status_watch
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy
 from apps.policies.selectors import today
@@ -69,6 +71,20 @@ def _inside_term(policy: Policy, day: dt.date) -> bool:
     return policy.effective_date <= day < policy.expiration_date
 
 
+def _emit(assignment, subject: Subject, kind: str, client) -> None:
+    """`vehicle.scheduled|removed|declined|rescheduled` (or `driver.…`) for the change."""
+    event_emit(
+        type=f"{subject.field}.{kind}",
+        agency_id=client.agency_id,
+        client_id=client.pk,
+        data=assignment_record(assignment, subject.field),
+    )
+
+
+def _watched(subject: Subject, pk: int) -> list[int]:
+    return [pk] if subject is VEHICLE else []
+
+
 def _log(assignment, subject: Subject, *, user, effective_date: dt.date) -> None:
     CoverageEvent.objects.create(
         **{f"{subject.field}_coverage": assignment},
@@ -111,15 +127,17 @@ def coverage_assign(*, user, subject: Subject, data: dict[str, Any]):
     )
     if any(p.policy_removed_date is None for p in periods):
         raise Conflict(f"The {subject.noun} is already scheduled on this policy.")
-    assignment = subject.assignment.objects.create(
-        **{subject.field: target},
-        policy=policy,
-        coverage_status=subject.scheduled_status,
-        policy_added_date=added,
-        created_by=user,
-        updated_by=user,
-    )
-    _log(assignment, subject, user=user, effective_date=added)
+    with status_watch(vehicle_ids=_watched(subject, target.pk)):
+        assignment = subject.assignment.objects.create(
+            **{subject.field: target},
+            policy=policy,
+            coverage_status=subject.scheduled_status,
+            policy_added_date=added,
+            created_by=user,
+            updated_by=user,
+        )
+        _log(assignment, subject, user=user, effective_date=added)
+    _emit(assignment, subject, "scheduled", policy.client)
     return assignment
 
 
@@ -163,6 +181,9 @@ def coverage_update(*, user, subject: Subject, data: dict[str, Any]):
         assignment.policy_added_date = added
         effective = added
     assignment.updated_by = user
-    assignment.save()
-    _log(assignment, subject, user=user, effective_date=effective)
+    with status_watch(vehicle_ids=_watched(subject, data[f"{subject.field}_id"])):
+        assignment.save()
+        _log(assignment, subject, user=user, effective_date=effective)
+    kind = {1: "removed", 2: "declined"}.get(status, "rescheduled")
+    _emit(assignment, subject, kind, assignment.policy.client)
     return assignment

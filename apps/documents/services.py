@@ -31,6 +31,29 @@ def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy 
     return policy.client, policy
 
 
+def _emit(kind: str, document: Document, agency_id: int) -> None:
+    """`document.uploaded|replaced|deleted`, with the document's metadata (never the file)."""
+    from apps.events.services import event_emit
+
+    event_emit(
+        type=f"document.{kind}",
+        agency_id=agency_id,
+        client_id=document.client_id,
+        data={
+            "id": document.pk,
+            "module": document.module,
+            "client_id": document.client_id,
+            "policy_id": document.policy_id,
+            "file_name": document.file_name,
+            "content_type": document.content_type,
+            "size": document.size,
+            "sha256": document.sha256,
+            "description": document.description,
+            "deleted": document.deleted,
+        },
+    )
+
+
 def document_upload(
     *, user, module: str, owner_id: int, file, sha256: str, description: str = ""
 ) -> Document:
@@ -55,6 +78,7 @@ def document_upload(
             )
             document.full_clean()
             document.save()
+            _emit("uploaded", document, client.agency_id)
     except BaseException:
         remove([storage_name])
         raise
@@ -89,6 +113,7 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
             current.content_type, current.size, current.sha256 = content_type, file.size, sha256
             current.uploaded_by, current.uploaded_at = user, timezone.now()
             current.save()
+            _emit("replaced", current, document.client.agency_id)
     except BaseException:
         remove([storage_name])
         raise
@@ -104,5 +129,6 @@ def document_delete(*, user, document: Document) -> None:
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]
         current.deleted, current.deleted_at, current.deleted_by = True, timezone.now(), user
         current.save(update_fields=["deleted", "deleted_at", "deleted_by", "updated_at"])
+        _emit("deleted", current, document.client.agency_id)
         # Files go only once the deletion is certain to be committed.
         transaction.on_commit(lambda: remove(names))

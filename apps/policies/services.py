@@ -11,6 +11,8 @@ from django.utils import timezone
 from apps.agencies.models import Producer
 from apps.clients.models import Client
 from apps.core.exceptions import Conflict
+from apps.events.records import policy_record
+from apps.events.services import event_emit, status_watch
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 
 POLICY_FIELDS = (
@@ -124,9 +126,16 @@ def policy_create(*, user, data: dict[str, Any]) -> Policy:
     _check_dates(policy)
     _check_number_free(policy)
     policy.full_clean(validate_constraints=False)
-    policy.save()
-    _replace_limits(policy, data.get("limits") or [])
-    _replace_rates(policy, data.get("rates") or [])
+    with status_watch(client_ids=[client.pk]):
+        policy.save()
+        _replace_limits(policy, data.get("limits") or [])
+        _replace_rates(policy, data.get("rates") or [])
+    event_emit(
+        type="policy.created",
+        agency_id=client.agency_id,
+        client_id=client.pk,
+        data=policy_record(policy),
+    )
     return policy
 
 
@@ -134,6 +143,7 @@ def policy_create(*, user, data: dict[str, Any]) -> Policy:
 def policy_update(*, user, instance: Policy, data: dict[str, Any]) -> Policy:
     """Partial update; `deleted` soft-deletes or restores, `cancellationDate` cancels."""
     policy = Policy.objects.select_for_update().select_related("client").get(pk=instance.pk)
+    was = (policy.client_id, policy.deleted, policy.cancellation_date)
     if "client_id" in data and data["client_id"] != policy.client_id:
         policy.client = visible_client(user, data["client_id"])
     for field in POLICY_FIELDS:
@@ -148,9 +158,22 @@ def policy_update(*, user, instance: Policy, data: dict[str, Any]) -> Policy:
     _check_number_free(policy)
     policy.updated_by = user
     policy.full_clean(validate_constraints=False)
-    policy.save()
-    if "limits" in data:
-        _replace_limits(policy, data["limits"] or [])
-    if "rates" in data:
-        _replace_rates(policy, data["rates"] or [])
+    units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)
+    with status_watch(client_ids=[was[0], policy.client_id], vehicle_ids=list(units)):
+        policy.save()
+        if "limits" in data:
+            _replace_limits(policy, data["limits"] or [])
+        if "rates" in data:
+            _replace_rates(policy, data["rates"] or [])
+    kind = "updated"
+    if policy.deleted != was[1]:
+        kind = "deleted" if policy.deleted else "restored"
+    elif policy.cancellation_date is not None and policy.cancellation_date != was[2]:
+        kind = "cancelled"
+    event_emit(
+        type=f"policy.{kind}",
+        agency_id=policy.client.agency_id,
+        client_id=policy.client_id,
+        data=policy_record(policy),
+    )
     return policy

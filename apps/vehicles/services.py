@@ -8,6 +8,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.core.exceptions import Conflict
+from apps.events.records import vehicle_record
+from apps.events.services import event_emit, status_watch
 from apps.policies.services import visible_client
 from apps.vehicles.models import Lienholder, Vehicle
 
@@ -62,6 +64,12 @@ def vehicle_create(*, user, data: dict[str, Any]) -> Vehicle:
     _check_vin_free(vehicle)
     vehicle.full_clean(validate_constraints=False)
     vehicle.save()
+    event_emit(
+        type="vehicle.created",
+        agency_id=client.agency_id,
+        client_id=client.pk,
+        data=vehicle_record(vehicle),
+    )
     return vehicle
 
 
@@ -85,5 +93,12 @@ def vehicle_update(*, user, instance: Vehicle, data: dict[str, Any]) -> Vehicle:
     _check_vin_free(vehicle)
     vehicle.updated_by = user
     vehicle.full_clean(validate_constraints=False)
-    vehicle.save()
+    with status_watch(vehicle_ids=[vehicle.pk]):
+        vehicle.save()
+    event_emit(
+        type="vehicle.updated",
+        agency_id=vehicle.client.agency_id,
+        client_id=vehicle.client_id,
+        data=vehicle_record(vehicle),
+    )
     return vehicle

@@ -66,6 +66,8 @@ LOCAL_APPS = [
     "apps.documents",
     "apps.reports",
     "apps.compliance",
+    "apps.events",
+    "apps.webhooks",
     "apps.demo",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
@@ -154,6 +156,9 @@ TASKS = {
         "QUEUES": ["default", "webhooks"],
     }
 }
+# Webhooks may target private, loopback and link-local addresses only when this is on
+# (contract section 14): by default only in development, so `make run` reaches a local receiver.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=DEBUG)
 
 # ---------------------------------------------------------------------------
 # Cache: local memory by default, redis:// in production (shared by every node)

@@ -1,0 +1,108 @@
+"""Events that depend only on the calendar (contract section 14), emitted once a day.
+
+One set-based query finds every policy that became effective, reaches 30 or 7 days before
+expiring, or expired on the day; a unique (policy, type, day) mark makes the job idempotent
+(a second run the same day, or two workers, emit nothing new). The status changes the day
+causes are computed for the affected clients and units only, in two queries each.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from apps.events.models import CalendarMark
+from apps.events.services import event_emit, status_events_emit
+from apps.events.status import client_statuses, vehicle_statuses
+
+EXPIRING_DAYS = (30, 7)
+
+
+def _policy_data(policy: dict, **extra) -> dict:
+    return {
+        "policy_id": policy["id"],
+        "policy_number": policy["policy_number"],
+        "client_id": policy["client_id"],
+        "coverage_type": policy["coverage_type__code"],
+        "effective_date": policy["effective_date"],
+        "expiration_date": policy["expiration_date"],
+        **extra,
+    }
+
+
+def calendar_events_emit(*, day: dt.date) -> int:
+    """Emit the day's calendar events and the status changes they cause; how many.
+    Call inside a transaction that has claimed the day (see `calendar_run`)."""
+    from apps.coverages.models import VehicleCoverage
+    from apps.policies.models import Policy
+
+    expiring = [day + dt.timedelta(days=n) for n in EXPIRING_DAYS]
+    policies = list(
+        Policy.objects.filter(deleted=False, client__deleted=False)
+        .filter(
+            Q(effective_date=day)
+            | Q(expiration_date=day)
+            | Q(expiration_date__in=expiring)
+            | Q(cancellation_date=day)
+        )
+        .values(
+            "id",
+            "policy_number",
+            "client_id",
+            "client__agency_id",
+            "coverage_type__code",
+            "effective_date",
+            "expiration_date",
+            "cancellation_date",
+        )
+        .order_by("id")
+    )
+    wanted = []
+    for policy in policies:
+        cancelled = policy["cancellation_date"] is not None and policy["cancellation_date"] <= day
+        if cancelled:
+            continue  # its status change is still computed below
+        if policy["effective_date"] == day:
+            wanted.append(("policy.effective", policy, {}))
+        if policy["expiration_date"] == day:
+            wanted.append(("policy.expired", policy, {}))
+        for n, when in zip(EXPIRING_DAYS, expiring, strict=True):
+            if policy["expiration_date"] == when:
+                wanted.append(("policy.expiring", policy, {"days_left": n}))
+    # The unique (policy, type, day) constraint: a second emission for the same day fails.
+    CalendarMark.objects.bulk_create(
+        [CalendarMark(policy_id=p["id"], type=t, day=day) for t, p, _ in wanted]
+    )
+    if not policies:
+        return 0
+    client_ids = {p["client_id"] for p in policies}
+    vehicle_ids = set(
+        VehicleCoverage.objects.filter(policy_id__in=[p["id"] for p in policies])
+        .values_list("vehicle_id", flat=True)
+        .distinct()
+    )
+    yesterday = day - dt.timedelta(days=1)
+    before_c, after_c = client_statuses(client_ids, yesterday), client_statuses(client_ids, day)
+    before_v, after_v = vehicle_statuses(vehicle_ids, yesterday), vehicle_statuses(vehicle_ids, day)
+    for type_, policy, extra in wanted:
+        event_emit(
+            type=type_,
+            agency_id=policy["client__agency_id"],
+            client_id=policy["client_id"],
+            data=_policy_data(policy, as_of=day, **extra),
+        )
+    return len(wanted) + status_events_emit(before_c, after_c, before_v, after_v, day)
+
+
+def calendar_run(*, day: dt.date) -> int:
+    """Run the day's job once, whoever asks (start-up, the daily tick, a second worker): the
+    day's marker is claimed in the same transaction as the events, so a concurrent run waits
+    and then finds the day done; a failed run leaves the day unclaimed for the next try."""
+    try:
+        with transaction.atomic():
+            CalendarMark.objects.create(policy_id=0, type="calendar.day", day=day)
+            return calendar_events_emit(day=day)
+    except IntegrityError:
+        return 0

@@ -1,0 +1,93 @@
+"""`manage.py worker`: the one background process (contract section 14).
+
+Runs the django-tasks database worker loop for the "default" and "webhooks" queues in
+several threads (so one slow receiver, up to 10 s, does not hold up the others), and in the
+main thread: a heartbeat every few seconds (read by /readyz), the sweep of overdue pending
+deliveries (what a killed worker left), and the daily calendar job at start-up and at the
+start of each service day (TIME_ZONE), followed by the pruning of old events.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections, connection
+from django.utils.crypto import get_random_string
+from django_tasks_db.management.commands.db_worker import Worker
+
+from apps.events.calendar import calendar_run
+from apps.events.tasks import events_prune
+from apps.events.worker import heartbeat
+
+logger = logging.getLogger("apps.events.worker")
+
+
+class Command(BaseCommand):
+    help = "Run the background worker: tasks, webhook deliveries, daily calendar, heartbeat."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--threads", type=int, default=8, help="Task threads (default 8).")
+        parser.add_argument("--interval", type=float, default=0.2, help="Idle poll seconds.")
+        parser.add_argument("--beat", type=float, default=5.0, help="Heartbeat seconds.")
+        parser.add_argument("--worker-id", default=None)
+
+    def handle(self, *, threads, interval, beat, worker_id, **options):
+        from apps.policies.selectors import today
+        from apps.webhooks.delivery import deliveries_sweep
+
+        worker_id = worker_id or get_random_string(24)
+        stop = threading.Event()
+        workers = [
+            Worker(
+                queue_names=["default", "webhooks"],
+                interval=interval,
+                batch=False,
+                backend_name="default",
+                startup_delay=False,
+                max_tasks=None,
+                worker_id=f"{worker_id}-{n}"[:64],
+                excluded_queue_names=[],
+            )
+            for n in range(max(threads, 1))
+        ]
+
+        def shutdown(signum, frame):
+            stop.set()
+            for w in workers:
+                w.running = False
+
+        signal.signal(signal.SIGINT, shutdown)
+        signal.signal(signal.SIGTERM, shutdown)
+
+        def run(w: Worker) -> None:
+            try:
+                w.run()
+            finally:
+                connection.close()
+
+        pool = [threading.Thread(target=run, args=(w,), daemon=True) for w in workers]
+        for thread in pool:
+            thread.start()
+        self.stdout.write(f"worker {worker_id}: {len(pool)} task threads")
+        calendar_day = None
+        while not stop.is_set():
+            close_old_connections()
+            try:
+                heartbeat(worker_id=worker_id)
+                deliveries_sweep()
+                day = today()
+                if day != calendar_day:
+                    emitted = calendar_run(day=day)
+                    events_prune()
+                    calendar_day = day
+                    logger.info("calendar %s: %d events", day, emitted)
+            except Exception:  # the database may be away for a while: keep beating
+                logger.exception("worker housekeeping failed; retrying")
+            stop.wait(beat)
+        for thread in pool:
+            thread.join(timeout=15)
+        time.sleep(0)

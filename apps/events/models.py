@@ -1,0 +1,94 @@
+"""Change events (contract section 14): a transactional outbox read by the feed and webhooks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import models
+from django.utils import timezone
+
+from apps.core.models import AgencyScopedQuerySet
+
+
+class CurrentTransactionId(models.Func):
+    """The writing transaction's id on PostgreSQL (`txid_current()`), 0 elsewhere.
+
+    The feed returns only events whose transaction is older than every transaction still
+    running, so an event committed late is never skipped; SQLite serialises writes, so the
+    id order is the commit order there and the column stays 0.
+    """
+
+    function = "txid_current"
+    template = "%(function)s()"
+    output_field = models.BigIntegerField()
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return "0", []
+
+
+class EventQuerySet(AgencyScopedQuerySet):
+    agency_field = "agency"
+
+
+class Event(models.Model):
+    """One change that can alter what verification answers, written with the change."""
+
+    type = models.CharField(max_length=64)
+    agency = models.ForeignKey("agencies.Agency", on_delete=models.CASCADE, related_name="+")
+    # Not a foreign key: an event outlives the record it tells about.
+    client_id = models.BigIntegerField(null=True, blank=True)
+    data = models.JSONField(default=dict)
+    occurred_at = models.DateTimeField(default=timezone.now)
+    txid = models.BigIntegerField(db_default=CurrentTransactionId(), editable=False)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["txid", "id"]
+        indexes = [
+            models.Index(fields=["agency", "txid", "id"], name="event_feed_idx"),
+            models.Index(fields=["occurred_at"], name="event_occurred_idx"),
+            models.Index(fields=["type"], name="event_type_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.type}"
+
+    @property
+    def public_id(self) -> str:
+        return f"evt_{self.pk}"
+
+    def as_payload(self) -> dict:
+        """The event as the feed and webhooks show it."""
+        return {
+            "id": self.public_id,
+            "type": self.type,
+            "occurredAt": self.occurred_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+            "agencyId": self.agency_id,
+            "clientId": self.client_id,
+            "data": self.data,
+        }
+
+
+class CalendarMark(models.Model):
+    """A calendar event already emitted: never twice for the same policy, type and day."""
+
+    policy_id = models.BigIntegerField()
+    type = models.CharField(max_length=64)
+    day = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["policy_id", "type", "day"], name="calendar_mark_once")
+        ]
+
+
+class WorkerHeartbeat(models.Model):
+    """The last time each worker process was alive (read by /readyz)."""
+
+    worker_id = models.CharField(max_length=64, unique=True)
+    beat_at = models.DateTimeField()
+    last_calendar_day = models.DateField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.worker_id

@@ -1,0 +1,115 @@
+"""Writes of events: the outbox every business service writes to inside its transaction."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+from djangorestframework_camel_case.util import camelize
+
+from apps.events.models import Event
+from apps.events.status import client_statuses, vehicle_statuses
+
+EVENT_TYPES = (
+    "client.created",
+    "client.updated",
+    "client.deleted",
+    "client.restored",
+    "policy.created",
+    "policy.updated",
+    "policy.cancelled",
+    "policy.deleted",
+    "policy.restored",
+    "policy.effective",
+    "policy.expiring",
+    "policy.expired",
+    "vehicle.created",
+    "vehicle.updated",
+    "vehicle.scheduled",
+    "vehicle.removed",
+    "vehicle.declined",
+    "vehicle.rescheduled",
+    "driver.scheduled",
+    "driver.removed",
+    "driver.declined",
+    "driver.rescheduled",
+    "document.uploaded",
+    "document.replaced",
+    "document.deleted",
+    "carrier.status_changed",
+    "vehicle.status_changed",
+    "compliance.changed",
+    "webhook.ping",
+)
+
+
+def _json(data: dict) -> dict:
+    """camelCase keys and JSON-safe values, as the API renders them."""
+    import json
+
+    from rest_framework.utils.encoders import JSONEncoder
+
+    return json.loads(json.dumps(camelize(data), cls=JSONEncoder))
+
+
+def event_emit(*, type: str, agency_id: int, client_id: int | None, data: dict) -> Event:
+    """Record one event in the caller's transaction (a rollback removes it) and fan it out to
+    the matching webhook subscriptions, whose deliveries start once the transaction commits."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"Unknown event type {type!r}.")
+    event = Event.objects.create(
+        type=type, agency_id=agency_id, client_id=client_id, data=_json(data)
+    )
+    from apps.webhooks.services import deliveries_fan_out
+
+    deliveries_fan_out(event=event)
+    return event
+
+
+@contextmanager
+def status_watch(
+    *, client_ids: Iterable[int] = (), vehicle_ids: Iterable[int] = (), on: dt.date | None = None
+) -> Iterator[None]:
+    """Emit `carrier.status_changed` / `vehicle.status_changed` for every client or unit whose
+    verification status (ACTIVE/INACTIVE, as verification computes it) differs after the block;
+    a constant number of queries whatever the number of clients or units."""
+    from apps.policies.selectors import today
+
+    day = on or today()
+    clients = {pk for pk in client_ids if pk is not None}
+    vehicles = {pk for pk in vehicle_ids if pk is not None}
+    with transaction.atomic():
+        before_c = client_statuses(clients, day) if clients else {}
+        before_v = vehicle_statuses(vehicles, day) if vehicles else {}
+        yield
+        after_c = client_statuses(clients, day) if clients else {}
+        after_v = vehicle_statuses(vehicles, day) if vehicles else {}
+        status_events_emit(before_c, after_c, before_v, after_v, day)
+
+
+def status_events_emit(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> int:
+    """Emit one status event per client or unit whose status differs; how many."""
+    emitted = 0
+    for pk, (agency_id, new) in sorted(after_c.items()):
+        old = before_c.get(pk, (agency_id, "INACTIVE"))[1]
+        if old != new:
+            event_emit(
+                type="carrier.status_changed",
+                agency_id=agency_id,
+                client_id=pk,
+                data={"client_id": pk, "from": old, "to": new, "as_of": day},
+            )
+            emitted += 1
+    for pk, (agency_id, client_id, new) in sorted(after_v.items()):
+        old = before_v.get(pk, (agency_id, client_id, "INACTIVE"))[2]
+        if old != new:
+            event_emit(
+                type="vehicle.status_changed",
+                agency_id=agency_id,
+                client_id=client_id,
+                data={"vehicle_id": pk, "from": old, "to": new, "as_of": day},
+            )
+            emitted += 1
+    return emitted

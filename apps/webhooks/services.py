@@ -1,0 +1,192 @@
+"""Writes of webhook subscriptions and the fan-out of events to them."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import secrets as pysecrets
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from apps.agencies.models import Agency
+from apps.core.models import agency_ids_for
+from apps.events.models import Event
+from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
+
+# A rotated-out secret keeps signing this long, so receivers can switch without a gap.
+ROTATION_OVERLAP = dt.timedelta(hours=24)
+WEBHOOK_FIELDS = ("url", "event_types", "client_ids", "profile_id", "description", "active")
+
+
+def secret_new() -> str:
+    """`whsec_` and the base64 of 32 random bytes (Standard Webhooks)."""
+    return "whsec_" + base64.b64encode(pysecrets.token_bytes(32)).decode()
+
+
+def _agency_for_create(user, agency_id: int | None) -> Agency:
+    allowed = agency_ids_for(user)
+    if agency_id is None:
+        if allowed is not None and len(allowed) == 1:
+            agency_id = allowed[0]
+        else:
+            raise ValidationError({"agency_id": "Name the agency: you act for several."})
+    if allowed is not None and agency_id not in allowed:
+        raise PermissionDenied("You are not authorized for this agency.")
+    agency = Agency.objects.filter(pk=agency_id).first()
+    if agency is None:
+        raise ValidationError({"agency_id": "Unknown agency."})
+    return agency
+
+
+def _check(webhook: Webhook) -> None:
+    from apps.clients.models import Client
+    from apps.events.services import EVENT_TYPES
+    from apps.webhooks.delivery import TargetRefused, target_check
+
+    unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES))
+    if unknown:
+        raise ValidationError({"event_types": f"Unknown event types: {', '.join(unknown)}."})
+    if webhook.client_ids:
+        found = set(
+            Client.objects.filter(
+                pk__in=webhook.client_ids, agency_id=webhook.agency_id
+            ).values_list("pk", flat=True)
+        )
+        missing = sorted(set(webhook.client_ids) - found)
+        if missing:
+            raise ValidationError({"client_ids": f"No client with id {missing[0]}."})
+    if webhook.profile_id is not None:
+        from apps.compliance.models import RequirementProfile
+
+        if not RequirementProfile.objects.filter(
+            pk=webhook.profile_id, agency_id=webhook.agency_id
+        ).exists():
+            raise ValidationError({"profile_id": "No requirement profile with this id."})
+    try:
+        target_check(webhook.url)
+    except TargetRefused as exc:
+        raise ValidationError({"url": str(exc)}) from None
+
+
+@transaction.atomic
+def webhook_create(*, user, data: dict[str, Any]) -> Webhook:
+    """Subscribe a URL to an agency's events; the secret is shown by the caller once."""
+    agency = _agency_for_create(user, data.get("agency_id"))
+    webhook = Webhook(agency=agency, secret=secret_new(), created_by=user, updated_by=user)
+    for field in WEBHOOK_FIELDS:
+        if field in data:
+            setattr(webhook, field, data[field])
+    _check(webhook)
+    webhook.full_clean(validate_constraints=False)
+    webhook.save()
+    return webhook
+
+
+@transaction.atomic
+def webhook_update(*, user, instance: Webhook, data: dict[str, Any]) -> Webhook:
+    """Partial update; reactivating clears the reason it was deactivated."""
+    webhook = Webhook.objects.select_for_update().get(pk=instance.pk)
+    for field in WEBHOOK_FIELDS:
+        if field in data:
+            setattr(webhook, field, data[field])
+    if data.get("active"):
+        webhook.deactivated_reason = ""
+    _check(webhook)
+    webhook.updated_by = user
+    webhook.full_clean(validate_constraints=False)
+    webhook.save()
+    return webhook
+
+
+@transaction.atomic
+def webhook_delete(*, user, instance: Webhook) -> None:
+    """Unsubscribe; its delivery log goes with it."""
+    Webhook.objects.filter(pk=instance.pk).delete()
+
+
+@transaction.atomic
+def webhook_rotate_secret(*, user, instance: Webhook) -> Webhook:
+    """A new secret; the old one keeps signing beside it for ROTATION_OVERLAP."""
+    webhook = Webhook.objects.select_for_update().get(pk=instance.pk)
+    webhook.previous_secret = webhook.secret
+    webhook.previous_secret_expires_at = timezone.now() + ROTATION_OVERLAP
+    webhook.secret = secret_new()
+    webhook.updated_by = user
+    webhook.save()
+    return webhook
+
+
+def _matches(webhook: Webhook, event: Event) -> bool:
+    if webhook.event_types and event.type not in webhook.event_types:
+        return False
+    if webhook.client_ids and event.client_id not in webhook.client_ids:
+        return False
+    if event.type == "compliance.changed" and webhook.profile_id is not None:
+        return event.data.get("profileId") in (None, webhook.profile_id)
+    return True
+
+
+def deliveries_fan_out(*, event: Event) -> list[WebhookDelivery]:
+    """One pending delivery per matching active subscription, in the event's transaction;
+    their sending is queued once it commits (one query when the agency has none)."""
+    if event.type == "webhook.ping":
+        return []
+    hooks = [
+        h
+        for h in Webhook.objects.filter(agency_id=event.agency_id, active=True)
+        if _matches(h, event)
+    ]
+    if not hooks:
+        return []
+    now = timezone.now()
+    deliveries = WebhookDelivery.objects.bulk_create(
+        [
+            WebhookDelivery(webhook=h, event=event, next_attempt_at=now, locked_until=None)
+            for h in hooks
+        ]
+    )
+    deliveries_enqueue_on_commit([d.pk for d in deliveries])
+    return deliveries
+
+
+def deliveries_enqueue_on_commit(delivery_ids: list[int]) -> None:
+    """Queue the sending of these deliveries once the surrounding transaction commits."""
+    from apps.webhooks.tasks import deliver
+
+    def enqueue() -> None:
+        for pk in delivery_ids:
+            deliver.enqueue(delivery_id=pk)
+
+    transaction.on_commit(enqueue)
+
+
+@transaction.atomic
+def delivery_redeliver(*, user, delivery: WebhookDelivery) -> WebhookDelivery:
+    """Send a delivery again now, whatever its state (a receiver deduplicates on the id)."""
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), locked_until=None
+    )
+    deliveries_enqueue_on_commit([delivery.pk])
+    delivery.refresh_from_db()
+    return delivery
+
+
+@transaction.atomic
+def webhook_ping(*, user, webhook: Webhook) -> WebhookDelivery:
+    """A `webhook.ping` event delivered to this subscription only."""
+    from apps.events.services import event_emit
+
+    event = event_emit(
+        type="webhook.ping",
+        agency_id=webhook.agency_id,
+        client_id=None,
+        data={"webhook_id": webhook.pk},
+    )
+    delivery = WebhookDelivery.objects.create(
+        webhook=webhook, event=event, next_attempt_at=timezone.now()
+    )
+    deliveries_enqueue_on_commit([delivery.pk])
+    return delivery
