@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.core.params import dot_or_none
 
 dot_validator = RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.", code="invalid")
 
@@ -95,6 +97,19 @@ class Client(TimeStampedModel):
                 violation_error_message="A live client with this DOT number already exists.",
             )
         ]
+
+    def clean(self) -> None:
+        super().clean()
+        if self.dot and dot_or_none(self.dot) is None:
+            raise ValidationError({"dot": "A DOT number is 1 to 8 digits, not all zeros."})
+
+    def save(self, *args, **kwargs) -> None:
+        # Stored once in its normal form (contract section 13), whoever writes: the API, the
+        # admin, an import. 01234567 and 1234567 are one carrier, so the unique-live-DOT
+        # constraint sees them as equal and verification finds it either way.
+        if self.dot:
+            self.dot = dot_or_none(self.dot) or self.dot
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"{self.client_name} (DOT {self.dot})" if self.dot else self.client_name

@@ -6,15 +6,34 @@ import django_filters
 from django import forms
 from django.core.validators import RegexValidator
 
+from apps.core.params import MAX_BIGINT, is_ascii_int, normalize_dot
+
 
 class DotFilter(django_filters.CharFilter):
-    """A DOT number: 1 to 8 digits, else 400."""
+    """A DOT number: 1 to 8 ASCII digits, else 400; compared in its normal form."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.extra["validators"] = [
             RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.")
         ]
+
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        return super().filter(qs, normalize_dot(value, field=self.field_name))
+
+
+class AsciiIntegerField(forms.IntegerField):
+    """ASCII digits only: Django's IntegerField reads "\uff11" as 1 and "1_0" as 10."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        text = str(value).strip()
+        if not is_ascii_int(text) or len(text) > 19:
+            raise forms.ValidationError("Expected an integer in ASCII digits.", code="invalid")
+        return int(text)
 
 
 class StrictBooleanField(forms.NullBooleanField):
@@ -56,11 +75,11 @@ class DeletedFilterSet(django_filters.FilterSet):
 class IdFilter(django_filters.NumberFilter):
     """A record id: a positive integer within range, else 400 (never a database error)."""
 
-    field_class = forms.IntegerField
+    field_class = AsciiIntegerField
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", 2**63 - 1)
+        kwargs.setdefault("max_value", MAX_BIGINT)
         super().__init__(*args, **kwargs)
 
 

@@ -6,6 +6,7 @@ import django_filters
 from rest_framework.exceptions import ValidationError
 
 from apps.core.filters import DeletedFilterSet, IdFilter, MoneyFilter
+from apps.core.params import ascii_int, is_ascii_int
 from apps.policies.filtersets import UpperChoiceFilter
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
@@ -18,8 +19,10 @@ class MakeFilter(django_filters.CharFilter):
         if value in (None, ""):
             return qs
         value = value.strip()
-        if value.isdigit():
-            return qs.filter(**{f"{self.field_name}_id": int(value)})
+        if is_ascii_int(value):
+            # An id: out of the column's range is a 400, not a database overflow (500).
+            make_id = ascii_int(value, field="make")
+            return qs.filter(**{f"{self.field_name}_id": make_id})
         return qs.filter(**{f"{self.field_name}__name_key": value.lower()})
 
 

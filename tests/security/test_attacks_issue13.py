@@ -145,3 +145,88 @@ def test_json_nested_65_levels_is_400_and_brackets_in_strings_do_not_count(api):
     response = api.post("/v1/clients", data=shallow, content_type="application/json")
     # Parsed (no depth error): the body reaches validation, which judges the fields.
     assert "nested" not in response.json().get("detail", "")
+
+
+# -- 6 and 12. integers, DOTs and repeated parameters -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/vehicles?make=99999999999999999999",
+        "/v1/vehicles?clientId=99999999999999999999",
+        "/v1/policies/{policy}/vehicles?make=99999999999999999999",
+        "/v1/clients?agencyId=9223372036854775808",
+        "/v1/coverages/clients?id=99999999999999999999",
+        "/v1/certificates/clients?id=99999999999999999999",
+        "/v1/clients?page=99999999999999999999",
+    ],
+)
+def test_integer_out_of_range_is_400(api, carrier, path):
+    from tests.factories import PolicyFactory
+
+    policy = PolicyFactory(client=carrier)
+    assert_problem(api.get(path.format(policy=policy.pk)), 400)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["page=\uff11", "page=1_0", "page=%2B1", "limit=\uff15", "clientId=\uff11", "agencyId=1_0"],
+)
+def test_integers_are_ascii_digits_only(api, carrier, query):
+    path = "/v1/vehicles" if query.startswith("clientId") else "/v1/clients"
+    assert_problem(api.get(f"{path}?{query}"), 400)
+
+
+def test_dot_with_leading_zeros_is_the_same_carrier(api, agency, carrier):
+    response = api.post(
+        "/v1/clients",
+        {"clientName": "Twin", "dot": "01234567", "agencyId": agency.pk},
+        format="json",
+    )
+    assert_problem(response, 409)
+    found = api.get("/v1/coverages/clients?dot=01234567").json()
+    assert found["results"][0]["found"] is True
+    assert found["results"][0]["dot"] == "1234567"
+    listed = api.get("/v1/clients?dot=001234567")
+    assert listed.status_code == 400  # nine characters is not a DOT
+    assert api.get("/v1/clients?dot=01234567").json()["count"] == 1
+
+
+def test_dot_is_stored_normalised_and_all_zeros_is_400(api, agency):
+    created = api.post(
+        "/v1/clients", {"clientName": "Zero", "dot": "0042", "agencyId": agency.pk}, format="json"
+    )
+    assert created.status_code == 201, created.content
+    assert created.json()["dot"] == "42"
+    zeros = api.post(
+        "/v1/clients", {"clientName": "Z", "dot": "0000", "agencyId": agency.pk}, format="json"
+    )
+    assert assert_problem(zeros, 400)["errors"][0]["field"] == "dot"
+    assert_problem(api.get("/v1/coverages/clients?dot=000"), 400)
+    assert_problem(api.get("/v1/coverages/clients?dot=\uff14\uff12"), 400)
+
+
+def test_dot_from_a_model_write_is_normalised(agency):
+    from tests.factories import ClientFactory
+
+    assert ClientFactory(agency=agency, dot="00777").dot == "777"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/coverages/clients?dot=1&dot=2",
+        "/v1/clients?page=1&page=2",
+        "/v1/vehicles?make=1&make=2",
+        "/v1/certificates/clients?id=1&id=2",
+    ],
+)
+def test_single_valued_parameter_sent_twice_is_400(api, carrier, path):
+    body = assert_problem(api.get(path), 400)
+    assert body["errors"][0]["code"] == "repeated"
+
+
+def test_repeatable_parameter_may_repeat(api, carrier):
+    response = api.get("/v1/coverages/clients?dots=1234567&dots=7654321")
+    assert response.status_code == 200, response.content

@@ -3,6 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.clients.models import CargoClass, Client, dot_validator
+from apps.core.params import normalize_dot
 from apps.core.serializers import (
     AuditedModelSerializer,
     StrictBooleanField,
@@ -89,6 +90,15 @@ class ClientSerializer(AuditedModelSerializer):
             "updated_by",
         ]
         read_only_fields = ["id"]
+
+    def validate_dot(self, value):
+        """Stored and compared in its normal form: 01234567 is 1234567; all zeros is a 400."""
+        if value is None:
+            return None
+        try:
+            return normalize_dot(value)
+        except serializers.ValidationError as exc:
+            raise serializers.ValidationError(exc.detail["dot"]) from None
 
     def validate(self, attrs):
         return resolve_cities(

@@ -6,6 +6,7 @@ import datetime as dt
 
 from rest_framework.exceptions import ValidationError
 
+from apps.core.params import ascii_int, normalize_dot
 from apps.policies.selectors import today
 from apps.vehicles.models import VIN_RE
 
@@ -34,10 +35,8 @@ def exactly_one(params, names: tuple[str, ...]) -> str:
 
 
 def parse_dot(raw: str, field: str = "dot") -> str:
-    value = raw.strip()
-    if not value.isdigit() or not 1 <= len(value) <= 8 or not value.isascii():
-        raise ValidationError({field: [f"'{raw}' is not a DOT number (1 to 8 digits)."]})
-    return value
+    """A DOT in its normal form (leading zeros dropped), as it is stored."""
+    return normalize_dot(raw, field=field)
 
 
 def parse_vin(raw: str, field: str = "vin") -> str:
@@ -50,10 +49,4 @@ def parse_vin(raw: str, field: str = "vin") -> str:
 
 
 def parse_id(raw: str, field: str) -> int:
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise ValidationError({field: ["Expected a positive integer."]}) from None
-    if value < 1 or value > 2**63 - 1:
-        raise ValidationError({field: ["Expected a positive integer."]})
-    return value
+    return ascii_int(raw.strip() if isinstance(raw, str) else raw, field=field)

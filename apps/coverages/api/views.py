@@ -49,6 +49,7 @@ def _profile(request, raw) -> ProfileChoice | None:
 class ClientVerificationView(APIView):
     """Is this carrier insured? By DOT number(s) or client id."""
 
+    repeatable_query_params = ("dots",)  # ?dots=1&dots=2 is as good as ?dots=1,2
     permission_classes = [HasPermissions]
     required_permissions = ("clients.view_client", "policies.view_policy")
 

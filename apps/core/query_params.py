@@ -1,0 +1,59 @@
+"""A query parameter that takes one value and is sent twice is a 400 (contract section 13).
+
+Django's QueryDict.get() silently returns the LAST value, so `?dot=1&dot=2` verified DOT 2 and
+a filter, a page number or an id could be overridden by whatever a proxy or a careless client
+appended. The rule is enforced once, here, for every /v1 view: a parameter may repeat only if
+the view declares it in `repeatable_query_params` (e.g. `dots` on verification) or its
+filterset declares a multiple-choice filter of that name.
+"""
+
+from __future__ import annotations
+
+import django_filters
+from django.http import JsonResponse
+
+from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_body
+
+_MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
+
+
+def repeatable_params(view_class) -> set[str]:
+    names = set(getattr(view_class, "repeatable_query_params", ()))
+    filterset_class = getattr(view_class, "filterset_class", None)
+    if filterset_class is not None:
+        names.update(
+            name
+            for name, declared in filterset_class.base_filters.items()
+            if isinstance(declared, _MULTIPLE)
+        )
+    return names
+
+
+class SingleValuedQueryMiddleware:
+    """Refuses a repeated single-valued query parameter under /v1 with a problem+json 400."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if not request.path.startswith("/v1/") or not request.GET:
+            return None
+        repeated = [name for name, values in request.GET.lists() if len(values) > 1]
+        if not repeated:
+            return None
+        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+        allowed = repeatable_params(view_class) if view_class is not None else set()
+        refused = [name for name in repeated if name not in allowed]
+        if not refused:
+            return None
+        errors = [
+            {"field": name, "message": "Send this parameter once.", "code": "repeated"}
+            for name in refused
+        ]
+        detail = "; ".join(f"{name}: Send this parameter once." for name in refused)
+        response = JsonResponse(problem_body(400, detail, errors), status=400)
+        response["Content-Type"] = PROBLEM_CONTENT_TYPE
+        return response
