@@ -369,7 +369,7 @@ LOGGING = {
 # ---------------------------------------------------------------------------
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
 METRICS_ALLOW_INTERNAL = env.bool("METRICS_ALLOW_INTERNAL", default=True)
-WORKER_HEARTBEAT_MAX_AGE = env.int("WORKER_HEARTBEAT_MAX_AGE", default=180)
+WORKER_HEARTBEAT_MAX_AGE = env.int("WORKER_HEARTBEAT_MAX_AGE", default=60)
 # Serve /static/ from the apps (no collectstatic) with debug off: `make run` only; nginx
 # serves the collected files in production.
 SERVE_STATIC = env.bool("SERVE_STATIC", default=False)

@@ -98,10 +98,18 @@ def test_oversized_body_is_413(client, settings):
 
 
 def test_health_and_readiness_need_no_credentials(client):
+    from apps.events.worker import heartbeat
+
+    heartbeat(worker_id="test-worker")  # a worker is running
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json()["checks"] == {"database": "ok", "storage": "ok", "cache": "ok"}
+    assert ready.json()["checks"] == {
+        "database": "ok",
+        "storage": "ok",
+        "cache": "ok",
+        "worker": "ok",
+    }
 
 
 def test_schema_and_docs_need_no_credentials(client):

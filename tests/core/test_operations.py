@@ -162,20 +162,40 @@ def test_metrics_count_waiting_tasks_and_the_oldest_ones_age(client, settings):
 # --- /readyz -------------------------------------------------------------------------------
 
 
-@pytest.mark.django_db
-def test_readyz_covers_database_storage_and_cache(client):
+@pytest.fixture
+def worker_alive(db):
+    from apps.events.worker import heartbeat
+
+    heartbeat(worker_id="test-worker")
+
+
+def test_readyz_covers_database_storage_cache_and_the_worker(client, worker_alive):
     response = client.get("/readyz")
     assert response.status_code == 200
-    checks = response.json()["checks"]
-    assert {k: checks[k] for k in ("database", "storage", "cache")} == {
-        "database": "ok",
-        "storage": "ok",
-        "cache": "ok",
+    assert response.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "storage": "ok", "cache": "ok", "worker": "ok"},
     }
 
 
 @pytest.mark.django_db
-def test_readyz_is_503_when_the_cache_loses_values(client, settings):
+def test_readyz_is_503_when_no_worker_ever_beat(client):
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["worker"] == "missing"
+
+
+def test_readyz_is_503_when_the_workers_heartbeat_is_stale(client, settings, worker_alive):
+    from apps.events.models import WorkerHeartbeat
+
+    settings.WORKER_HEARTBEAT_MAX_AGE = 60
+    WorkerHeartbeat.objects.update(beat_at=timezone.now() - timezone.timedelta(seconds=61))
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["worker"] == "stale"
+
+
+def test_readyz_is_503_when_the_cache_loses_values(client, settings, worker_alive):
     # A cache that takes values and gives nothing back (Django resets its caches on change).
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     response = client.get("/readyz")
