@@ -110,6 +110,10 @@ class Client(TimeStampedModel):
         if self.dot:
             self.dot = dot_or_none(self.dot) or self.dot
         super().save(*args, **kwargs)
+        # Policies carry their client's agency (their number is unique per agency): a client
+        # that moves takes its policies along.
+        if self.pk is not None and not kwargs.get("update_fields"):
+            self.policies.exclude(agency_id=self.agency_id).update(agency_id=self.agency_id)
 
     def __str__(self) -> str:
         return f"{self.client_name} (DOT {self.dot})" if self.dot else self.client_name

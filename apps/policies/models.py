@@ -18,6 +18,19 @@ class PolicyQuerySet(AgencyScopedQuerySet):
     def live(self) -> PolicyQuerySet:
         return self.filter(deleted=False)
 
+    def bulk_create(self, objs, *args, **kwargs):
+        """bulk_create skips save(): copy each policy's agency from its client here too."""
+        objs = list(objs)
+        missing = {obj.client_id for obj in objs if obj.agency_id is None}
+        if missing:
+            from apps.clients.models import Client
+
+            agencies = dict(Client.objects.filter(pk__in=missing).values_list("pk", "agency_id"))
+            for obj in objs:
+                if obj.agency_id is None:
+                    obj.agency_id = agencies.get(obj.client_id)
+        return super().bulk_create(objs, *args, **kwargs)
+
     def in_force_on(self, on: dt.date) -> PolicyQuerySet:
         """Not deleted, not cancelled on or before D, effective <= D < expiration."""
         return self.filter(
@@ -49,6 +62,14 @@ class Policy(TimeStampedModel):
     """An insurance policy of a client, for one line of coverage."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="policies")
+    # The client's agency, copied (save(), bulk_create, and Client.save when a client moves) so
+    # that "a policy number is unique per insurer among the live policies of ONE agency" is a
+    # database constraint: a unique index holds under concurrent writers on PostgreSQL and
+    # SQLite alike, where a check-then-insert in the service would race, and a lock on the
+    # client would not stop two clients of one agency from taking the same number.
+    agency = models.ForeignKey(
+        "agencies.Agency", on_delete=models.PROTECT, related_name="+", editable=False
+    )
     policy_number = models.CharField(max_length=60, null=True, blank=True)
     coverage_type = models.ForeignKey(
         "masterdata.CoverageType", on_delete=models.PROTECT, related_name="+"
@@ -108,12 +129,29 @@ class Policy(TimeStampedModel):
                 violation_error_message="The cancellation date cannot precede the effective date.",
             ),
             models.UniqueConstraint(
-                fields=["insurer", "policy_number"],
+                fields=["agency", "insurer", "policy_number"],
                 condition=Q(deleted=False),
-                name="%(app_label)s_%(class)s_unique_live_number_per_insurer",
+                name="%(app_label)s_%(class)s_unique_live_number_per_agency_insurer",
                 violation_error_message="A live policy with this number exists for the insurer.",
             ),
         ]
+
+    def save(self, *args, **kwargs) -> None:
+        if self.client_id is not None:
+            client_agency = (
+                self.client.agency_id
+                if "client" in self._state.fields_cache
+                else type(self.client)
+                .objects.filter(pk=self.client_id)
+                .values_list("agency_id", flat=True)
+                .first()
+            )
+            if client_agency is not None and client_agency != self.agency_id:
+                self.agency_id = client_agency
+                update_fields = kwargs.get("update_fields")
+                if update_fields is not None:
+                    kwargs["update_fields"] = {*update_fields, "agency"}
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"{self.coverage_type.code} {self.policy_number or '(unnumbered)'}"

@@ -70,13 +70,18 @@ def _check_number_free(policy: Policy) -> None:
         return
     taken = (
         Policy.objects.filter(
-            insurer_id=policy.insurer_id, policy_number=policy.policy_number, deleted=False
+            agency_id=policy.client.agency_id,
+            insurer_id=policy.insurer_id,
+            policy_number=policy.policy_number,
+            deleted=False,
         )
         .exclude(pk=policy.pk)
         .exists()
     )
     if taken:
-        raise Conflict(f"A live policy numbered {policy.policy_number} exists for this insurer.")
+        raise Conflict(
+            f"A live policy numbered {policy.policy_number} exists for this insurer in this agency."
+        )
 
 
 def _replace_limits(policy: Policy, limits: list[dict[str, Any]]) -> None:

@@ -230,3 +230,60 @@ def test_single_valued_parameter_sent_twice_is_400(api, carrier, path):
 def test_repeatable_parameter_may_repeat(api, carrier):
     response = api.get("/v1/coverages/clients?dots=1234567&dots=7654321")
     assert response.status_code == 200, response.content
+
+
+# -- 4. policy numbers do not reveal other agencies -------------------------------------------
+
+
+def _policy(client, **extra):
+    return {
+        "clientId": client.id,
+        "effectiveDate": "2026-01-01",
+        "expirationDate": "2027-01-01",
+        "coverageType": "AL",
+        **extra,
+    }
+
+
+def test_policy_number_of_another_agency_is_accepted(api, other_api, carrier, rival):
+    from tests.factories import PolicyFactory
+
+    theirs = PolicyFactory(client=rival, policy_number="SHARED-1")
+    mine = _policy(carrier, policyNumber="SHARED-1", insurerName=theirs.insurer.name)
+    created = api.post("/v1/policies", mine, format="json")
+    assert created.status_code == 201, created.content
+    # Updating another policy to that number is accepted as well.
+    other = PolicyFactory(client=carrier, policy_number="MINE-2", insurer=theirs.insurer)
+    moved = api.put(f"/v1/policies/{other.pk}", {"policyNumber": "SHARED-2"}, format="json")
+    assert moved.status_code == 200, moved.content
+    PolicyFactory(client=rival, policy_number="SHARED-2", insurer=theirs.insurer)
+    # Within one agency the number stays unique per insurer.
+    again = _policy(carrier, policyNumber="SHARED-1", insurerName=theirs.insurer.name)
+    assert_problem(api.post("/v1/policies", again, format="json"), 409)
+    assert_problem(
+        other_api.put(f"/v1/policies/{theirs.pk}", {"policyNumber": "SHARED-2"}, format="json"),
+        409,
+    )
+
+
+def test_the_database_enforces_the_per_agency_number(carrier, rival):
+    """The constraint, not only the service, refuses a duplicate (concurrent writers)."""
+    from django.db import IntegrityError, transaction
+
+    from tests.factories import PolicyFactory
+
+    first = PolicyFactory(client=carrier, policy_number="RACE-1")
+    assert first.agency_id == carrier.agency_id
+    PolicyFactory(client=rival, policy_number="RACE-1", insurer=first.insurer)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        PolicyFactory(client=carrier, policy_number="RACE-1", insurer=first.insurer)
+
+
+def test_a_client_that_moves_takes_its_policies_agency(carrier, other_agency):
+    from tests.factories import PolicyFactory
+
+    policy = PolicyFactory(client=carrier)
+    carrier.agency = other_agency
+    carrier.save()
+    policy.refresh_from_db()
+    assert policy.agency_id == other_agency.pk
