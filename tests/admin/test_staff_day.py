@@ -19,6 +19,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from tests.admin.test_browser import ARGS, CHROMIUM
 
@@ -135,6 +136,17 @@ def test_a_staff_members_day(live_server, demo_world, page, shots, tmp_path):
     assert download.value.path().read_bytes().startswith(b"%PDF")
 
     # Unit 101: covered since when, under which policy; then one of its documents.
+    for url, headers in (
+        ("/admin/clients/client/", ("DOT", "In force")),
+        ("/admin/policies/policy/", ("Term", "Status")),
+        ("/admin/documents/document/", ("Size", "Uploaded", "File")),
+        ("/admin/drivers/driver/", ("License number", "Status")),
+    ):
+        page.goto(base + url)
+        assert_fits(page, *headers)
+    page.goto(f"{base}/admin/documents/document/")
+    listed = page.inner_text("#result_list")
+    assert "KB" in listed and timezone.localtime().strftime(" %Z") in listed
     page.goto(f"{base}/admin/vehicles/vehicle/")
     assert_fits(page, "VIN", "Covered today", "Status")
     page.screenshot(path=str(shots / "03-vehicles.png"))
