@@ -201,3 +201,18 @@ def test_readyz_is_503_when_the_cache_loses_values(client, settings, worker_aliv
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["cache"] == "unavailable"
+
+
+def test_metrics_count_webhook_deliveries_by_status(client, settings, agency):
+    from apps.events.models import Event
+    from apps.webhooks.models import Webhook, WebhookDelivery
+
+    settings.METRICS_TOKEN = ""
+    webhook = Webhook.objects.create(agency=agency, url="https://hooks.example.com/x", secret="s")
+    for index, status in enumerate(["delivered", "delivered", "failed", "pending", "delivered"]):
+        event = Event.objects.create(type=f"client.updated.{index}", agency=agency)
+        WebhookDelivery.objects.create(webhook=webhook, event=event, status=status)
+    text = client.get("/metrics").content.decode()
+    assert 'webhook_deliveries{status="delivered"} 3.0' in text
+    assert 'webhook_deliveries{status="failed"} 1.0' in text
+    assert 'webhook_deliveries{status="pending"} 1.0' in text
