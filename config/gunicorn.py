@@ -45,3 +45,29 @@ def child_exit(server, worker):
 # would fight over; off unless a path is given.
 control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or "gunicorn.ctl"
 control_socket_disable = not os.environ.get("GUNICORN_CONTROL_SOCKET")
+
+# gunicorn's own lines (start, worker boot and exit, timeouts) as JSON too, like the
+# application's; LOG_FORMAT=text keeps gunicorn's plain format.
+if os.environ.get("LOG_FORMAT", "json") == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "json": {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            }
+        },
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "loggers": {
+            "gunicorn.error": {"level": "INFO", "handlers": ["console"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+        },
+    }

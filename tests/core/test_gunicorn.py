@@ -108,3 +108,5 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     mine = [line for line in lines if line.get("request_id") == "gunicorn-test-42"]
     assert mine and mine[0]["logger"] == "apps.access" and mine[0]["status"] == 200
+    # gunicorn's own lines are JSON as well.
+    assert any(line["logger"] == "gunicorn.error" for line in lines)
