@@ -25,9 +25,11 @@ from apps.documents.api.views import (
     PolicyDocumentsView,
 )
 from apps.drivers.api.views import DriverVehicleView, DriverViewSet
+from apps.events.api.views import EventFeedView
 from apps.policies.api.views import PolicyVehiclesView, PolicyViewSet
 from apps.reports.api.views import ReportRawDataView
 from apps.vehicles.api.views import LienholderDetailView, VehicleViewSet
+from apps.webhooks.api.views import WebhookViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("clients", ClientViewSet, basename="client")
@@ -35,11 +37,13 @@ router.register("policies", PolicyViewSet, basename="policy")
 router.register("vehicles", VehicleViewSet, basename="vehicle")
 router.register("drivers", DriverViewSet, basename="driver")
 router.register("requirement-profiles", RequirementProfileViewSet, basename="requirement-profile")
+router.register("webhooks", WebhookViewSet, basename="webhook")
 
 urlpatterns = [
     path("auth/token", TokenView.as_view(), name="auth-token"),
     path("auth/token/refresh", TokenRefreshView.as_view(), name="auth-token-refresh"),
     path("me", MeView.as_view(), name="me"),
+    path("events", EventFeedView.as_view(), name="events"),
     path("vehicles/lienholders/<int:pk>", LienholderDetailView.as_view(), name="lienholder-detail"),
     path("coverages/clients", ClientVerificationView.as_view(), name="verify-clients"),
     path("coverages/vehicles", VehicleVerificationView.as_view(), name="verify-vehicles"),

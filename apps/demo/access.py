@@ -28,7 +28,9 @@ def groups_ensure() -> tuple[Group, Group]:
     viewer, _ = Group.objects.get_or_create(name=VIEWER_GROUP)
     business = Q(content_type__app_label__in=BUSINESS_APPS)
     reference_view = Q(content_type__app_label__in=REFERENCE_APPS, codename__startswith="view_")
-    manager.permissions.set(Permission.objects.filter(business | reference_view))
+    # Webhook subscriptions (contract section 14) are managed by agency managers only.
+    webhooks = Q(content_type__app_label="webhooks", content_type__model="webhook")
+    manager.permissions.set(Permission.objects.filter(business | reference_view | webhooks))
     viewer.permissions.set(
         Permission.objects.filter(
             (business | reference_view)

@@ -82,6 +82,9 @@ class CalendarMark(models.Model):
             models.UniqueConstraint(fields=["policy_id", "type", "day"], name="calendar_mark_once")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.type} {self.policy_id} {self.day}"
+
 
 class WorkerHeartbeat(models.Model):
     """The last time each worker process was alive (read by /readyz)."""

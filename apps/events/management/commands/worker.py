@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-import time
 
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections, connection
@@ -34,12 +33,31 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=float, default=0.2, help="Idle poll seconds.")
         parser.add_argument("--beat", type=float, default=5.0, help="Heartbeat seconds.")
         parser.add_argument("--worker-id", default=None)
+        parser.add_argument(
+            "--once",
+            action="store_true",
+            help="One housekeeping pass (no task threads), then exit.",
+        )
 
-    def handle(self, *, threads, interval, beat, worker_id, **options):
+    def housekeeping(self, worker_id: str, calendar_day):
+        """Beat, sweep, and the calendar job when the service day changed; the day done."""
         from apps.policies.selectors import today
         from apps.webhooks.delivery import deliveries_sweep
 
+        heartbeat(worker_id=worker_id)
+        deliveries_sweep()
+        day = today()
+        if day != calendar_day:
+            emitted = calendar_run(day=day)
+            events_prune()
+            logger.info("calendar %s: %d events", day, emitted)
+        return day
+
+    def handle(self, *, threads, interval, beat, worker_id, once, **options):
         worker_id = worker_id or get_random_string(24)
+        if once:
+            self.housekeeping(worker_id, None)
+            return
         stop = threading.Event()
         workers = [
             Worker(
@@ -77,17 +95,9 @@ class Command(BaseCommand):
         while not stop.is_set():
             close_old_connections()
             try:
-                heartbeat(worker_id=worker_id)
-                deliveries_sweep()
-                day = today()
-                if day != calendar_day:
-                    emitted = calendar_run(day=day)
-                    events_prune()
-                    calendar_day = day
-                    logger.info("calendar %s: %d events", day, emitted)
+                calendar_day = self.housekeeping(worker_id, calendar_day)
             except Exception:  # the database may be away for a while: keep beating
                 logger.exception("worker housekeeping failed; retrying")
             stop.wait(beat)
         for thread in pool:
             thread.join(timeout=15)
-        time.sleep(0)

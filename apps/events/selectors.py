@@ -1,0 +1,57 @@
+"""Reads of events: the change feed (contract section 14)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from django.db import connection
+from django.db.models import Q
+from django.db.models.expressions import RawSQL
+
+from apps.events.models import Event
+
+
+class BadCursor(ValueError):
+    """The `after` value is not a cursor this feed gave out."""
+
+
+def cursor_encode(event: Event) -> str:
+    return base64.urlsafe_b64encode(f"{event.txid}.{event.pk}".encode()).decode().rstrip("=")
+
+
+def cursor_decode(raw: str) -> tuple[int, int]:
+    try:
+        text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
+        txid, pk = text.split(".")
+        if not (txid.isdigit() and pk.isdigit()) or len(txid) > 19 or len(pk) > 19:
+            raise ValueError
+        return int(txid), int(pk)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise BadCursor("Not a cursor of this feed.") from None
+
+
+def event_feed(
+    *,
+    user,
+    after: tuple[int, int] | None,
+    limit: int,
+    types: list[str] | None = None,
+    client_id: int | None = None,
+) -> list[Event]:
+    """The caller's agencies' events after the cursor, oldest first, that can no longer be
+    preceded by another: on PostgreSQL only events of transactions older than every running
+    one (`txid < xmin` of the current snapshot), ordered by (txid, id); a transaction that
+    commits late has a txid at or above that horizon, so it appears after the cursor, never
+    behind it. SQLite serialises writers, so there the id order is the commit order."""
+    events = Event.objects.for_user(user)
+    if connection.vendor == "postgresql":
+        events = events.filter(txid__lt=RawSQL("txid_snapshot_xmin(txid_current_snapshot())", []))
+    if after is not None:
+        txid, pk = after
+        events = events.filter(Q(txid__gt=txid) | Q(txid=txid, pk__gt=pk))
+    if types:
+        events = events.filter(type__in=types)
+    if client_id is not None:
+        events = events.filter(client_id=client_id)
+    return list(events.order_by("txid", "id")[:limit])

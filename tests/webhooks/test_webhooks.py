@@ -1,0 +1,305 @@
+"""Webhook subscriptions and delivery (contract section 14), over HTTP with real headers; a
+local receiver verifies each request with the standardwebhooks library, as a customer would."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from apps.events.models import Event
+from apps.webhooks.delivery import FIRST_RETRY_SECONDS, deliveries_sweep, delivery_attempt
+from apps.webhooks.models import Webhook, WebhookDelivery
+from tests.accounts.test_auth import assert_problem
+from tests.factories import PolicyFactory, UserFactory, VehicleFactory
+from tests.webhooks.receiver import Receiver
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def private_ok(settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+
+
+def subscribe(api, url, **extra):
+    response = api.post("/v1/webhooks", {"url": url, **extra}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def run_due() -> list[str | None]:
+    """What the worker does: attempt every due pending delivery."""
+    now = timezone.now()
+    due = WebhookDelivery.objects.filter(status="pending", next_attempt_at__lte=now)
+    return [delivery_attempt(delivery_id=pk) for pk in due.values_list("pk", flat=True)]
+
+
+def test_create_shows_secret_once(api, private_ok):
+    body = subscribe(api, "http://127.0.0.1:9/hook", eventTypes=["policy.created"])
+    assert body["secret"].startswith("whsec_")
+    assert len(base64.b64decode(body["secret"][6:])) >= 24
+    assert set(body) >= {
+        "id",
+        "url",
+        "eventTypes",
+        "clientIds",
+        "profileId",
+        "description",
+        "active",
+        "createdAt",
+        "secret",
+    }
+    detail = api.get(f"/v1/webhooks/{body['id']}").json()
+    assert "secret" not in detail and detail["eventTypes"] == ["policy.created"]
+    listed = api.get("/v1/webhooks").json()
+    assert listed["count"] == 1 and "secret" not in listed["results"][0]
+    updated = api.put(f"/v1/webhooks/{body['id']}", {"description": "ops"}, format="json")
+    assert updated.status_code == 200 and "secret" not in updated.json()
+    assert updated.json()["description"] == "ops"
+
+
+def test_delivery_is_signed_and_verified_by_the_receiver(api, carrier, private_ok):
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url)
+        receiver.secret = hook["secret"]
+        response = api.put(f"/v1/clients/{carrier.id}", {"clientName": "Signed"}, format="json")
+        assert response.status_code == 200
+        assert run_due() == ["delivered"]
+    assert receiver.rejected == []
+    (payload,) = receiver.received
+    event = Event.objects.get(type="client.updated")
+    assert payload["id"] == event.public_id == receiver.headers[0]["webhook-id"]
+    assert payload["type"] == "client.updated" and payload["data"]["clientName"] == "Signed"
+    log = api.get(f"/v1/webhooks/{hook['id']}/deliveries").json()
+    (row,) = log["results"]
+    assert row["eventId"] == event.public_id and row["eventType"] == "client.updated"
+    assert row["status"] == "delivered" and row["attempts"] == 1
+    assert row["responseStatus"] == 204 and row["durationMs"] is not None
+
+
+def test_rotation_signs_with_both_secrets(api, carrier, private_ok):
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url)
+        old = hook["secret"]
+        rotated = api.post(f"/v1/webhooks/{hook['id']}/rotate-secret")
+        assert rotated.status_code == 200
+        new = rotated.json()["secret"]
+        assert new != old and new.startswith("whsec_")
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        receiver.secret = old  # a receiver not yet switched still verifies
+        run_due()
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "B"}, format="json")
+        receiver.secret = new  # and one already switched too
+        run_due()
+    assert receiver.rejected == [] and len(receiver.received) == 2
+    assert len(receiver.headers[0]["webhook-signature"].split(" ")) == 2
+
+
+def test_wrong_secret_fails_verification(api, carrier, private_ok):
+    with Receiver(secret="whsec_" + base64.b64encode(b"x" * 32).decode()) as receiver:
+        subscribe(api, receiver.url)
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        assert run_due() == ["retry"]
+    assert receiver.received == [] and len(receiver.rejected) == 1
+
+
+def test_retry_backoff_then_delivered(api, carrier, private_ok):
+    with Receiver(answer=500) as receiver:
+        hook = subscribe(api, receiver.url)
+        receiver.secret = hook["secret"]
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        assert run_due() == ["retry"]
+        delivery = WebhookDelivery.objects.get()
+        wait = (delivery.next_attempt_at - delivery.last_attempt_at).total_seconds()
+        assert 0 < wait <= 30 and wait <= FIRST_RETRY_SECONDS * 1.5
+        assert run_due() == []  # not yet due
+        WebhookDelivery.objects.update(next_attempt_at=timezone.now())
+        receiver.answer = 200
+        assert run_due() == ["delivered"]
+    delivery.refresh_from_db()
+    assert delivery.attempts == 2 and delivery.status == "delivered"
+    assert receiver.unique_ids() == [receiver.received[0]["id"]]  # same webhook-id both times
+
+
+def test_gives_up_after_72_hours(api, carrier, private_ok):
+    with Receiver(answer=503) as receiver:
+        subscribe(api, receiver.url)
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        WebhookDelivery.objects.update(created_at=timezone.now() - dt.timedelta(hours=71))
+        assert run_due() == ["retry"]
+        WebhookDelivery.objects.update(
+            created_at=timezone.now() - dt.timedelta(hours=73), next_attempt_at=timezone.now()
+        )
+        assert run_due() == ["failed"]
+
+
+def test_410_deactivates(api, carrier, private_ok):
+    with Receiver(answer=410) as receiver:
+        hook = subscribe(api, receiver.url)
+        receiver.secret = hook["secret"]
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        assert run_due() == ["failed"]
+    assert api.get(f"/v1/webhooks/{hook['id']}").json()["active"] is False
+    api.put(f"/v1/clients/{carrier.id}", {"clientName": "B"}, format="json")
+    assert WebhookDelivery.objects.count() == 1  # an inactive subscription gets nothing
+
+
+def test_refused_connection_is_retried(api, carrier, private_ok):
+    subscribe(api, "http://127.0.0.1:9/closed")
+    api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+    assert run_due() == ["retry"]
+    assert WebhookDelivery.objects.get().error
+
+
+def test_filters_by_type_and_client(api, carrier, agency, private_ok):
+    from tests.factories import ClientFactory
+
+    second = ClientFactory(agency=agency)
+    subscribe(api, "http://127.0.0.1:9/a", eventTypes=["policy.created"])
+    subscribe(api, "http://127.0.0.1:9/b", clientIds=[second.id])
+    api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+    assert WebhookDelivery.objects.count() == 0
+    api.put(f"/v1/clients/{second.id}", {"clientName": "B"}, format="json")
+    assert list(WebhookDelivery.objects.values_list("webhook__url", flat=True)) == [
+        "http://127.0.0.1:9/b"
+    ]
+
+
+def test_ping_and_redeliver_answer_202(api, private_ok):
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url)
+        receiver.secret = hook["secret"]
+        ping = api.post(f"/v1/webhooks/{hook['id']}/ping")
+        assert ping.status_code == 202 and ping.json()["eventType"] == "webhook.ping"
+        assert run_due() == ["delivered"]
+        again = api.post(f"/v1/webhooks/{hook['id']}/deliveries/{ping.json()['id']}/redeliver")
+        assert again.status_code == 202 and again.json()["status"] == "pending"
+        assert run_due() == ["delivered"]
+    assert [p["type"] for p in receiver.received] == ["webhook.ping", "webhook.ping"]
+    assert len(receiver.unique_ids()) == 1
+
+
+def test_ssrf_guard(api):
+    for url in (
+        "http://127.0.0.1/hook",
+        "http://10.0.0.5/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/hook",
+        "http://localhost:8000/hook",
+        "http://224.0.0.1/hook",
+        "ftp://93.184.216.34/hook",
+    ):
+        assert_problem(api.post("/v1/webhooks", {"url": url}, format="json"), 400)
+    assert (
+        api.post("/v1/webhooks", {"url": "https://93.184.216.34/h"}, format="json").status_code
+        == 201
+    )
+
+
+def test_private_target_not_called_at_delivery(api, carrier, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+    with Receiver() as receiver:
+        subscribe(api, receiver.url)
+        settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        assert run_due() == ["retry"]
+    assert receiver.headers == []
+    assert "private" in WebhookDelivery.objects.get().error
+
+
+def test_errors_and_permissions(api, viewer_api, other_api, make_api, private_ok, rival):
+    hook = subscribe(api, "http://127.0.0.1:9/x")
+    assert_problem(api.post("/v1/webhooks", {}, format="json"), 400)
+    assert_problem(api.post("/v1/webhooks", {"url": "not a url"}, format="json"), 400)
+    assert_problem(
+        api.post(
+            "/v1/webhooks", {"url": "http://127.0.0.1/", "eventTypes": ["x.y"]}, format="json"
+        ),
+        400,
+    )
+    assert_problem(
+        api.post(
+            "/v1/webhooks", {"url": "http://127.0.0.1/", "clientIds": [rival.id]}, format="json"
+        ),
+        400,
+    )
+    assert_problem(
+        api.post(
+            "/v1/webhooks", {"url": "http://127.0.0.1/", "agencyId": rival.agency_id}, format="json"
+        ),
+        403,
+    )
+    assert_problem(make_api().get("/v1/webhooks"), 401)
+    assert_problem(viewer_api.get("/v1/webhooks"), 403)
+    assert_problem(
+        viewer_api.post("/v1/webhooks", {"url": "http://127.0.0.1/"}, format="json"), 403
+    )
+    # Another agency's subscription does not exist for this caller.
+    assert_problem(other_api.get(f"/v1/webhooks/{hook['id']}"), 404)
+    assert_problem(
+        other_api.put(f"/v1/webhooks/{hook['id']}", {"active": False}, format="json"), 404
+    )
+    assert_problem(other_api.delete(f"/v1/webhooks/{hook['id']}"), 404)
+    assert_problem(other_api.post(f"/v1/webhooks/{hook['id']}/ping"), 404)
+    assert_problem(other_api.post(f"/v1/webhooks/{hook['id']}/rotate-secret"), 404)
+    assert_problem(other_api.get(f"/v1/webhooks/{hook['id']}/deliveries"), 404)
+    assert other_api.get("/v1/webhooks").json()["count"] == 0
+    assert_problem(api.post(f"/v1/webhooks/{hook['id']}/deliveries/999999/redeliver"), 404)
+    assert api.delete(f"/v1/webhooks/{hook['id']}").status_code == 204
+    assert_problem(api.get(f"/v1/webhooks/{hook['id']}"), 404)
+
+
+def test_several_agencies_must_name_one(make_api, groups, agency, other_agency, private_ok):
+    both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    api = make_api(both)
+    assert_problem(api.post("/v1/webhooks", {"url": "http://127.0.0.1/"}, format="json"), 400)
+    made = subscribe(api, "http://127.0.0.1/", agencyId=other_agency.id)
+    assert Webhook.objects.get(pk=made["id"]).agency_id == other_agency.id
+
+
+def test_other_agencys_events_never_reach_a_subscription(api, other_api, rival, private_ok):
+    subscribe(api, "http://127.0.0.1:9/x")
+    other_api.put(f"/v1/clients/{rival.id}", {"clientName": "Theirs"}, format="json")
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_sweep_picks_up_what_a_killed_worker_left(api, carrier, private_ok):
+    """A worker killed mid-delivery leaves the row pending and held; once the lease lapses
+    the sweep queues it again, and the next attempt delivers it."""
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url)
+        receiver.secret = hook["secret"]
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        past = timezone.now() - dt.timedelta(minutes=5)
+        # As a killed attempt leaves it: claimed (attempt counted), never finished.
+        WebhookDelivery.objects.update(
+            attempts=1, locked_until=timezone.now() + dt.timedelta(seconds=30), next_attempt_at=past
+        )
+        assert deliveries_sweep() == 0  # still held
+        WebhookDelivery.objects.update(locked_until=past)
+        assert deliveries_sweep() == 1
+        assert run_due() == ["delivered"]
+    assert len(receiver.received) == 1
+
+
+def test_scheduling_a_vehicle_notifies(api, carrier, private_ok):
+    policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier)
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url, eventTypes=["vehicle.status_changed"])
+        receiver.secret = hook["secret"]
+        api.post(
+            "/v1/vehicles/coverages",
+            {
+                "vehicleId": unit.id,
+                "policyId": policy.id,
+                "policyAddedDate": str(policy.effective_date),
+            },
+            format="json",
+        )
+        assert run_due() == ["delivered"]
+    (payload,) = receiver.received
+    assert payload["data"]["vehicleId"] == unit.id and payload["data"]["to"] == "ACTIVE"
