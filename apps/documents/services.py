@@ -9,7 +9,7 @@ from django.utils import timezone
 from apps.clients.models import Client
 from apps.core.exceptions import UnprocessableEntity
 from apps.documents.models import Document, DocumentVersion, Module
-from apps.documents.storage import clean_file_name, remove, sniff_content_type, store
+from apps.documents.storage import check_upload, clean_file_name, remove, store
 from apps.policies.models import Policy
 
 
@@ -60,7 +60,7 @@ def document_upload(
     """Store the file, then its row; if the row fails, the file is removed again."""
     client, policy = document_owner(user=user, module=module, owner_id=owner_id)
     file_name = clean_file_name(getattr(file, "name", None))
-    content_type = sniff_content_type(file)
+    content_type = check_upload(file)
     storage_name = store(file, client_id=client.id, agency_id=client.agency_id, file_name=file_name)
     try:
         with transaction.atomic():
@@ -90,7 +90,7 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
     if document.deleted:
         raise UnprocessableEntity("The document is deleted.")
     file_name = clean_file_name(getattr(file, "name", None))
-    content_type = sniff_content_type(file)
+    content_type = check_upload(file)
     storage_name = store(
         file, client_id=document.client_id, agency_id=document.client.agency_id, file_name=file_name
     )

@@ -12,6 +12,7 @@ from django.core.files.storage import default_storage
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import get_valid_filename
+from rest_framework.exceptions import UnsupportedMediaType, ValidationError
 
 from apps.core.exceptions import ServiceUnavailable
 
@@ -47,7 +48,55 @@ def sniff_content_type(file) -> str:
         # A multi-byte character cut at the end of the sample is still text.
         if exc.start < len(head) - 3:
             return "application/octet-stream"
+    return _text_kind(head)
+
+
+def _text_kind(head: bytes) -> str:
+    """Text is plain text unless it is markup or a script a browser or a shell would run."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if text.startswith(b"#!"):
+        return "text/x-shellscript"
+    if b"<svg" in text:
+        return "image/svg+xml"
+    if text.startswith((b"<!doctype html", b"<html")) or b"<script" in text or b"<html" in text:
+        return "text/html"
+    if text.startswith(b"<?xml"):
+        return "application/xml"
     return "text/plain"
+
+
+# What may be stored (contract section 13), judged by the bytes alone: CSV is plain text.
+ALLOWED_CONTENT_TYPES = {
+    "application/pdf": "PDF",
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/gif": "GIF",
+    "image/tiff": "TIFF",
+    "image/webp": "WEBP",
+    "application/msword": "DOC",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "DOCX",
+    "application/vnd.ms-excel": "XLS",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "XLSX",
+    "text/csv": "CSV",
+    "text/plain": "plain text",
+}
+
+
+def check_upload(file) -> str:
+    """The file's sniffed type if it may be stored: an empty file is 400, any type outside
+    ALLOWED_CONTENT_TYPES (an executable declared as PDF, an archive, HTML, SVG, a script)
+    is 415 naming what the bytes are. The client's declared type and the file name are never
+    consulted: both are the attacker's to choose."""
+    if not getattr(file, "size", 0):
+        raise ValidationError({"file": ["The file is empty."]})
+    content_type = sniff_content_type(file)
+    if content_type not in ALLOWED_CONTENT_TYPES:
+        allowed = ", ".join(dict.fromkeys(ALLOWED_CONTENT_TYPES.values()))
+        raise UnsupportedMediaType(
+            content_type,
+            detail=f"The file is {content_type}; accepted types are {allowed}.",
+        )
+    return content_type
 
 
 def store(file, *, client_id: int, agency_id: int, file_name: str) -> str:

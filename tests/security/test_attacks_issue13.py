@@ -287,3 +287,66 @@ def test_a_client_that_moves_takes_its_policies_agency(carrier, other_agency):
     carrier.save()
     policy.refresh_from_db()
     assert policy.agency_id == other_agency.pk
+
+
+# -- 13. uploads: empty files and sniffed types -----------------------------------------------
+
+PE_EXECUTABLE = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00" + b"\x00" * 48
+
+
+def _upload(api, carrier, content: bytes, name: str = "coi.pdf"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = {
+        "file": SimpleUploadedFile(name, content, content_type="application/pdf"),
+        "clientId": carrier.id,
+    }
+    return api.post("/v1/documents/clients", data, format="multipart")
+
+
+def test_empty_upload_is_400(api, carrier):
+    body = assert_problem(_upload(api, carrier, b""), 400)
+    assert body["errors"][0]["field"] == "file"
+
+
+@pytest.mark.parametrize(
+    "content,detected",
+    [
+        (PE_EXECUTABLE, "application/x-msdownload"),
+        (b"PK\x03\x04" + b"\x14\x00" * 20, "application/zip"),
+        (b"<!DOCTYPE html><html><script>alert(1)</script></html>", "text/html"),
+        (b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>', "image/svg+xml"),
+        (b"#!/bin/sh\nrm -rf /\n", "text/x-shellscript"),
+    ],
+)
+def test_disallowed_type_declared_as_pdf_is_415_naming_it(api, carrier, content, detected):
+    from apps.documents.models import Document
+
+    body = assert_problem(_upload(api, carrier, content), 415)
+    assert detected in body["detail"]
+    assert not Document.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content,name",
+    [
+        (b"%PDF-1.4\n%ok\n", "coi.pdf"),
+        (b"\x89PNG\r\n\x1a\n" + b"\x00" * 32, "a.png"),
+        (b"unit,vin\n101,1FUJGLDR7CLBP8834\n", "units.csv"),
+    ],
+)
+def test_allowed_types_are_stored(api, carrier, content, name):
+    assert _upload(api, carrier, content, name).status_code == 201
+
+
+def test_replacement_obeys_the_same_rule(api, carrier):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    document = _upload(api, carrier, b"%PDF-1.4\n%ok\n").json()
+    for content, status in ((PE_EXECUTABLE, 415), (b"", 400)):
+        response = api.put(
+            f"/v1/documents/{document['id']}/client",
+            {"file": SimpleUploadedFile("v2.pdf", content)},
+            format="multipart",
+        )
+        assert_problem(response, status)
