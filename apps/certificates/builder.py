@@ -223,7 +223,13 @@ def client_certificate(
     vehicles = list(covered.select_related("make").order_by("unit", "id")[:VEHICLES_LISTED])
     # Exact, never an estimate: counting.count() keeps it in the shared cache under its SQL
     # (the date included) and the data version that every write of a business record moves.
-    vehicle_count = len(vehicles) if len(vehicles) < VEHICLES_LISTED else counting.count(covered)
+    # The count joins the fleet with its periods once (a hash semi-join), not a probe per unit.
+    counted = Vehicle.objects.filter(
+        pk__in=VehicleCoverage.objects.filter(vehicle__client=client, vehicle__deleted=False)
+        .in_force_on(on)
+        .values("vehicle_id")
+    )
+    vehicle_count = len(vehicles) if len(vehicles) < VEHICLES_LISTED else counting.count(counted)
     description = (
         f"Motor carrier operations. USDOT {client.dot}."
         if client.dot

@@ -31,6 +31,7 @@ from apps.vehicles.models import Vehicle
 BENCH_API_KEY = "bench-api-key"
 BENCH_PASSWORD = "bench-password"
 BIG_DOT, MEDIUM_DOT = "90000001", "90000002"
+SMALL_FLEET = 25  # units of the client with DOT 10000002
 
 
 def _copy(model, columns: Sequence[str], rows: Iterable[tuple]) -> int:
@@ -243,9 +244,11 @@ def seed_bench(
     )
 
     # Vehicles: the big fleet, the medium fleet, then the rest spread over the other clients.
+    # The third client holds exactly SMALL_FLEET units: the certificate's yardstick.
     owners = [client_ids[0]] * big_fleet + [client_ids[1]] * medium_fleet
-    others = client_ids[2:]
-    owners += [others[i % len(others)] for i in range(vehicles)]
+    owners += [client_ids[2]] * SMALL_FLEET
+    others = client_ids[3:]
+    owners += [others[i % len(others)] for i in range(vehicles - SMALL_FLEET)]
     first_vehicle = _next_id(Vehicle)
     vehicle_rows = []
     for i, client_id in enumerate(owners):
