@@ -267,8 +267,7 @@ def test_policy_vehicles_lists_scheduled_units_with_filters(api, carrier):
         vehicle=dear, policy=policy, coverage_status=1, policy_removed_date=TODAY
     )
     ids = lambda q: [  # noqa: E731
-        r["vehicle"]["id"]
-        for r in api.get(f"/v1/policies/{policy.id}/vehicles?{q}").json()["results"]
+        r["id"] for r in api.get(f"/v1/policies/{policy.id}/vehicles?{q}").json()["results"]
     ]
     assert sorted(ids("")) == sorted([cheap.id, dear.id])
     assert ids("make=volvo") == [dear.id]

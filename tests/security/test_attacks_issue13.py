@@ -350,3 +350,37 @@ def test_replacement_obeys_the_same_rule(api, carrier):
             format="multipart",
         )
         assert_problem(response, status)
+
+
+# -- 16. the vehicles of a policy are vehicles ------------------------------------------------
+
+
+def test_policy_vehicles_are_vehicles_once_with_their_latest_period(api, carrier):
+    import datetime as dt
+
+    from tests.factories import PolicyFactory, VehicleCoverageFactory, VehicleFactory
+
+    policy = PolicyFactory(client=carrier)
+    truck = VehicleFactory(client=carrier, unit="T-1")
+    start = policy.effective_date
+    VehicleCoverageFactory(
+        vehicle=truck,
+        policy=policy,
+        coverage_status=1,
+        policy_added_date=start,
+        policy_removed_date=start + dt.timedelta(days=10),
+    )
+    latest = VehicleCoverageFactory(
+        vehicle=truck, policy=policy, policy_added_date=start + dt.timedelta(days=20)
+    )
+    body = api.get(f"/v1/policies/{policy.pk}/vehicles").json()
+    assert body["count"] == 1
+    [item] = body["results"]
+    listed = api.get(f"/v1/vehicles?clientId={carrier.pk}").json()["results"][0]
+    assert item["id"] == truck.pk
+    assert {k: v for k, v in item.items() if k in listed} == listed
+    assert item["assignmentId"] == latest.pk
+    assert item["coverageStatus"] == latest.coverage_status
+    assert item["policyAddedDate"] == latest.policy_added_date.isoformat()
+    assert item["policyRemovedDate"] is None
+    assert "vehicle" not in item

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import django_filters
+from django.db.models import Exists, OuterRef, Subquery
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -17,12 +18,16 @@ from apps.policies.selectors import policy_queryset
 from apps.policies.services import policy_create, policy_update
 from apps.vehicles.api.serializers import VehicleSerializer
 from apps.vehicles.filtersets import MakeFilter
+from apps.vehicles.models import Vehicle
+from apps.vehicles.selectors import VEHICLE_RELATIONS
 
 
 class PolicyVehicleFilterSet(django_filters.FilterSet):
-    make = MakeFilter(field_name="vehicle__make")
-    minValue = MoneyFilter(field_name="vehicle__stated_value", lookup_expr="gte")
-    maxValue = MoneyFilter(field_name="vehicle__stated_value", lookup_expr="lte")
+    """Filters over the vehicle and over its latest period on the policy."""
+
+    make = MakeFilter(field_name="make")
+    minValue = MoneyFilter(field_name="stated_value", lookup_expr="gte")
+    maxValue = MoneyFilter(field_name="stated_value", lookup_expr="lte")
     status = django_filters.TypedChoiceFilter(
         field_name="coverage_status",
         choices=[(v, str(v)) for v in (1, 2, 4)],
@@ -30,19 +35,29 @@ class PolicyVehicleFilterSet(django_filters.FilterSet):
     )
 
     class Meta:
-        model = VehicleCoverage
+        model = Vehicle
         fields = []
 
 
-class PolicyVehicleSerializer(serializers.Serializer):
-    """A unit scheduled on the policy: the vehicle and its period on the policy."""
+class PolicyVehicleSerializer(VehicleSerializer):
+    """A vehicle of the policy (contract section 13): the fields of `GET /v1/vehicles` plus
+    its latest period on this policy."""
 
-    assignment_id = serializers.IntegerField(source="id")
-    vehicle = VehicleSerializer()
-    coverage_status = serializers.IntegerField()
+    assignment_id = serializers.IntegerField(read_only=True)
+    coverage_status = serializers.IntegerField(read_only=True)
     coverage_status_name = serializers.SerializerMethodField()
-    policy_added_date = serializers.DateField()
-    policy_removed_date = serializers.DateField(allow_null=True)
+    policy_added_date = serializers.DateField(read_only=True)
+    policy_removed_date = serializers.DateField(read_only=True, allow_null=True)
+
+    class Meta(VehicleSerializer.Meta):
+        fields = [
+            *VehicleSerializer.Meta.fields,
+            "assignment_id",
+            "coverage_status",
+            "coverage_status_name",
+            "policy_added_date",
+            "policy_removed_date",
+        ]
 
     def get_coverage_status_name(self, obj) -> str:
         return CoverageStatus(obj.coverage_status).label
@@ -76,7 +91,12 @@ class PolicyViewSet(LegacySearchMixin, ScopedViewSet):
 
 
 class PolicyVehiclesView(ListAPIView):
-    """The units scheduled on a policy (every period), paginated and filterable."""
+    """The vehicles scheduled on a policy, each once with its latest period on it.
+
+    The spec promises "paginated vehicles of the policy": an item is the vehicle (its `id` is
+    the vehicle's), not a scheduling period; a unit removed and scheduled again appears once,
+    with the period that began last. Status filters and sorts apply to that period.
+    """
 
     serializer_class = PolicyVehicleSerializer
     filterset_class = PolicyVehicleFilterSet
@@ -86,28 +106,33 @@ class PolicyVehiclesView(ListAPIView):
         "policyAddedDate": "policy_added_date",
         "policyRemovedDate": "policy_removed_date",
         "status": "coverage_status",
-        "unit": "vehicle__unit",
-        "make": "vehicle__make__name",
-        "value": "vehicle__stated_value",
-        "minValue": "vehicle__stated_value",
-        "maxValue": "vehicle__stated_value",
-        "vin": "vehicle__serial_number",
+        "unit": "unit",
+        "make": "make__name",
+        "value": "stated_value",
+        "minValue": "stated_value",
+        "maxValue": "stated_value",
+        "vin": "serial_number",
     }
     default_sort = ("policy_added_date",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
-            return VehicleCoverage.objects.none()
+            return Vehicle.objects.none()
         policy = policy_queryset(user=self.request.user).filter(pk=self.kwargs["pk"]).first()
         if policy is None:
             raise NotFound("No policy with this id.")
-        return VehicleCoverage.objects.filter(policy=policy).select_related(
-            "vehicle",
-            "vehicle__client",
-            "vehicle__unit_type",
-            "vehicle__make",
-            "vehicle__license_plate_state",
-            "vehicle__lienholder",
-            "vehicle__created_by",
-            "vehicle__updated_by",
+        latest = VehicleCoverage.objects.filter(policy=policy, vehicle=OuterRef("pk")).order_by(
+            "-policy_added_date", "-id"
+        )
+        return (
+            Vehicle.objects.filter(
+                Exists(VehicleCoverage.objects.filter(policy=policy, vehicle=OuterRef("pk")))
+            )
+            .select_related(*VEHICLE_RELATIONS)
+            .annotate(
+                assignment_id=Subquery(latest.values("id")[:1]),
+                coverage_status=Subquery(latest.values("coverage_status")[:1]),
+                policy_added_date=Subquery(latest.values("policy_added_date")[:1]),
+                policy_removed_date=Subquery(latest.values("policy_removed_date")[:1]),
+            )
         )
