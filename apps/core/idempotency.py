@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -64,6 +64,13 @@ def begin(*, user, method: str, path: str, key: str, request_hash: str):
                     expires_at=now + LIFETIME,
                 )
             return record, None
+        except OperationalError as exc:
+            # SQLite serialises writers: a twin that waited past the lock timeout while the
+            # first request held the write lock gets "database is locked". The key is taken
+            # or about to be, so its answer is the twin's answer (409, retry), never a 5xx.
+            if "locked" not in str(exc).lower() and "busy" not in str(exc).lower():
+                raise
+            raise Conflict("A request with this Idempotency-Key is still in progress.") from None
         except IntegrityError:
             existing = IdempotencyRecord.objects.filter(
                 user=user, method=method, path=path, key=key

@@ -384,3 +384,49 @@ def test_policy_vehicles_are_vehicles_once_with_their_latest_period(api, carrier
     assert item["policyAddedDate"] == latest.policy_added_date.isoformat()
     assert item["policyRemovedDate"] is None
     assert "vehicle" not in item
+
+
+# -- 9. twins of an idempotent upload on SQLite -----------------------------------------------
+
+
+def test_a_twin_that_finds_the_database_locked_gets_409_not_503(api, carrier, monkeypatch):
+    """SQLite answers "database is locked" to a writer that waited past the lock timeout
+    while the first request held the write lock: that twin must get 409 like any other."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.db import OperationalError
+
+    from apps.core.models import IdempotencyRecord
+    from apps.documents.models import Document
+
+    def locked(**kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(IdempotencyRecord.objects, "create", locked)
+    response = api.post(
+        "/v1/documents/clients",
+        {"file": SimpleUploadedFile("coi.pdf", b"%PDF-1.4 twin"), "clientId": carrier.id},
+        format="multipart",
+        HTTP_IDEMPOTENCY_KEY="twin-key",
+    )
+    assert "in progress" in assert_problem(response, 409)["detail"]
+    assert not Document.objects.exists()
+
+
+def test_other_database_errors_still_answer_503(api, carrier, monkeypatch):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.db import OperationalError
+
+    from apps.core.models import IdempotencyRecord
+
+    def broken(**kwargs):
+        raise OperationalError("disk I/O error")
+
+    monkeypatch.setattr(IdempotencyRecord.objects, "create", broken)
+    api.raise_request_exception = False
+    response = api.post(
+        "/v1/documents/clients",
+        {"file": SimpleUploadedFile("coi.pdf", b"%PDF-1.4 twin"), "clientId": carrier.id},
+        format="multipart",
+        HTTP_IDEMPOTENCY_KEY="twin-key-2",
+    )
+    assert_problem(response, 503)
