@@ -140,11 +140,22 @@ def rival_records(other_agency, other_manager):
         premium_report_create(user=None, policy=policy),
         # every agency has its built-in profile (contract section 15)
         RequirementProfile.objects.get(agency=other_agency, code="federal-minimum"),
+        *_event_records(other_agency),
     ]
     for record in list(records):  # give each audited record a second version
         if hasattr(type(record), "history"):
             record.save()
     return {type(r)._meta.label: r for r in records}
+
+
+def _event_records(agency) -> list:
+    """An event, a webhook subscription and one delivery of the other agency (issue 15)."""
+    from apps.events.models import Event
+    from apps.webhooks.models import Webhook, WebhookDelivery
+
+    webhook = Webhook.objects.create(agency=agency, url="https://93.184.216.34/h", secret="x")
+    event = Event.objects.filter(agency=agency).latest("id")
+    return [event, webhook, WebhookDelivery.objects.create(webhook=webhook, event=event)]
 
 
 def snapshot(records) -> dict:

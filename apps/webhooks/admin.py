@@ -1,0 +1,128 @@
+"""Back-office pages for webhook subscriptions and their delivery log, scoped by agency."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+
+from apps.core.admin import AgencyScopedAdmin, ServiceFormAdmin
+from apps.webhooks.models import Webhook, WebhookDelivery
+from apps.webhooks.services import (
+    delivery_redeliver,
+    webhook_create,
+    webhook_rotate_secret,
+    webhook_update,
+)
+
+
+class WebhookForm(forms.ModelForm):
+    url = forms.URLField(max_length=2000, assume_scheme="https")
+
+    class Meta:
+        model = Webhook
+        fields = ["agency", "url", "event_types", "client_ids", "description", "active"]
+
+
+@admin.register(Webhook)
+class WebhookAdmin(ServiceFormAdmin):
+    """Subscriptions are written through the same services as the API (URL guard included);
+    the secret is shown once, in the message after creating or rotating it."""
+
+    form = WebhookForm
+    list_display = ["url", "agency", "active", "event_type_list", "created_at"]
+    list_filter = ["active", "agency"]
+    search_fields = ["url", "description"]
+    list_select_related = ["agency"]
+    readonly_fields = ["deactivated_reason", "created_at", "updated_at", "created_by"]
+    actions = ["rotate_secret"]
+
+    @admin.display(description="event types")
+    def event_type_list(self, obj) -> str:
+        return ", ".join(obj.event_types) or "all"
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "agency"] if obj is not None else fields
+
+    def service_save(self, request, instance, cleaned_data, change):
+        data = {
+            k: cleaned_data[k]
+            for k in ("url", "event_types", "client_ids", "description", "active")
+            if k in cleaned_data
+        }
+        if change:
+            return webhook_update(user=request.user, instance=instance, data=data)
+        agency = cleaned_data.get("agency")
+        data["agency_id"] = agency.pk if agency is not None else None
+        return webhook_create(user=request.user, data=data)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            self.message_user(
+                request, f"Signing secret (shown once): {obj.secret}", messages.WARNING
+            )
+
+    @admin.action(description="Rotate the signing secret", permissions=["change"])
+    def rotate_secret(self, request, queryset):
+        for webhook in queryset:
+            rotated = webhook_rotate_secret(user=request.user, instance=webhook)
+            self.message_user(
+                request,
+                f"{rotated.url}: new secret (shown once) {rotated.secret}",
+                messages.WARNING,
+            )
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(AgencyScopedAdmin):
+    """The delivery log: read-only, with a redeliver action."""
+
+    list_display = [
+        "id",
+        "event_public_id",
+        "event_type",
+        "webhook",
+        "status",
+        "attempts",
+        "response_status",
+        "duration_ms",
+        "last_attempt_at",
+        "next_attempt_at",
+    ]
+    list_filter = ["status", "event__type"]
+    search_fields = ["webhook__url", "error"]
+    list_select_related = ["webhook", "event"]
+    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    actions = ["redeliver"]
+
+    @admin.display(description="event", ordering="event_id")
+    def event_public_id(self, obj) -> str:
+        return obj.event.public_id
+
+    @admin.display(description="type", ordering="event__type")
+    def event_type(self, obj) -> str:
+        return obj.event.type
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.has_perm("webhooks.view_webhook") or super().has_view_permission(
+            request, obj
+        )
+
+    @admin.action(description="Deliver again now")
+    def redeliver(self, request, queryset):
+        if not request.user.has_perm("webhooks.change_webhook"):
+            self.message_user(request, "You may not redeliver.", messages.ERROR)
+            return
+        self.run_service(
+            request,
+            queryset,
+            lambda d: delivery_redeliver(user=request.user, delivery=d),
+            "Queued",
+        )

@@ -1,0 +1,73 @@
+"""Back-office pages of subscriptions, deliveries and events: scoped by agency."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.events.services import event_emit
+from apps.webhooks.models import Webhook, WebhookDelivery
+from tests.admin.formdata import form_data
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(groups, agency):
+    user = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
+    user.is_staff = True
+    user.save()
+    return user
+
+
+def test_admin_pages_are_scoped(client, staff, agency, other_agency, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+    mine = Webhook.objects.create(agency=agency, url="http://127.0.0.1/mine", secret="whsec_x")
+    theirs = Webhook.objects.create(
+        agency=other_agency, url="http://127.0.0.1/theirs", secret="whsec_y"
+    )
+    event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1})
+    event_emit(type="client.deleted", agency_id=other_agency.id, client_id=None, data={})
+    client.force_login(staff)
+    page = client.get("/admin/webhooks/webhook/").content.decode()
+    assert "/mine" in page and "/theirs" not in page
+    assert client.get(f"/admin/webhooks/webhook/{theirs.pk}/change/").status_code == 302
+    assert client.get(f"/admin/webhooks/webhook/{mine.pk}/change/").status_code == 200
+    deliveries = client.get("/admin/webhooks/webhookdelivery/")
+    assert deliveries.status_code == 200
+    assert WebhookDelivery.objects.filter(webhook=mine).count() == 1
+    page = deliveries.content.decode()
+    assert f"evt_{WebhookDelivery.objects.get(webhook=mine).event_id}" in page
+    assert f"evt_{WebhookDelivery.objects.get(webhook=theirs).event_id}" not in page
+    events = client.get("/admin/events/event/").content.decode()
+    assert "client.updated" in events and "client.deleted" not in events
+
+
+def test_admin_create_goes_through_the_service(client, staff, agency, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
+    client.force_login(staff)
+    url = "/admin/webhooks/webhook/add/"
+    refused = client.post(
+        url,
+        form_data(
+            client.get(url).content.decode(),
+            agency=str(agency.pk),
+            url="http://169.254.169.254/x",
+            event_types="[]",
+            client_ids="[]",
+        ),
+    )
+    assert refused.status_code == 200 and not Webhook.objects.exists()  # SSRF guard
+    made = client.post(
+        url,
+        form_data(
+            client.get(url).content.decode(),
+            agency=str(agency.pk),
+            url="https://93.184.216.34/hook",
+            event_types='["policy.created"]',
+            client_ids="[]",
+        ),
+        follow=True,
+    )
+    webhook = Webhook.objects.get()
+    assert webhook.secret.startswith("whsec_") and webhook.secret in made.content.decode()
