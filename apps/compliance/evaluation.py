@@ -98,12 +98,21 @@ def _reason(code: str, coverage_type: str | None, required, actual, message: str
     }
 
 
+def _limits(policy) -> list[tuple[str, Decimal]]:
+    # Read once per policy: every `.limits.all()` builds a queryset, even when prefetched.
+    cached = getattr(policy, "_compliance_limits", None)
+    if cached is None:
+        cached = [(x.name, x.amount) for x in policy.limits.all()]  # prefetched by verification
+        policy._compliance_limits = cached
+    return cached
+
+
 def policy_limit(policy, name: str | None) -> Decimal | None:
     """The named limit of a policy, or its highest amount of cover (never a deductible)."""
-    limits = policy.limits.all()  # prefetched by verification
+    limits = _limits(policy)
     if name is not None:
-        return next((x.amount for x in limits if x.name == name), None)
-    return max((x.amount for x in limits if x.name not in NOT_COVER), default=None)
+        return next((amount for limit, amount in limits if limit == name), None)
+    return max((amount for limit, amount in limits if limit not in NOT_COVER), default=None)
 
 
 def _renewed(policy, same_type: list, on: dt.date) -> bool:
@@ -215,6 +224,9 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
 
 
 def _best(candidates_reasons: list[tuple]) -> list:
+    if len(candidates_reasons) == 1:
+        return candidates_reasons[0][1]
+
     def key(item):
         policy, reasons = item
         hard = sum(r["code"] in HARD for r in reasons)
@@ -237,12 +249,18 @@ def verdict(
     `unit_policies`, for a unit, the policies it is scheduled on and covered by on D.
     """
     reasons: list[dict] = []
+    by_type: dict[str, list] = {}
+    for policy in policies:
+        by_type.setdefault(policy.coverage_type.code, []).append(policy)
+    on_unit_by_type: dict[str, list] = {}
+    for policy in unit_policies or ():
+        on_unit_by_type.setdefault(policy.coverage_type.code, []).append(policy)
     for code in compiled.types:
-        same_type = [p for p in policies if p.coverage_type.code == code]
+        same_type = by_type.get(code, [])
         in_force = [p for p in same_type if p.in_force_on(on)]
         candidates = in_force
         if unit_policies is not None:
-            on_unit = [p for p in unit_policies if p.coverage_type.code == code]
+            on_unit = on_unit_by_type.get(code, [])
             schedules_units = (
                 in_force[0].coverage_type.schedules_units if in_force else bool(on_unit)
             )
