@@ -46,7 +46,11 @@ def event_feed(
     behind it. SQLite serialises writers, so there the id order is the commit order."""
     events = Event.objects.for_user(user)
     if connection.vendor == "postgresql":
-        events = events.filter(txid__lt=RawSQL("txid_snapshot_xmin(txid_current_snapshot())", []))
+        # Plus the reader's own transaction's events, which it sees anyway (read your writes).
+        events = events.filter(
+            Q(txid__lt=RawSQL("txid_snapshot_xmin(txid_current_snapshot())", []))
+            | Q(txid=RawSQL("txid_current_if_assigned()", []))
+        )
     if after is not None:
         txid, pk = after
         events = events.filter(Q(txid__gt=txid) | Q(txid=txid, pk__gt=pk))
