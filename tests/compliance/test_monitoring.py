@@ -1,0 +1,130 @@
+"""`compliance.changed` for subscriptions with a profile: contract sections 14 and 15."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.compliance.monitoring import compliance_changes_for_day, compliance_watch
+from apps.events.models import Event
+from apps.masterdata.models import CoverageType
+from apps.policies.models import PolicyLimit
+from apps.policies.selectors import today
+from apps.webhooks.models import Webhook, WebhookDelivery
+from tests.factories import ClientFactory, PolicyFactory
+
+pytestmark = pytest.mark.django_db
+DAY = dt.timedelta(days=1)
+RULES = [
+    {"kind": "coverage", "coverageType": "AL", "minimumLimit": "1000000.00"},
+    {"kind": "expiration_notice", "days": 30},
+]
+
+
+def _al(client, amount="1000000", **dates):
+    policy = PolicyFactory(
+        client=client, coverage_type=CoverageType.objects.get(code="AL"), **dates
+    )
+    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=amount)
+    return policy
+
+
+@pytest.fixture
+def watched(api, agency):
+    profile = api.post(
+        "/v1/requirement-profiles", {"name": "Contract", "rules": RULES}, format="json"
+    ).json()["id"]
+    hook = Webhook.objects.create(
+        agency=agency, url="https://receiver.example/hook", profile_id=profile, secret="whsec_x"
+    )
+    return profile, hook
+
+
+def _changes(api) -> list[dict]:
+    response = api.get("/v1/events?type=compliance.changed")
+    assert response.status_code == 200, response.content
+    return response.json()["results"]
+
+
+def test_time_alone_changes_the_verdict_on_the_day(api, carrier, watched):
+    profile, hook = watched
+    day = today() + 5 * DAY
+    _al(carrier, effective_date=day - 300 * DAY, expiration_date=day + 30 * DAY)
+    assert compliance_changes_for_day(day=day - DAY) == 0  # 31 days left both days
+    assert compliance_changes_for_day(day=day) == 1  # 30 days left: expires soon
+    [event] = _changes(api)
+    assert event["clientId"] == carrier.id and event["agencyId"] == carrier.agency_id
+    data = event["data"]
+    assert (data["profileId"], data["from"], data["to"]) == (profile, "PASS", "CAUTION")
+    assert data["asOf"] == day.isoformat()
+    assert [r["code"] for r in data["reasons"]] == ["EXPIRES_SOON"]
+    assert WebhookDelivery.objects.filter(webhook=hook, event_id=event["id"].removeprefix("evt_"))
+
+
+def test_expiry_fails_the_client(api, carrier, watched):
+    day = today() + 5 * DAY
+    _al(carrier, effective_date=day - 300 * DAY, expiration_date=day)
+    assert compliance_changes_for_day(day=day) == 1
+    [event] = _changes(api)
+    assert (event["data"]["from"], event["data"]["to"]) == ("CAUTION", "FAIL")
+    assert [r["code"] for r in event["data"]["reasons"]] == ["COVERAGE_MISSING"]
+
+
+def test_a_write_that_changes_the_verdict_emits(api, carrier, watched):
+    policy = _al(carrier)
+    limit = policy.limits.get()
+    with compliance_watch(client_ids=[carrier.id]):
+        limit.amount = 500_000
+        limit.save()
+    [event] = _changes(api)
+    assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "FAIL")
+    assert event["data"]["reasons"][0]["code"] == "LIMIT_BELOW_MINIMUM"
+    with compliance_watch(client_ids=[carrier.id]):
+        policy.description = "no change to the verdict"
+        policy.save()
+    assert len(_changes(api)) == 1
+
+
+def test_nothing_is_watched_without_a_subscription_naming_a_profile(
+    api, carrier, django_assert_max_num_queries
+):
+    day = today() + 5 * DAY
+    _al(carrier, effective_date=day - 300 * DAY, expiration_date=day)
+    with django_assert_max_num_queries(2):
+        assert compliance_changes_for_day(day=day) == 0
+    assert not Event.objects.filter(type="compliance.changed").exists()
+
+
+def test_other_agencies_are_not_told(api, other_api, carrier, rival, watched):
+    day = today() + 5 * DAY
+    _al(rival, effective_date=day - 300 * DAY, expiration_date=day)
+    assert compliance_changes_for_day(day=day) == 0
+    assert _changes(other_api) == []
+
+
+def test_daily_query_count_is_constant_in_clients(
+    api, agency, watched, django_assert_max_num_queries
+):
+    day = today() + 5 * DAY
+
+    def clients(n):
+        for k in range(n):
+            _al(
+                ClientFactory(agency=agency, dot=None),
+                effective_date=day - 300 * DAY,
+                expiration_date=day + (30 if k % 2 else 90) * DAY,
+            )
+
+    clients(2)
+    with django_assert_max_num_queries(40) as few:
+        assert compliance_changes_for_day(day=day) == 1
+    Event.objects.all().delete()
+    WebhookDelivery.objects.all().delete()
+    clients(40)
+    with django_assert_max_num_queries(400) as many:
+        assert compliance_changes_for_day(day=day) == 21
+    per_event = (len(many.captured_queries) - len(few.captured_queries)) / 20
+    # Reading is constant; each event written costs its own inserts only.
+    reads = len(few.captured_queries) - per_event
+    assert len(many.captured_queries) == reads + 21 * per_event
