@@ -53,15 +53,25 @@ urlpatterns = [
     path("certificates/<str:number>", CertificateCheckView.as_view(), name="certificate-check"),
     path("documents/clients", ClientDocumentsView.as_view(), name="documents-clients"),
     path("documents/policies", PolicyDocumentsView.as_view(), name="documents-policies"),
-    re_path(
-        r"^documents/(?P<pk>[0-9]+)/(?P<module>client|policy)$",
-        DocumentItemView.as_view(),
-        name="document-item",
-    ),
-    re_path(
-        r"^documents/(?P<pk>[0-9]+)/(?P<module>client|policy)/download$",
-        DocumentDownloadView.as_view(),
-        name="document-download",
+    # The spec's four document paths, each written out (a `{module}` pattern documented a
+    # path the spec does not have and matched more than it meant).
+    *(
+        route
+        for module in ("client", "policy")
+        for route in (
+            path(
+                f"documents/<int:pk>/{module}",
+                DocumentItemView.as_view(),
+                {"module": module},
+                name=f"document-item-{module}",
+            ),
+            path(
+                f"documents/<int:pk>/{module}/download",
+                DocumentDownloadView.as_view(),
+                {"module": module},
+                name=f"document-download-{module}",
+            ),
+        )
     ),
     path("reports/<int:pk>/raw-data", ReportRawDataView.as_view(), name="report-raw-data"),
     path("vehicles/coverages", VehicleAssignmentView.as_view(), name="vehicle-coverages"),

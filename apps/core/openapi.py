@@ -1,10 +1,20 @@
-"""Schema generation: every error response is declared as application/problem+json."""
+"""Schema generation: problem+json errors, integer ids, and per operation only the error
+statuses it can answer (contract section 13; schemathesis checks the claim)."""
 
 from __future__ import annotations
 
-from drf_standardized_errors.openapi import AutoSchema
+import re
 
+from drf_standardized_errors.openapi import AutoSchema
+from rest_framework.permissions import AllowAny
+from rest_framework.viewsets import GenericViewSet
+
+from apps.core.params import MAX_BIGINT
 from apps.core.problems import PROBLEM_CONTENT_TYPE
+
+WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+BODY_METHODS = {"POST", "PUT", "PATCH"}
+_DOCUMENT_ITEM = re.compile(r"^/v1/documents/\{id\}/(client|policy)(/|$)")
 
 
 class ProblemAutoSchema(AutoSchema):
@@ -19,9 +29,80 @@ class ProblemAutoSchema(AutoSchema):
         # The library's examples show its own error format, not problem+json.
         return []
 
+    def get_operation(self, *args, **kwargs):
+        """The two modules of a document path share a view: keep their operation ids apart."""
+        operation = super().get_operation(*args, **kwargs)
+        match = _DOCUMENT_ITEM.match(self.path)
+        if operation and match:
+            base = re.sub(r"_\d+$", "", operation["operationId"])
+            operation["operationId"] = f"{base}_{match[1]}"
+        return operation
+
+    def _get_parameters(self):
+        """Ids in paths are integers (1..2^63-1), as the URL patterns only accept digits."""
+        parameters = super()._get_parameters()
+        for parameter in parameters:
+            name = parameter.get("name", "")
+            if parameter.get("in") == "path" and (name in ("id", "pk") or name.endswith("_id")):
+                parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": MAX_BIGINT}
+        return parameters
+
+    # -- which error statuses an operation can answer --------------------------------------
+
+    def _has_inputs(self) -> bool:
+        return self.method in BODY_METHODS or bool(self._get_parameters())
+
+    def _is_read_action(self) -> bool:
+        return getattr(self.view, "action", None) == "search" or bool(
+            getattr(self.view, "schema_read_only_post", False)
+        )
+
+    def _should_add_error_response(self, responses: dict, status_code: str) -> bool:
+        if status_code in responses:
+            return False
+        method = self.method
+        if status_code == "400":
+            # A body, a query or a path parameter can be wrong.
+            return self._has_inputs()
+        if status_code == "404":
+            return self._should_add_http404_error_response()
+        if status_code == "405":
+            # The operation's own method is offered; other methods are other operations.
+            return False
+        if status_code == "406":
+            # Only where a representation is chosen (JSON or PDF certificates).
+            return len(self.view.get_renderers()) > 1
+        if status_code == "409":
+            permissions = self.view.get_permissions()
+            open_to_all = bool(permissions) and all(isinstance(p, AllowAny) for p in permissions)
+            return method in WRITE_METHODS and not self._is_read_action() and not open_to_all
+        if status_code in ("413", "415"):
+            return method in BODY_METHODS
+        if status_code == "422":
+            return bool(getattr(self.view, "schema_unprocessable", False)) and (
+                method in WRITE_METHODS
+            )
+        if status_code == "503":
+            return True  # the database or storage can be down for anyone
+        return super()._should_add_error_response(responses, status_code)
+
     def _should_add_http404_error_response(self) -> bool:
-        # Every /v1 route can answer 404: agency scoping hides objects and unknown ids.
-        return True
+        # A path id can name nothing visible; lookups by DOT, VIN, certificate number or a
+        # referenced record answer 404 too. Scoped lists and creates answer 400 instead.
+        if any(p["in"] == "path" for p in super()._get_parameters()):
+            return True
+        declared = getattr(self.view, "schema_may_404", None)
+        if declared is not None:
+            return bool(declared)
+        if isinstance(self.view, GenericViewSet):
+            return False
+        permissions = self.view.get_permissions()
+        return not (permissions and all(isinstance(p, AllowAny) for p in permissions))
 
     def _should_add_http403_error_response(self) -> bool:
-        return bool(self.view.get_permissions())
+        # A view that checks permissions inside (documents) says so; else the library decides
+        # (no 403 for AllowAny, nor for IsAuthenticated alone: that one answers 401).
+        declared = getattr(self.view, "schema_may_403", None)
+        if declared is not None:
+            return bool(declared)
+        return super()._should_add_http403_error_response()

@@ -430,3 +430,51 @@ def test_other_database_errors_still_answer_503(api, carrier, monkeypatch):
         HTTP_IDEMPOTENCY_KEY="twin-key-2",
     )
     assert_problem(response, 503)
+
+
+# -- 17. the OpenAPI document -----------------------------------------------------------------
+
+
+@pytest.fixture
+def schema(api):
+    response = api.get("/v1/schema", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    import json
+
+    return json.loads(response.content)
+
+
+def test_openapi_lists_the_spec_document_paths_with_integer_ids(schema):
+    paths = schema["paths"]
+    for path in (
+        "/v1/documents/{id}/client",
+        "/v1/documents/{id}/policy",
+        "/v1/documents/{id}/client/download",
+        "/v1/documents/{id}/policy/download",
+    ):
+        assert path in paths
+    assert not [p for p in paths if "{module}" in p]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path" and parameter["name"] != "number":
+                    assert parameter["schema"]["type"] == "integer", (method, path)
+
+
+def test_openapi_lists_only_the_error_statuses_an_operation_can_answer(schema):
+    paths = schema["paths"]
+    for operations in paths.values():
+        for method, operation in operations.items():
+            codes = set(operation["responses"])
+            assert "405" not in codes
+            if method == "get":
+                assert not codes & {"409", "413", "415", "422"}
+    assert "404" not in paths["/v1/clients"]["get"]["responses"]
+    assert "406" in paths["/v1/certificates/clients"]["get"]["responses"]
+    assert "406" not in paths["/v1/clients"]["get"]["responses"]
+    assert {"409", "413", "415"} <= set(paths["/v1/clients"]["post"]["responses"])
+    assert "400" not in paths["/v1/me"]["get"]["responses"]
+
+
+def test_document_paths_other_than_the_spec_ones_are_404(api):
+    assert api.get("/v1/documents/1/clientXYZ/download").status_code == 404

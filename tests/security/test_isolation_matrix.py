@@ -246,7 +246,7 @@ def cases(w) -> dict[str, list[tuple]]:
             ("get", f"/v1/documents/policies?policyId={p.id}", None, None, "empty"),
             ("post", "/v1/documents/policies", upload("policyId", p.id), "multipart", "400"),
         ],
-        "document-item": [
+        "document-item-client": [
             (
                 "put",
                 f"/v1/documents/{w['docs'][Module.CLIENT].id}/client",
@@ -254,12 +254,24 @@ def cases(w) -> dict[str, list[tuple]]:
                 "multipart",
                 "404",
             ),
+            ("delete", f"/v1/documents/{w['docs'][Module.CLIENT].id}/client", None, None, "404"),
+        ],
+        "document-item-policy": [
             ("delete", f"/v1/documents/{w['docs'][Module.POLICY].id}/policy", None, None, "404"),
         ],
-        "document-download": [
+        "document-download-client": [
             (
                 "get",
                 f"/v1/documents/{w['docs'][Module.CLIENT].id}/client/download",
+                None,
+                None,
+                "404",
+            ),
+        ],
+        "document-download-policy": [
+            (
+                "get",
+                f"/v1/documents/{w['docs'][Module.POLICY].id}/policy/download",
                 None,
                 None,
                 "404",

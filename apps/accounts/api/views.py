@@ -88,6 +88,7 @@ class TokenRefreshView(APIView):
 class MeView(APIView):
     """The caller: user name, the agencies it may act for, its permissions."""
 
+    schema_may_404 = False  # it answers about the caller, who always exists
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={200: MeSerializer}, tags=["auth"])

@@ -146,6 +146,7 @@ class VehicleVerificationView(APIView):
 class FleetVerificationView(APIView):
     """The fleet gap check: up to 1,000 VINs and plates in one call."""
 
+    schema_read_only_post = True  # a POST that only reads: never a conflict
     permission_classes = [HasPermissions]
     required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
 

@@ -43,6 +43,8 @@ class DocumentView(GenericAPIView):
 
     module: str = Module.CLIENT
     permission_classes = [IsAuthenticated]  # and the module permission, checked below
+    schema_unprocessable = True  # a deleted document, or a key reused for another request
+    schema_may_403 = True  # the module permission is checked in check_permissions
     parser_classes = [CamelCaseMultiPartParser]
     pagination_class = PagePagination
     serializer_class = DocumentSerializer
@@ -212,7 +214,7 @@ class DocumentItemView(DocumentView):
         responses=DocumentSerializer,
         operation_id="documents_replace",
     )
-    def put(self, request, pk: int, module: str):
+    def put(self, request, pk: int, module: str = Module.CLIENT):
         document = self.get_document(pk)
         body = ReplaceSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -225,7 +227,7 @@ class DocumentItemView(DocumentView):
         return self.render_document(replaced)
 
     @extend_schema(responses={204: None}, operation_id="documents_delete")
-    def delete(self, request, pk: int, module: str):
+    def delete(self, request, pk: int, module: str = Module.CLIENT):
         document_delete(user=request.user, document=self.get_document(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -236,7 +238,7 @@ class DocumentDownloadView(DocumentItemView):
     http_method_names = ["get", "head", "options"]
 
     @extend_schema(responses=DownloadSerializer, operation_id="documents_download")
-    def get(self, request, pk: int, module: str):
+    def get(self, request, pk: int, module: str = Module.CLIENT):
         document = self.get_document(pk)
         if document.deleted:
             raise NotFound("The document is deleted.")

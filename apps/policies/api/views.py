@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import django_filters
 from django.db.models import Exists, OuterRef, Subquery
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView
@@ -22,13 +23,18 @@ from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import VEHICLE_RELATIONS
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class CoverageStatusFilter(django_filters.TypedChoiceFilter):
+    """The coverage status of the vehicle's latest period (an annotation, not a column)."""
+
+
 class PolicyVehicleFilterSet(django_filters.FilterSet):
     """Filters over the vehicle and over its latest period on the policy."""
 
     make = MakeFilter(field_name="make")
     minValue = MoneyFilter(field_name="stated_value", lookup_expr="gte")
     maxValue = MoneyFilter(field_name="stated_value", lookup_expr="lte")
-    status = django_filters.TypedChoiceFilter(
+    status = CoverageStatusFilter(
         field_name="coverage_status",
         choices=[(v, str(v)) for v in (1, 2, 4)],
         coerce=int,
