@@ -577,4 +577,71 @@ def EXAMPLES(Example, *, refresh: str):
             "create_premium_report POLICY_ID [--period YYYY-MM] [--snapshot]`; a snapshot "
             'answers `"source": "snapshot"` and no longer moves.',
         ),
+        "Change events and webhooks",
+        Example(
+            "The change feed",
+            "GET",
+            "/v1/events?limit=3",
+            keep=3,
+            note="Oldest first; pass `next` as `after` to continue (it never skips an event "
+            "committed late and never repeats one). Filters: `type` (repeatable), `clientId`. "
+            "See docs/webhooks.md for every type.",
+        ),
+        Example(
+            "Only policy events of one client",
+            "GET",
+            "/v1/events?type=policy.created&type=policy.updated&type=policy.cancelled&clientId=1",
+            keep=2,
+        ),
+        Example("A cursor this feed never gave out", "GET", "/v1/events?after=bogus"),
+        Example(
+            "Subscribe a webhook",
+            "POST",
+            "/v1/webhooks",
+            {
+                "url": "https://93.184.216.34/hooks/coverage",
+                "eventTypes": ["carrier.status_changed", "vehicle.status_changed"],
+                "description": "Dispatch board",
+            },
+            show_headers=("Location",),
+            note="`secret` appears here and in rotate-secret only: keep it. `[]` (the default) "
+            "means every type or every client; `agencyId` is needed only when you act for "
+            "several agencies.",
+        ),
+        Example(
+            "A private address is refused",
+            "POST",
+            "/v1/webhooks",
+            {"url": "http://169.254.169.254/latest/meta-data"},
+            note="Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is on (by default only with DJANGO_DEBUG).",
+        ),
+        Example("List webhooks", "GET", "/v1/webhooks"),
+        Example("Get a webhook", "GET", "/v1/webhooks/1"),
+        Example(
+            "Change a webhook",
+            "PUT",
+            "/v1/webhooks/1",
+            {"eventTypes": [], "clientIds": [1]},
+            note="PUT is partial. `active: true` reactivates one a 410 switched off.",
+        ),
+        Example(
+            "Rotate the secret",
+            "POST",
+            "/v1/webhooks/1/rotate-secret",
+            note="The previous secret keeps signing beside the new one for 24 hours.",
+        ),
+        Example(
+            "Ping",
+            "POST",
+            "/v1/webhooks/1/ping",
+            note="Queues a `webhook.ping` event for this subscription only (202).",
+        ),
+        Example("The delivery log", "GET", "/v1/webhooks/1/deliveries", keep=3),
+        Example(
+            "Redeliver",
+            "POST",
+            "/v1/webhooks/1/deliveries/1/redeliver",
+            note="Sends the same event again (same `webhook-id`; receivers deduplicate on it).",
+        ),
+        Example("Delete a webhook", "DELETE", "/v1/webhooks/1"),
     ]

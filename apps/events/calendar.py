@@ -103,6 +103,10 @@ def calendar_run(*, day: dt.date) -> int:
     try:
         with transaction.atomic():
             CalendarMark.objects.create(policy_id=0, type="calendar.day", day=day)
-            return calendar_events_emit(day=day)
+            emitted = calendar_events_emit(day=day)
+            # What time alone changed in compliance verdicts (contract section 15).
+            from apps.compliance.monitoring import compliance_changes_for_day
+
+            return emitted + compliance_changes_for_day(day=day)
     except IntegrityError:
         return 0
