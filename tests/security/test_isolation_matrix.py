@@ -278,7 +278,29 @@ def cases(w) -> dict[str, list[tuple]]:
             ),
         ],
         "report-raw-data": [("get", f"/v1/reports/{w['report'].id}/raw-data", None, None, "404")],
+        "requirement-profile-list": [
+            ("get", f"/v1/requirement-profiles?agencyId={c.agency_id}", None, None, "empty"),
+            (
+                "post",
+                "/v1/requirement-profiles",
+                {"name": "X", "agencyId": c.agency_id, "rules": [{"kind": "federal_minimum"}]},
+                "json",
+                "403",
+            ),
+        ],
+        "requirement-profile-detail": [
+            ("get", f"/v1/requirement-profiles/{rival_profile(c)}", None, None, "404"),
+            ("put", f"/v1/requirement-profiles/{rival_profile(c)}", {"name": "X"}, "json", "404"),
+            ("delete", f"/v1/requirement-profiles/{rival_profile(c)}", None, None, "404"),
+        ],
     }
+
+
+def rival_profile(client) -> int:
+    """The other agency's built-in profile (every agency has one)."""
+    from apps.compliance.models import RequirementProfile
+
+    return RequirementProfile.objects.get(agency_id=client.agency_id, built_in=True).pk
 
 
 def call(client: APIClient, method, path, body, fmt):

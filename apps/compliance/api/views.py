@@ -6,6 +6,7 @@ from rest_framework import mixins, status
 from rest_framework.response import Response
 
 from apps.compliance.api.serializers import RequirementProfileSerializer
+from apps.compliance.filtersets import RequirementProfileFilterSet
 from apps.compliance.selectors import requirement_profile_queryset
 from apps.compliance.services import (
     requirement_profile_create,
@@ -26,6 +27,7 @@ class RequirementProfileViewSet(mixins.DestroyModelMixin, ScopedViewSet):
     input_serializer_class = RequirementProfileSerializer
     create_service = staticmethod(requirement_profile_create)
     update_service = staticmethod(requirement_profile_update)
+    filterset_class = RequirementProfileFilterSet
     http_method_names = ["get", "post", "put", "delete", "head", "options"]
     default_sort = ("name",)
     sort_fields = {"name": "name", "code": "code", "agencyId": "agency_id", "id": "id"}
