@@ -179,7 +179,12 @@ class LienholderAdmin(AgencyScopedAdmin):
     inlines = [LienholderVehicleInline]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(vehicle_count=Count("vehicles"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(vehicle_count=Count("vehicles"))
+            .order_by("name", "id")  # the count's GROUP BY drops Meta.ordering
+        )
 
     @admin.display(ordering="vehicle_count", description="vehicles")
     def vehicle_count(self, obj):
