@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from apps.events.models import CalendarMark
-from apps.events.services import event_emit, status_events_emit
+from apps.events.services import events_emit_many, status_events
 from apps.events.status import client_statuses, vehicle_statuses
 
 EXPIRING_DAYS = (30, 7)
@@ -86,14 +86,17 @@ def calendar_events_emit(*, day: dt.date) -> int:
     yesterday = day - dt.timedelta(days=1)
     before_c, after_c = client_statuses(client_ids, yesterday), client_statuses(client_ids, day)
     before_v, after_v = vehicle_statuses(vehicle_ids, yesterday), vehicle_statuses(vehicle_ids, day)
-    for type_, policy, extra in wanted:
-        event_emit(
-            type=type_,
-            agency_id=policy["client__agency_id"],
-            client_id=policy["client_id"],
-            data=_policy_data(policy, as_of=day, **extra),
-        )
-    return len(wanted) + status_events_emit(before_c, after_c, before_v, after_v, day)
+    items = [
+        {
+            "type": type_,
+            "agency_id": policy["client__agency_id"],
+            "client_id": policy["client_id"],
+            "data": _policy_data(policy, as_of=day, **extra),
+        }
+        for type_, policy, extra in wanted
+    ]
+    items += status_events(before_c, after_c, before_v, after_v, day)
+    return len(events_emit_many(items))
 
 
 def calendar_run(*, day: dt.date) -> int:

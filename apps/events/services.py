@@ -68,6 +68,30 @@ def event_emit(*, type: str, agency_id: int, client_id: int | None, data: dict) 
     return event
 
 
+def events_emit_many(items: list[dict]) -> list[Event]:
+    """Record many events at once (the daily calendar job): one insert, one subscription
+    query and one insert of deliveries, whatever the number of events."""
+    for item in items:
+        if item["type"] not in EVENT_TYPES:
+            raise ValueError(f"Unknown event type {item['type']!r}.")
+    events = Event.objects.bulk_create(
+        [
+            Event(
+                type=i["type"],
+                agency_id=i["agency_id"],
+                client_id=i["client_id"],
+                data=_json(i["data"]),
+            )
+            for i in items
+        ],
+        batch_size=1000,
+    )
+    from apps.webhooks.services import deliveries_fan_out_many
+
+    deliveries_fan_out_many(events=events)
+    return events
+
+
 @contextmanager
 def status_watch(
     *, client_ids: Iterable[int] = (), vehicle_ids: Iterable[int] = (), on: dt.date | None = None
@@ -89,27 +113,37 @@ def status_watch(
         status_events_emit(before_c, after_c, before_v, after_v, day)
 
 
-def status_events_emit(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> int:
-    """Emit one status event per client or unit whose status differs; how many."""
-    emitted = 0
+def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> list:
+    """One status event (as `event_emit` keywords) per client or unit whose status differs."""
+    items = []
     for pk, (agency_id, new) in sorted(after_c.items()):
         old = before_c.get(pk, (agency_id, "INACTIVE"))[1]
         if old != new:
-            event_emit(
-                type="carrier.status_changed",
-                agency_id=agency_id,
-                client_id=pk,
-                data={"client_id": pk, "from": old, "to": new, "as_of": day},
+            items.append(
+                {
+                    "type": "carrier.status_changed",
+                    "agency_id": agency_id,
+                    "client_id": pk,
+                    "data": {"client_id": pk, "from": old, "to": new, "as_of": day},
+                }
             )
-            emitted += 1
     for pk, (agency_id, client_id, new) in sorted(after_v.items()):
         old = before_v.get(pk, (agency_id, client_id, "INACTIVE"))[2]
         if old != new:
-            event_emit(
-                type="vehicle.status_changed",
-                agency_id=agency_id,
-                client_id=client_id,
-                data={"vehicle_id": pk, "from": old, "to": new, "as_of": day},
+            items.append(
+                {
+                    "type": "vehicle.status_changed",
+                    "agency_id": agency_id,
+                    "client_id": client_id,
+                    "data": {"vehicle_id": pk, "from": old, "to": new, "as_of": day},
+                }
             )
-            emitted += 1
-    return emitted
+    return items
+
+
+def status_events_emit(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> int:
+    """Emit one status event per client or unit whose status differs; how many."""
+    items = status_events(before_c, after_c, before_v, after_v, day)
+    for item in items:
+        event_emit(**item)
+    return len(items)

@@ -303,3 +303,26 @@ def test_scheduling_a_vehicle_notifies(api, carrier, private_ok):
         assert run_due() == ["delivered"]
     (payload,) = receiver.received
     assert payload["data"]["vehicleId"] == unit.id and payload["data"]["to"] == "ACTIVE"
+
+
+def test_calendar_events_reach_subscriptions(api, carrier, private_ok):
+    """The daily job's events fan out like any other (in bulk: one insert of deliveries)."""
+    from apps.events.calendar import calendar_run
+    from apps.policies.selectors import today
+
+    day = today()
+    policy = PolicyFactory(
+        client=carrier, effective_date=day, expiration_date=day.replace(year=day.year + 1)
+    )
+    with Receiver() as receiver:
+        hook = subscribe(
+            api, receiver.url, eventTypes=["policy.effective", "carrier.status_changed"]
+        )
+        receiver.secret = hook["secret"]
+        assert calendar_run(day=day) >= 2
+        assert sorted(run_due()) == ["delivered", "delivered"]
+    assert sorted(p["type"] for p in receiver.received) == [
+        "carrier.status_changed",
+        "policy.effective",
+    ]
+    assert {p["data"].get("policyId") for p in receiver.received} >= {policy.id}
