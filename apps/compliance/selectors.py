@@ -34,7 +34,7 @@ def requirement_profile_resolve(*, user, ref: str) -> ProfileChoice | None:
     """The visible profile(s) `ref` (an id or a code) names, or None: one query."""
     ref = ref.strip()
     profiles = requirement_profile_queryset(user=user)
-    if ref.isdigit():
+    if ref.isascii() and ref.isdigit():
         if len(ref) > 18:
             return None
         found = list(profiles.filter(pk=int(ref)))
