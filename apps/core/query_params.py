@@ -1,4 +1,5 @@
-"""A query parameter that takes one value and is sent twice is a 400 (contract section 13).
+"""A query parameter that takes one value and is sent twice is a 400, and so is a path id
+past 2^63-1 (contract section 13).
 
 Django's QueryDict.get() silently returns the LAST value, so `?dot=1&dot=2` verified DOT 2 and
 a filter, a page number or an id could be overridden by whatever a proxy or a careless client
@@ -12,7 +13,8 @@ from __future__ import annotations
 import django_filters
 from django.http import JsonResponse
 
-from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_body
+from apps.core.params import MAX_BIGINT
+from apps.core.problems import PROBLEM_CONTENT_TYPE, camel, problem_body
 
 _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
@@ -39,7 +41,24 @@ class SingleValuedQueryMiddleware:
         return self.get_response(request)
 
     def process_view(self, request, view_func, view_args, view_kwargs):
-        if not request.path.startswith("/v1/") or not request.GET:
+        if not request.path.startswith("/v1/"):
+            return None
+        # Path ids: the URL patterns take any run of digits; past 2^63-1 no row can have it.
+        too_big = [
+            name
+            for name, value in view_kwargs.items()
+            if (name in ("pk", "id") or name.endswith("_id"))
+            and (int(value) if isinstance(value, int) else _digits(value)) > MAX_BIGINT
+        ]
+        if too_big:
+            return _problem(
+                [
+                    (camel(name) if name != "pk" else "id", "At most 9223372036854775807.")
+                    for name in too_big
+                ],
+                code="max_value",
+            )
+        if not request.GET:
             return None
         repeated = [name for name, values in request.GET.lists() if len(values) > 1]
         if not repeated:
@@ -49,11 +68,17 @@ class SingleValuedQueryMiddleware:
         refused = [name for name in repeated if name not in allowed]
         if not refused:
             return None
-        errors = [
-            {"field": name, "message": "Send this parameter once.", "code": "repeated"}
-            for name in refused
-        ]
-        detail = "; ".join(f"{name}: Send this parameter once." for name in refused)
-        response = JsonResponse(problem_body(400, detail, errors), status=400)
-        response["Content-Type"] = PROBLEM_CONTENT_TYPE
-        return response
+        return _problem([(name, "Send this parameter once.") for name in refused], "repeated")
+
+
+def _digits(value) -> int:
+    return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else 0
+
+
+def _problem(errors: list[tuple[str, str]], code: str) -> JsonResponse:
+    """A problem+json 400 shaped like every other validation error."""
+    detail = "; ".join(f"{field}: {message}" for field, message in errors)
+    body = problem_body(400, detail, [{"field": f, "message": m, "code": code} for f, m in errors])
+    response = JsonResponse(body, status=400)
+    response["Content-Type"] = PROBLEM_CONTENT_TYPE
+    return response

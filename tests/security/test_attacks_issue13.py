@@ -478,3 +478,21 @@ def test_openapi_lists_only_the_error_statuses_an_operation_can_answer(schema):
 
 def test_document_paths_other_than_the_spec_ones_are_404(api):
     assert api.get("/v1/documents/1/clientXYZ/download").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/clients/9223372036854775808",
+        "/v1/policies/99999999999999999999/vehicles",
+        "/v1/documents/99999999999999999999/client/download",
+        "/v1/vehicles/lienholders/99999999999999999999",
+    ],
+)
+def test_path_id_beyond_2_63_is_400(api, path):
+    body = assert_problem(api.get(path), 400)
+    assert body["errors"][0]["field"] == "id"
+
+
+def test_path_id_at_2_63_minus_1_is_an_ordinary_404(api):
+    assert_problem(api.get("/v1/clients/9223372036854775807"), 404)
