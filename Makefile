@@ -28,8 +28,9 @@ seed: migrate
 	$(BIN)/python manage.py seed_demo
 
 # gunicorn (config/gunicorn.py, debug off) and the background worker; Ctrl-C stops both.
-run: seed
-	PORT=$(PORT) $(BIN)/python bin/serve
+# --prepare does what `seed` does (migrate, master data, demo world) in one Django start-up.
+run: install
+	PORT=$(PORT) $(BIN)/python bin/serve --prepare
 
 # Django's development server with autoreload (debug on).
 dev: seed
