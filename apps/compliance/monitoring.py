@@ -29,20 +29,28 @@ from apps.compliance.models import RequirementProfile
 Snapshot = dict[tuple[int, int], tuple[int, str, list]]
 
 
-def _watched_profiles() -> list[RequirementProfile]:
+def _watched_profiles(profile_id: int | None = None) -> list[RequirementProfile]:
     from apps.webhooks.models import Webhook
 
-    ids = Webhook.objects.filter(active=True, profile_id__isnull=False).values("profile_id")
+    ids = Webhook.objects.filter(active=True, profile_id__isnull=False)
+    if profile_id is not None:
+        ids = ids.filter(profile_id=profile_id)
+    ids = ids.values("profile_id")
     return list(RequirementProfile.objects.filter(pk__in=ids).order_by("id"))
 
 
-def compliance_snapshot(*, on: dt.date, client_ids: Iterable[int] | None = None) -> Snapshot:
+def compliance_snapshot(
+    *,
+    on: dt.date,
+    client_ids: Iterable[int] | None = None,
+    profile_id: int | None = None,
+) -> Snapshot:
     """Every live client's verdict under every watched profile of its agency, on a day (all
-    clients of those agencies when `client_ids` is None)."""
+    clients of those agencies when `client_ids` is None; one profile with `profile_id`)."""
     from apps.clients.models import Client
     from apps.coverages.selectors import _policies_by_client
 
-    profiles = _watched_profiles()
+    profiles = _watched_profiles(profile_id)
     if not profiles:
         return {}
     clients = Client.objects.filter(
@@ -120,4 +128,18 @@ def compliance_watch(*, client_ids: Iterable[int], on: dt.date | None = None) ->
         before = compliance_snapshot(on=day, client_ids=clients) if clients else {}
         yield
         after = compliance_snapshot(on=day, client_ids=clients) if clients else {}
+        compliance_changes_emit(before=before, after=after, day=day)
+
+
+@contextmanager
+def compliance_profile_watch(*, profile_id: int, agency_id: int) -> Iterator[None]:
+    """Emit `compliance.changed` for the agency's clients whose verdict under this profile
+    the block (a change of its rules) changes."""
+    from apps.policies.selectors import today
+
+    day = today()
+    with transaction.atomic():
+        before = compliance_snapshot(on=day, profile_id=profile_id)
+        yield
+        after = compliance_snapshot(on=day, profile_id=profile_id)
         compliance_changes_emit(before=before, after=after, day=day)

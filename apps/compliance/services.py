@@ -12,6 +12,7 @@ from django.utils.text import slugify
 
 from apps.agencies.models import Agency
 from apps.compliance.models import RequirementProfile
+from apps.compliance.monitoring import compliance_profile_watch
 from apps.compliance.rules import (
     FEDERAL_MINIMUM_CODE,
     FEDERAL_MINIMUM_NAME,
@@ -115,7 +116,9 @@ def requirement_profile_update(
     _check_code_free(profile)
     profile.updated_by = user
     profile.full_clean(validate_constraints=False)
-    profile.save()
+    # New rules can change every watched client's verdict: compliance.changed for each.
+    with compliance_profile_watch(profile_id=profile.pk, agency_id=profile.agency_id):
+        profile.save()
     return profile
 
 

@@ -128,3 +128,15 @@ def test_daily_query_count_is_constant_in_clients(
     # Reading is constant; each event written costs its own inserts only.
     reads = len(few.captured_queries) - per_event
     assert len(many.captured_queries) == reads + 21 * per_event
+
+
+def test_new_rules_change_the_verdicts_of_watched_clients(api, carrier, watched):
+    profile, _ = watched
+    _al(carrier, amount="1000000")
+    rules = [{"kind": "coverage", "coverageType": "AL", "minimumLimit": "2000000.00"}]
+    response = api.put(f"/v1/requirement-profiles/{profile}", {"rules": rules}, format="json")
+    assert response.status_code == 200, response.content
+    [event] = _changes(api)
+    assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "FAIL")
+    api.put(f"/v1/requirement-profiles/{profile}", {"name": "Renamed"}, format="json")
+    assert len(_changes(api)) == 1
