@@ -8,6 +8,7 @@ import ipaddress
 import json
 import random
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -28,8 +29,9 @@ RETRY_WINDOW = dt.timedelta(hours=72)
 FIRST_RETRY_SECONDS = 10.0
 MAX_RETRY_SECONDS = 3600.0
 # Every delivery and retry is queued as a task; the sweep only catches what a task did not
-# send (a worker killed mid-delivery, a lost queue row), once it is this late.
-SWEEP_GRACE = dt.timedelta(seconds=30)
+# send: an attempt abandoned by a killed worker (its lease lapsed) or a delivery this late
+# (a lost queue row).
+LOST_AFTER = dt.timedelta(minutes=10)
 
 
 class TargetRefused(Exception):
@@ -98,13 +100,34 @@ def _post(url: str, target: Target, headers: dict, body: str) -> httpx.Response:
     literal = f"[{target.address}]" if ":" in target.address else target.address
     pinned = parts._replace(netloc=f"{literal}:{target.port}").geturl()
     host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
-    with httpx.Client(timeout=TIMEOUT_SECONDS, follow_redirects=False, trust_env=False) as c:
-        return c.post(
-            pinned,
-            content=body.encode(),
-            headers={**headers, "host": host},
-            extensions={"sni_hostname": target.host},
+    return _client_for(target).post(
+        pinned,
+        content=body.encode(),
+        headers={**headers, "host": host},
+        extensions={"sni_hostname": target.host},
+    )
+
+
+_clients = threading.local()
+
+
+def _client_for(target: Target) -> httpx.Client:
+    """One keep-alive client per thread and (address, port, name): building an SSL context per
+    request cost more than the request, and a connection is never reused for another name."""
+    pool = getattr(_clients, "pool", None)
+    if pool is None:
+        pool = _clients.pool = {}
+    key = (target.scheme, target.address, target.port, target.host)
+    client = pool.get(key)
+    if client is None:
+        if len(pool) > 100:
+            for old in pool.values():
+                old.close()
+            pool.clear()
+        client = pool[key] = httpx.Client(
+            timeout=TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
         )
+    return client
 
 
 def retry_delay(attempts: int) -> float:
@@ -186,23 +209,26 @@ def _finish(delivery, status, code, error, duration, text="") -> str:
 
 
 def deliveries_sweep(*, limit: int = 500) -> int:
-    """Queue every pending delivery overdue by SWEEP_GRACE and not held: the ones a killed
-    worker or a lost task left behind. Their due time moves to now, so the next sweep leaves
-    them to the queued task for another SWEEP_GRACE."""
+    """Queue again the pending deliveries a killed worker or a lost task left behind; their
+    hold is released and their due time moves to now, so the next sweep leaves them to the
+    task queued here for another LOST_AFTER."""
     from apps.webhooks.tasks import deliver
 
     now = timezone.now()
+    # Abandoned mid-attempt (the lease lapsed), or due so long ago that its task is lost; a
+    # backlog shorter than LOST_AFTER is left to the tasks already queued.
     due = list(
-        WebhookDelivery.objects.filter(
-            status=DeliveryStatus.PENDING, next_attempt_at__lte=now - SWEEP_GRACE
+        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+        .filter(
+            Q(locked_until__isnull=False, locked_until__lt=now)
+            | Q(locked_until__isnull=True, next_attempt_at__lte=now - LOST_AFTER)
         )
-        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
         .order_by("next_attempt_at", "id")
         .values_list("pk", flat=True)[:limit]
     )
     if not due:
         return 0
-    WebhookDelivery.objects.filter(pk__in=due).update(next_attempt_at=now)
+    WebhookDelivery.objects.filter(pk__in=due).update(next_attempt_at=now, locked_until=None)
     for pk in due:
         deliver.enqueue(delivery_id=pk)
     return len(due)
