@@ -110,6 +110,23 @@ class ServiceFormAdmin(AgencyScopedAdmin):
     service_relations: tuple[str, ...] = ()
     create_service = None
     update_service = None
+    # `delete(*, user, instance)`; without one (and no delete_model of the admin's own) a
+    # record cannot be hard-deleted from the admin: no ORM delete around the services.
+    delete_service = None
+
+    def _deletes_through_a_service(self) -> bool:
+        own_delete = type(self).delete_model is not ServiceFormAdmin.delete_model
+        return type(self).delete_service is not None or own_delete
+
+    def has_delete_permission(self, request, obj=None):
+        return self._deletes_through_a_service() and super().has_delete_permission(request, obj)
+
+    def delete_model(self, request, obj):
+        type(self).delete_service(user=request.user, instance=obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
 
     def service_save(self, request, instance, cleaned_data: dict, change: bool):
         """Map the form to the service's keyword data and call create or update."""

@@ -300,3 +300,14 @@ def test_a_document_record_cannot_be_edited_around_the_api(staff_client, agency,
     assert staff_client.post(url, {"description": "Rewritten"}).status_code == 403
     document.refresh_from_db()
     assert document.description == "Original"
+
+
+@pytest.mark.parametrize("factory", [VehicleFactory, DriverFactory])
+def test_no_hard_delete_around_the_services(staff_client, agency, factory):
+    record = factory(client=ClientFactory(agency=agency))
+    meta = record._meta
+    url = f"/admin/{meta.app_label}/{meta.model_name}/{record.pk}/delete/"
+    assert staff_client.post(url, {"post": "yes"}).status_code == 403
+    assert type(record).objects.filter(pk=record.pk).exists()
+    change_page = staff_client.get(f"/admin/{meta.app_label}/{meta.model_name}/{record.pk}/change/")
+    assert 'class="deletelink"' not in change_page.content.decode()
