@@ -3,10 +3,11 @@
 Both limits are decided together, in ONE atomic round trip to Redis (a Lua script run by a
 client built once per process on the cache's connection pool): DRF's SimpleRateThrottle costs
 two round trips per limit (read the history list, write it back) and is not atomic across
-nodes. Each limit is a sliding window approximated from two fixed windows (the current count
-plus the previous one weighted by how much of it still overlaps the window), so a burst at a
-window's edge cannot double the rate. A refused request is not counted. Without Redis (tests,
-local development on the in-memory cache) the same arithmetic runs on the cache API.
+nodes. The semantics are DRF's: "N/minute" is at most N requests in any 60 seconds, kept as a
+sorted set of the request times in the window (memory grows with the traffic of the last
+window, not with the rate). Times come from Redis's clock, so nodes with skewed clocks agree.
+A refused request is not counted. Without Redis (tests, local development on the in-memory
+cache) the same rule runs on the cache API.
 """
 
 from __future__ import annotations
@@ -20,28 +21,26 @@ from django.core.cache import cache
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-# KEYS: current-window key, previous-window key, for each limit.
-# ARGV: for each limit: its maximum, the weight of the previous window, the window's seconds.
+# KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
 # Returns 0 when every limit allows the request (and counts it), else the seconds to wait.
 _SCRIPT = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local wait = 0
-local n = #KEYS / 2
-for i = 1, n do
-  local limit = tonumber(ARGV[3 * i - 2])
-  local weight = tonumber(ARGV[3 * i - 1])
-  local current = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
-  local previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
-  if current + previous * weight + 1 > limit then
-    local seconds = tonumber(ARGV[3 * i])
-    local retry = math.ceil(seconds * (1 - weight))
-    if retry < 1 then retry = 1 end
-    if retry > wait then wait = retry end
+for i = 1, #KEYS do
+  local period = tonumber(ARGV[2 * i - 1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - period)
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[2 * i]) then
+    local oldest = tonumber(redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')[2])
+    wait = math.max(wait, math.ceil(oldest + period - now), 1)
   end
 end
 if wait > 0 then return wait end
-for i = 1, n do
-  redis.call('INCR', KEYS[2 * i - 1])
-  redis.call('EXPIRE', KEYS[2 * i - 1], tonumber(ARGV[3 * i]) * 2)
+local member = clock[1] .. '.' .. clock[2]
+for i = 1, #KEYS do
+  local period = tonumber(ARGV[2 * i - 1])
+  redis.call('ZADD', KEYS[i], now, member .. ':' .. redis.call('ZCARD', KEYS[i]))
+  redis.call('PEXPIRE', KEYS[i], math.ceil(period * 1000))
 end
 return 0
 """
@@ -76,24 +75,19 @@ def _redis():
 
 
 def _hit_cache_api(keys: list[str], args: list[float]) -> int:
-    """The script's arithmetic on the cache API: for back-ends other than Redis."""
-    wait = 0
-    limits = []
-    for i in range(len(keys) // 2):
-        limit, weight, seconds = args[3 * i : 3 * i + 3]
-        current = cache.get(keys[2 * i]) or 0
-        previous = cache.get(keys[2 * i + 1]) or 0
-        if current + previous * weight + 1 > limit:
-            wait = max(wait, max(1, math.ceil(seconds * (1 - weight))))
-        limits.append((keys[2 * i], int(seconds)))
+    """The script's rule on the cache API: for back-ends other than Redis."""
+    now = time.time()
+    wait, histories = 0, []
+    for i, key in enumerate(keys):
+        period, count = args[2 * i], args[2 * i + 1]
+        history = [moment for moment in cache.get(key) or [] if moment > now - period]
+        if len(history) >= count:
+            wait = max(wait, math.ceil(history[0] + period - now), 1)
+        histories.append((key, history, period))
     if wait:
         return wait
-    for key, seconds in limits:
-        cache.add(key, 0, seconds * 2)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add() and incr()
-            cache.set(key, 1, seconds * 2)
+    for key, history, period in histories:
+        cache.set(key, [*history, now], math.ceil(period))
     return 0
 
 
@@ -113,18 +107,14 @@ class CallerRateThrottle(BaseThrottle):
 
     def allow_request(self, request, view) -> bool:
         self._wait = None
-        now = time.time()
         key_rate, user_rate = (parse_rate(rate) for rate in self._rates())
         keys: list[str] = []
         args: list[float] = []
 
         def add(scope: str, ident: str, rate: tuple[int, int]) -> None:
-            limit, seconds = rate
-            window = int(now // seconds)
-            weight = 1 - (now - window * seconds) / seconds
-            keys.append(f"throttle:{scope}:{ident}:{window}")
-            keys.append(f"throttle:{scope}:{ident}:{window - 1}")
-            args.extend((limit, weight, seconds))
+            count, seconds = rate
+            keys.append(f"throttle:{scope}:{ident}")
+            args.extend((seconds, count))
 
         raw = request.headers.get(settings.API_KEY_HEADER, "").strip()
         if raw and key_rate:
