@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import datetime as dt
+import gc
 import os
 import pstats
 import random
@@ -252,9 +253,13 @@ def main() -> None:
             chance.shuffle(order)
             took = {}
             for name in order:
+                # A collection of the previous call's garbage would be billed to this one.
+                gc.collect()
+                gc.disable()
                 start = CLOCK()
                 cases[name]()
                 took[name] = CLOCK() - start
+                gc.enable()
                 samples[name].append(took[name])
             ratios[pair].append(took[names[1]] / took[names[0]])
     medians = {name: statistics.median(values) for name, values in samples.items()}
