@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.runtime
 
 .PHONY: install run dev test lint format migrate seed postgres-test bench clean api-docs reliability demo-reset
 
@@ -16,9 +17,19 @@ $(STAMP): requirements.txt requirements-dev.txt
 	( echo "uv unavailable: installing with pip" && \
 	  $(BIN)/python -m pip install --quiet --upgrade pip && \
 	  $(BIN)/python -m pip install --quiet -r requirements-dev.txt )
-	touch $(STAMP)
+	touch $(STAMP) $(RUNTIME_STAMP)
 
 install: $(STAMP)
+
+# What `make run` needs and no more: the runtime pins only (half the download of the tools).
+$(RUNTIME_STAMP): requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	( $(BIN)/python -m pip install --quiet uv && \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.txt ) || \
+	( echo "uv unavailable: installing with pip" && \
+	  $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -r requirements.txt )
+	touch $(RUNTIME_STAMP)
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
@@ -29,7 +40,7 @@ seed: migrate
 
 # gunicorn (config/gunicorn.py, debug off) and the background worker; Ctrl-C stops both.
 # --prepare does what `seed` does (migrate, master data, demo world) in one Django start-up.
-run: install
+run: $(RUNTIME_STAMP)
 	PORT=$(PORT) $(BIN)/python bin/serve --prepare
 
 # Django's development server with autoreload (debug on).
