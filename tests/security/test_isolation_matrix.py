@@ -293,7 +293,57 @@ def cases(w) -> dict[str, list[tuple]]:
             ("put", f"/v1/requirement-profiles/{rival_profile(c)}", {"name": "X"}, "json", "404"),
             ("delete", f"/v1/requirement-profiles/{rival_profile(c)}", None, None, "404"),
         ],
+        "events": [("get", f"/v1/events?clientId={c.id}", None, None, "no_results")],
+        "webhook-list": [
+            ("get", "/v1/webhooks", None, None, "empty"),
+            (
+                "post",
+                "/v1/webhooks",
+                {"url": "https://93.184.216.34/x", "agencyId": c.agency_id},
+                "json",
+                "403",
+            ),
+        ],
+        "webhook-detail": [
+            ("get", f"/v1/webhooks/{rival_hook(c).pk}", None, None, "404"),
+            ("put", f"/v1/webhooks/{rival_hook(c).pk}", {"active": False}, "json", "404"),
+            ("delete", f"/v1/webhooks/{rival_hook(c).pk}", None, None, "404"),
+        ],
+        "webhook-rotate-secret": [
+            ("post", f"/v1/webhooks/{rival_hook(c).pk}/rotate-secret", None, None, "404")
+        ],
+        "webhook-ping": [("post", f"/v1/webhooks/{rival_hook(c).pk}/ping", None, None, "404")],
+        "webhook-deliveries": [
+            ("get", f"/v1/webhooks/{rival_hook(c).pk}/deliveries", None, None, "404")
+        ],
+        "webhook-redeliver": [
+            (
+                "post",
+                f"/v1/webhooks/{rival_hook(c).pk}/deliveries/{rival_delivery(c).pk}/redeliver",
+                None,
+                None,
+                "404",
+            )
+        ],
     }
+
+
+def rival_hook(client):
+    """The other agency's webhook subscription (issue 15)."""
+    from apps.webhooks.models import Webhook
+
+    return Webhook.objects.get_or_create(
+        agency_id=client.agency_id, url="https://93.184.216.34/rival", defaults={"secret": "x"}
+    )[0]
+
+
+def rival_delivery(client):
+    """A delivery of the other agency's subscription."""
+    from apps.events.models import Event
+    from apps.webhooks.models import WebhookDelivery
+
+    event = Event.objects.filter(agency_id=client.agency_id).order_by("id").first()
+    return WebhookDelivery.objects.get_or_create(webhook=rival_hook(client), event=event)[0]
 
 
 def rival_profile(client) -> int:
@@ -354,6 +404,9 @@ def test_another_agency_learns_nothing_and_changes_nothing(rival_world, api):
                 payload = response.json()
                 assert response.status_code == 200, where
                 assert payload.get("count", payload.get("totalCount")) == 0, where
+            elif outcome == "no_results":
+                assert response.status_code == 200, where
+                assert response.json()["results"] == [], where
             elif outcome == "not_found_entries":
                 assert response.status_code == 200, where
                 assert {r["status"] for r in response.json()["results"]} == {"NOT_FOUND"}, where
