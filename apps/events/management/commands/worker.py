@@ -82,10 +82,16 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, shutdown)
 
         def run(w: Worker) -> None:
-            try:
-                w.run()
-            finally:
-                connection.close()
+            # django-tasks' loop re-raises a lost database connection; a task thread must
+            # outlive a database restart, so it reconnects and goes on until told to stop.
+            while not stop.is_set():
+                try:
+                    w.run()
+                except Exception:
+                    logger.exception("task loop failed; restarting in 1 s")
+                    stop.wait(1)
+                finally:
+                    connection.close()
 
         pool = [threading.Thread(target=run, args=(w,), daemon=True) for w in workers]
         for thread in pool:
