@@ -97,20 +97,29 @@ def status_watch(
     *, client_ids: Iterable[int] = (), vehicle_ids: Iterable[int] = (), on: dt.date | None = None
 ) -> Iterator[None]:
     """Emit `carrier.status_changed` / `vehicle.status_changed` for every client or unit whose
-    verification status (ACTIVE/INACTIVE, as verification computes it) differs after the block;
-    a constant number of queries whatever the number of clients or units."""
+    verification status (ACTIVE/INACTIVE, as verification computes it) differs after the block,
+    and `compliance.changed` for every watched (client, profile) verdict that differs; a
+    constant number of queries whatever the number of clients or units."""
     from apps.policies.selectors import today
 
     day = on or today()
     clients = {pk for pk in client_ids if pk is not None}
     vehicles = {pk for pk in vehicle_ids if pk is not None}
+    # A client's verdict under a watched profile (issue 16) moves with the same writes as
+    # its status; one query when no subscription watches a profile.
+    from apps.compliance.monitoring import compliance_changes_emit, compliance_snapshot
+
     with transaction.atomic():
         before_c = client_statuses(clients, day) if clients else {}
         before_v = vehicle_statuses(vehicles, day) if vehicles else {}
+        before_p = compliance_snapshot(on=day, client_ids=clients) if clients else {}
         yield
         after_c = client_statuses(clients, day) if clients else {}
         after_v = vehicle_statuses(vehicles, day) if vehicles else {}
         status_events_emit(before_c, after_c, before_v, after_v, day)
+        if before_p:
+            after_p = compliance_snapshot(on=day, client_ids=clients)
+            compliance_changes_emit(before=before_p, after=after_p, day=day)
 
 
 def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> list:

@@ -140,3 +140,23 @@ def test_new_rules_change_the_verdicts_of_watched_clients(api, carrier, watched)
     assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "FAIL")
     api.put(f"/v1/requirement-profiles/{profile}", {"name": "Renamed"}, format="json")
     assert len(_changes(api)) == 1
+
+
+def test_cancelling_a_policy_through_the_api_emits_compliance_changed(api, carrier, watched):
+    profile, hook = watched
+    policy = _al(carrier)
+    assert _changes(api) == []
+    response = api.put(
+        f"/v1/policies/{policy.id}", {"cancellationDate": today().isoformat()}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    [event] = _changes(api)
+    assert (event["clientId"], event["data"]["profileId"]) == (carrier.id, profile)
+    assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "FAIL")
+
+
+def test_a_client_write_that_keeps_the_verdict_emits_nothing(api, carrier, watched):
+    _al(carrier)
+    response = api.put(f"/v1/clients/{carrier.id}", {"phone": "512-555-0199"}, format="json")
+    assert response.status_code == 200, response.content
+    assert _changes(api) == []
