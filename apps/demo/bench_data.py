@@ -197,6 +197,7 @@ def seed_bench(
                     False,
                     now,
                     now,
+                    client_agency[n],
                 )
             )
     _copy(
@@ -217,6 +218,7 @@ def seed_bench(
             "deleted",
             "created_at",
             "updated_at",
+            "agency",
         ],
         policy_rows,
     )

@@ -1,0 +1,37 @@
+"""seed_bench writes around the services (COPY on PostgreSQL): it must follow every schema
+change, or `make bench` breaks without any other test noticing (it did twice: cargo_class,
+then the policies' agency)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db.models import F
+
+from apps.clients.models import Client
+from apps.policies.models import Policy
+from apps.vehicles.models import Vehicle
+
+# Transactional: on PostgreSQL seed_bench ends with VACUUM ANALYZE, which refuses to run
+# inside the transaction an ordinary test is wrapped in.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_seed_bench_builds_a_consistent_small_world(master_data_back):
+    call_command(
+        "seed_bench",
+        clients=12,
+        vehicles=40,
+        big_fleet=30,
+        medium_fleet=10,
+        drivers=5,
+        small_clients=3,
+        verbosity=0,
+    )
+    assert Client.objects.count() >= 12
+    assert Vehicle.objects.count() >= 70
+    policies = Policy.objects.all()
+    assert policies.exists()
+    # Every copied policy carries its client's agency (the uniqueness rule depends on it).
+    assert not policies.exclude(agency_id=F("client__agency_id")).exists()
+    assert not Client.objects.filter(cargo_class="").exists()
