@@ -1,6 +1,6 @@
 """The one router mounted at /v1."""
 
-from django.urls import path, re_path
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from apps.accounts.api.views import MeView, TokenRefreshView, TokenView
