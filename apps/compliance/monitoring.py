@@ -143,3 +143,15 @@ def compliance_profile_watch(*, profile_id: int, agency_id: int) -> Iterator[Non
         yield
         after = compliance_snapshot(on=day, profile_id=profile_id)
         compliance_changes_emit(before=before, after=after, day=day)
+
+
+def clients_insured_by(insurer_id: int) -> list[int]:
+    """The clients with a live policy of this insurer: whose verdicts a change of its AM Best
+    rating can move (rule `insurer_rating`)."""
+    from apps.policies.models import Policy
+
+    return list(
+        Policy.objects.filter(insurer_id=insurer_id, deleted=False)
+        .values_list("client_id", flat=True)
+        .distinct()
+    )

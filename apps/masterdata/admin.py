@@ -50,6 +50,14 @@ class InsurerAdmin(admin.ModelAdmin):
     list_editable = ["am_best_rating"]
     search_fields = ["name", "naic"]
 
+    def save_model(self, request, obj, form, change):
+        """A new AM Best rating can change the verdict of every client this insurer covers:
+        watched profiles announce it (`compliance.changed`), from the form or the list."""
+        from apps.compliance.monitoring import clients_insured_by, compliance_watch
+
+        with compliance_watch(client_ids=clients_insured_by(obj.pk) if change else []):
+            super().save_model(request, obj, form, change)
+
 
 @admin.register(Make, DriverType, LicenseType, ClientType)
 class NamedAdmin(admin.ModelAdmin):

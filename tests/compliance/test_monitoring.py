@@ -12,7 +12,8 @@ from apps.masterdata.models import CoverageType
 from apps.policies.models import PolicyLimit
 from apps.policies.selectors import today
 from apps.webhooks.models import Webhook, WebhookDelivery
-from tests.factories import ClientFactory, PolicyFactory
+from tests.admin.formdata import form_data
+from tests.factories import ClientFactory, PolicyFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 DAY = dt.timedelta(days=1)
@@ -160,3 +161,34 @@ def test_a_client_write_that_keeps_the_verdict_emits_nothing(api, carrier, watch
     response = api.put(f"/v1/clients/{carrier.id}", {"phone": "512-555-0199"}, format="json")
     assert response.status_code == 200, response.content
     assert _changes(api) == []
+
+
+def test_a_new_insurer_rating_in_the_admin_emits_compliance_changed(client, api, agency, carrier):
+    profile = api.post(
+        "/v1/requirement-profiles",
+        {
+            "name": "Rated",
+            "rules": [
+                {"kind": "coverage", "coverageType": "AL"},
+                {"kind": "insurer_rating", "minimum": "A-"},
+            ],
+        },
+        format="json",
+    ).json()["id"]
+    Webhook.objects.create(
+        agency=agency, url="https://receiver.example/hook", profile_id=profile, secret="whsec_x"
+    )
+    policy = _al(carrier)
+    insurer = policy.insurer
+    insurer.am_best_rating = "A"
+    insurer.save()
+    root = UserFactory(username="root-rating")
+    root.is_staff = root.is_superuser = True
+    root.save()
+    client.force_login(root)
+    url = f"/admin/masterdata/insurer/{insurer.pk}/change/"
+    data = form_data(client.get(url).content.decode(), am_best_rating="B")
+    assert client.post(url, data).status_code == 302
+    [event] = _changes(api)
+    assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "CAUTION")
+    assert [r["code"] for r in event["data"]["reasons"]] == ["INSURER_RATING_BELOW_MINIMUM"]
