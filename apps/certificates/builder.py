@@ -14,6 +14,7 @@ from rest_framework.exceptions import NotFound
 from apps.certificates.numbers import certificate_number
 from apps.clients.models import Client
 from apps.core import counting
+from apps.core.models import live_q
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
 from apps.policies.models import Policy, PolicyLimit
@@ -195,7 +196,7 @@ def client_certificate(
     """The certificate of a client from the policies in force on `on`; 404 if none."""
     clients = (
         Client.objects.for_user(user)
-        .filter(deleted=False)
+        .live()
         .select_related("agency", "producer", "state", "city")
         .order_by("id")
     )
@@ -217,15 +218,17 @@ def client_certificate(
     policies = [p for p in policies if p.client_id == client.id]
     # The units are walked in the fleet index's order (client, unit, id) and each is kept if a
     # period covers it: the first 25 cost 25 index probes, not a join over the whole fleet.
-    covered = Vehicle.objects.filter(client=client, deleted=False).filter(
-        Exists(VehicleCoverage.objects.filter(vehicle_id=OuterRef("pk")).in_force_on(on))
+    covered = (
+        Vehicle.objects.live()
+        .filter(client=client)
+        .filter(Exists(VehicleCoverage.objects.filter(vehicle_id=OuterRef("pk")).in_force_on(on)))
     )
     vehicles = list(covered.select_related("make").order_by("unit", "id")[:VEHICLES_LISTED])
     # Exact, never an estimate: counting.count() keeps it in the shared cache under its SQL
     # (the date included) and the data version that every write of a business record moves.
     # The count joins the fleet with its periods once (a hash semi-join), not a probe per unit.
     counted = Vehicle.objects.filter(
-        pk__in=VehicleCoverage.objects.filter(vehicle__client=client, vehicle__deleted=False)
+        pk__in=VehicleCoverage.objects.filter(live_q("vehicle"), vehicle__client=client)
         .in_force_on(on)
         .values("vehicle_id")
     )
@@ -264,7 +267,7 @@ def vehicle_certificate(
     """The certificate of one vehicle: only the coverages it is scheduled on, in force on `on`."""
     vehicles = (
         Vehicle.objects.for_user(user)
-        .filter(deleted=False, client__deleted=False)
+        .live("client")
         .select_related(
             "make", "client", "client__agency", "client__producer", "client__state", "client__city"
         )

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef
 
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
@@ -12,6 +12,7 @@ from apps.core.admin_display import (
     OneClickCertificateMixin,
 )
 from apps.core.admin_site import covered_today_filter
+from apps.core.models import live_q
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -34,12 +35,7 @@ class PolicyInline(ReadOnlyInline):
     verbose_name_plural = "policies (live; deleted ones are in the policy list)"
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .filter(deleted=False)
-            .select_related("coverage_type", "insurer")
-        )
+        return super().get_queryset(request).live().select_related("coverage_type", "insurer")
 
     @admin.display(description="status")
     def status(self, obj):
@@ -64,7 +60,7 @@ class VehicleInline(ReadOnlyInline):
         return (
             super()
             .get_queryset(request)
-            .filter(deleted=False)
+            .live()
             .select_related("make", "unit_type")
             .annotate(covered=covered_today_filter(today()))
         )
@@ -141,7 +137,7 @@ class ClientAdmin(
             super()
             .get_queryset(request)
             .annotate(
-                live_policy_count=Count("policies", filter=Q(policies__deleted=False)),
+                live_policy_count=Count("policies", filter=live_q("policies")),
                 in_force=Exists(in_force),
             )
             .order_by("client_name", "id")

@@ -5,10 +5,9 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.core.models import SoftDeleteQuerySet, TimeStampedModel, live_q
 from apps.core.params import dot_or_none
 
 dot_validator = RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.", code="invalid")
@@ -24,11 +23,8 @@ class CargoClass(models.TextChoices):
     HAZMAT_BULK = "HAZMAT_BULK", "Hazardous materials in bulk, explosives, gases, radioactive"
 
 
-class ClientQuerySet(AgencyScopedQuerySet):
+class ClientQuerySet(SoftDeleteQuerySet):
     agency_field = "agency"
-
-    def live(self) -> ClientQuerySet:
-        return self.filter(deleted=False)
 
 
 class Client(TimeStampedModel):
@@ -92,7 +88,7 @@ class Client(TimeStampedModel):
         constraints = [
             models.UniqueConstraint(
                 fields=["agency", "dot"],
-                condition=Q(deleted=False),
+                condition=live_q(),
                 name="%(app_label)s_%(class)s_unique_live_dot_per_agency",
                 violation_error_message="A live client with this DOT number already exists.",
             )

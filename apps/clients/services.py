@@ -79,7 +79,8 @@ def _check_dot_free(client: Client) -> None:
     if not client.dot or client.deleted:
         return
     taken = (
-        Client.objects.filter(agency_id=client.agency_id, dot=client.dot, deleted=False)
+        Client.objects.live()
+        .filter(agency_id=client.agency_id, dot=client.dot)
         .exclude(pk=client.pk)
         .exists()
     )

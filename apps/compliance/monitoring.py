@@ -53,9 +53,11 @@ def compliance_snapshot(
     profiles = _watched_profiles(profile_id)
     if not profiles:
         return {}
-    clients = Client.objects.filter(
-        agency_id__in={p.agency_id for p in profiles}, deleted=False
-    ).only("id", "agency_id", "cargo_class")
+    clients = (
+        Client.objects.live()
+        .filter(agency_id__in={p.agency_id for p in profiles})
+        .only("id", "agency_id", "cargo_class")
+    )
     if client_ids is not None:
         clients = clients.filter(pk__in=list(client_ids))
     clients = list(clients)
@@ -151,7 +153,8 @@ def clients_insured_by(insurer_id: int) -> list[int]:
     from apps.policies.models import Policy
 
     return list(
-        Policy.objects.filter(insurer_id=insurer_id, deleted=False)
+        Policy.objects.live()
+        .filter(insurer_id=insurer_id)
         .values_list("client_id", flat=True)
         .distinct()
     )

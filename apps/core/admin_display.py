@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from apps.core.admin import ScopedRelatedFieldListFilter
+from apps.core.models import live_q
 
 # The API's labels (spec section 3) are long and written for integrators; staff read these,
 # with the code beside them so a call with an integrator can still name the code.
@@ -99,7 +100,9 @@ class DeletedFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         if self.value() == "all" or (self.value() is None and "deleted__exact" in request.GET):
             return queryset  # an explicit ?deleted__exact= (older links) decides alone
-        return queryset.filter(deleted=self.value() == "deleted")
+        if self.value() == "deleted":
+            return queryset.exclude(live_q())
+        return queryset.live()
 
 
 class DeletedColumnMixin:
@@ -193,7 +196,7 @@ def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
 
     documents = (
         Document.objects.for_user(user)
-        .filter(deleted=False)
+        .live()
         .filter(Q(client_id=client_id, policy__isnull=True) | Q(policy_id__in=list(policy_ids)))
         .select_related("policy")
         .order_by("-uploaded_at", "id")
@@ -324,7 +327,8 @@ def client_summary(*, user, client, on: dt.date) -> dict:
         .order_by("coverage_type__code", "policy_number")
     )
     units = (
-        Vehicle.objects.filter(client=client, deleted=False)
+        Vehicle.objects.live()
+        .filter(client=client)
         .annotate(covered=covered_today_filter(on))
         .values_list("covered", flat=True)
     )

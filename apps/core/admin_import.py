@@ -99,7 +99,7 @@ class ClientByDotWidget(widgets.Widget):
             raise ValueError("The DOT number of the client is missing.")
         if self._clients is None:
             self._clients = {}
-            for client in Client.objects.for_user(kwargs["user"]).filter(deleted=False):
+            for client in Client.objects.for_user(kwargs["user"]).live():
                 self._clients.setdefault(client.dot, []).append(client)
         matches = self._clients.get(dot, [])
         if not matches:

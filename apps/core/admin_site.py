@@ -60,7 +60,9 @@ def dashboard_for(user) -> list[dict]:
     from apps.vehicles.models import Vehicle
 
     on = today()
-    vehicles = Vehicle.objects.for_user(user).live().annotate(covered=covered_today_filter(on))
+    vehicles = (
+        Vehicle.objects.for_user(user).live("client").annotate(covered=covered_today_filter(on))
+    )
     expiring = (
         Policy.objects.for_user(user)
         .in_force_on(on)

@@ -68,7 +68,7 @@ class DeletedFilterSet(django_filters.FilterSet):
     def qs(self):
         queryset = super().qs
         if self.form.cleaned_data.get("deleted") is None:
-            queryset = queryset.filter(deleted=False)
+            queryset = queryset.live()
         return queryset
 
 

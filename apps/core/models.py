@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 def agency_ids_for(user) -> list[int] | None:
@@ -42,6 +43,26 @@ class AgencyScopedQuerySet(models.QuerySet):
         if ids is None:
             return self
         return self.filter(**{f"{self.agency_field}__in": ids})
+
+
+def live_q(*paths: str) -> Q:
+    """The one definition of "live": not soft-deleted (``deleted`` is False).
+
+    Each path names a record whose flag counts: ``""`` is the record itself, ``"client"`` its
+    client, ``"vehicle__client"`` its vehicle's client. Without paths, the record itself. Use it
+    wherever a lookup crosses a relation (``Count(..., filter=live_q("policies"))``) or a
+    partial index needs the condition; on a queryset of the model itself, call ``live()``.
+    """
+    return Q(**{(f"{path}__deleted" if path else "deleted"): False for path in paths or ("",)})
+
+
+class SoftDeleteQuerySet(AgencyScopedQuerySet):
+    """Agency-scoped records that are soft-deleted (``deleted=True``) rather than removed."""
+
+    def live(self, *owners: str) -> SoftDeleteQuerySet:
+        """Only the records that are not soft-deleted; with owners (``"client"``), only those
+        whose owners are not soft-deleted either (a unit of a deleted client is gone with it)."""
+        return self.filter(live_q("", *owners))
 
 
 class TimeStampedModel(models.Model):

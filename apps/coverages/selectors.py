@@ -69,7 +69,8 @@ def vehicle_ref(vehicle: Vehicle) -> dict:
 def _policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
     """Policies in force on D, and those that start later, per client (two queries)."""
     policies = (
-        Policy.objects.filter(client_id__in=list(client_ids), deleted=False)
+        Policy.objects.live()
+        .filter(client_id__in=list(client_ids))
         .filter(Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on))
         .filter(expiration_date__gt=on)
         .select_related("coverage_type", "insurer")
@@ -146,7 +147,7 @@ def verify_clients(
 ) -> list[dict]:
     """One result per requested DOT (request order, duplicates once), or one for the client id;
     with a profile, each found client's compliance, computed from the policies read anyway."""
-    clients = Client.objects.for_user(user).filter(deleted=False).select_related("agency")
+    clients = Client.objects.for_user(user).live().select_related("agency")
     if client_id is not None:
         clients = list(clients.filter(pk=client_id))
     else:
@@ -203,7 +204,7 @@ def _vehicle_coverages(periods: list[VehicleCoverage], on: dt.date) -> list[dict
 def _vehicles(user):
     return (
         Vehicle.objects.for_user(user)
-        .filter(deleted=False, client__deleted=False)
+        .live("client")
         .select_related("client", "client__agency", "make", "license_plate_state")
         .order_by("id")
     )

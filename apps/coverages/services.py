@@ -58,9 +58,9 @@ DRIVER = Subject(
 def _visible(user, model, pk: int, field: str):
     queryset = model.objects.for_user(user)
     if model is Policy:
-        queryset = queryset.select_related("coverage_type").filter(deleted=False)
+        queryset = queryset.select_related("coverage_type").live()
     if model is Vehicle:
-        queryset = queryset.filter(deleted=False)
+        queryset = queryset.live()
     found = queryset.filter(pk=pk).first()
     if found is None:
         raise ValidationError({field: f"No {model._meta.verbose_name} with this id."})

@@ -34,10 +34,9 @@ NORTHLAND = "Northland Insurance Company"
 def _policy(
     client, *, code: str, insurer: str, number: str, year: int, limits, rates=(), **extra
 ) -> Policy:
-    policy, created = Policy.objects.get_or_create(
+    policy, created = Policy.objects.live().get_or_create(
         insurer=Insurer.objects.get(name=insurer),
         policy_number=number,
-        deleted=False,
         defaults={
             "client": client,
             "coverage_type": CoverageType.objects.get(code=code),
@@ -334,7 +333,7 @@ def seed_documents(world, *, admin) -> None:
         sha256=hashlib.sha256(pdf.read()).hexdigest(),
         description="Certificate of insurance",
     )
-    auto = Policy.objects.get(client=lone_star, coverage_type__code="AL", deleted=False)
+    auto = Policy.objects.live().get(client=lone_star, coverage_type__code="AL")
     schedule = "\n".join(
         f"{c.vehicle.unit},{c.vehicle.serial_number},{c.policy_added_date}"
         for c in VehicleCoverage.objects.filter(policy=auto).select_related("vehicle")
@@ -356,8 +355,6 @@ def seed_report(world, *, admin) -> None:
     from apps.reports.models import PolicyPremiumReport
     from apps.reports.services import premium_report_create
 
-    auto = Policy.objects.get(
-        client=world.clients["lone_star"], coverage_type__code="AL", deleted=False
-    )
+    auto = Policy.objects.live().get(client=world.clients["lone_star"], coverage_type__code="AL")
     if not PolicyPremiumReport.objects.filter(policy=auto).exists():
         premium_report_create(user=admin, policy=auto)

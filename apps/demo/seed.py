@@ -45,10 +45,9 @@ def _user(username: str, *, agency: Agency | None, group, staff: bool, superuser
 
 def _client(agency: Agency, *, name: str, dot: str, city: str, state: str, **extra) -> Client:
     state_obj = State.objects.get(code=state)
-    client, _ = Client.objects.update_or_create(
+    client, _ = Client.objects.live().update_or_create(
         agency=agency,
         dot=dot,
-        deleted=False,
         defaults={
             "client_name": name,
             "state": state_obj,

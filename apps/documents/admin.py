@@ -128,7 +128,7 @@ class DocumentAdmin(SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
         ]
 
     def download_view(self, request, pk: int):
-        document = self.get_queryset(request).filter(pk=pk, deleted=False).first()
+        document = self.get_queryset(request).live().filter(pk=pk).first()
         if document is None or not self.has_view_permission(request, document):
             raise Http404("No such document.")
         handle = default_storage.open(document.storage_name, "rb")
@@ -147,7 +147,7 @@ class DocumentInline(SizeAndTimesMixin, AgencyScopedInline):
     can_delete = False
 
     def get_queryset(self, request):
-        return super().get_queryset(request).filter(deleted=False)
+        return super().get_queryset(request).live()
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet
+from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet
 
 
 class Module(models.TextChoices):
@@ -15,11 +15,8 @@ class Module(models.TextChoices):
     POLICY = "policy", "Policy"
 
 
-class DocumentQuerySet(AgencyScopedQuerySet):
+class DocumentQuerySet(SoftDeleteQuerySet):
     agency_field = "client__agency"
-
-    def live(self) -> DocumentQuerySet:
-        return self.filter(deleted=False)
 
 
 class Document(models.Model):

@@ -16,14 +16,12 @@ def document_queryset(*, user, module: str | None = None) -> QuerySet[Document]:
 
 def client_documents(*, user, client_id: int | None = None, dot: str | None = None):
     """Live client-module documents of one visible client (by id or DOT)."""
-    documents = document_queryset(user=user, module=Module.CLIENT).filter(deleted=False)
+    documents = document_queryset(user=user, module=Module.CLIENT).live()
     if client_id is not None:
         return documents.filter(client_id=client_id)
-    return documents.filter(client__dot=dot, client__deleted=False)
+    return documents.live("client").filter(client__dot=dot)
 
 
 def policy_documents(*, user, policy_id: int):
     """Live policy-module documents of one visible policy."""
-    return document_queryset(user=user, module=Module.POLICY).filter(
-        deleted=False, policy_id=policy_id
-    )
+    return document_queryset(user=user, module=Module.POLICY).live().filter(policy_id=policy_id)

@@ -16,15 +16,12 @@ from apps.policies.models import Policy
 def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy | None]:
     """The visible, live client or policy an upload names; a 400 on its field otherwise."""
     if module == Module.CLIENT:
-        client = Client.objects.for_user(user).filter(pk=owner_id, deleted=False).first()
+        client = Client.objects.for_user(user).live().filter(pk=owner_id).first()
         if client is None:
             raise ValidationError({"client_id": "No client with this id."})
         return client, None
     policy = (
-        Policy.objects.for_user(user)
-        .select_related("client")
-        .filter(pk=owner_id, deleted=False)
-        .first()
+        Policy.objects.for_user(user).select_related("client").live().filter(pk=owner_id).first()
     )
     if policy is None:
         raise ValidationError({"policy_id": "No policy with this id."})

@@ -40,7 +40,7 @@ def calendar_events_emit(*, day: dt.date) -> int:
 
     expiring = [day + dt.timedelta(days=n) for n in EXPIRING_DAYS]
     policies = list(
-        Policy.objects.filter(deleted=False, client__deleted=False)
+        Policy.objects.live("client")
         .filter(
             Q(effective_date=day)
             | Q(expiration_date=day)

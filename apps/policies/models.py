@@ -8,15 +8,12 @@ from django.db import models
 from django.db.models import Case, F, Q, Value, When
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, TimeStampedModel, live_q
 from apps.policies.choices import CoveredAutos, LimitName, PolicyStatus
 
 
-class PolicyQuerySet(AgencyScopedQuerySet):
+class PolicyQuerySet(SoftDeleteQuerySet):
     agency_field = "client__agency"
-
-    def live(self) -> PolicyQuerySet:
-        return self.filter(deleted=False)
 
     def bulk_create(self, objs, *args, **kwargs):
         """bulk_create skips save(): copy each policy's agency from its client here too."""
@@ -130,7 +127,7 @@ class Policy(TimeStampedModel):
             ),
             models.UniqueConstraint(
                 fields=["agency", "insurer", "policy_number"],
-                condition=Q(deleted=False),
+                condition=live_q(),
                 name="%(app_label)s_%(class)s_unique_live_number_per_agency_insurer",
                 violation_error_message="A live policy with this number exists for the insurer.",
             ),

@@ -33,7 +33,7 @@ POLICY_FIELDS = (
 
 def visible_client(user, client_id: int, *, field: str = "client_id") -> Client:
     """A live client the user may see, or a 400 naming the field (never a hint it exists)."""
-    client = Client.objects.for_user(user).filter(pk=client_id, deleted=False).first()
+    client = Client.objects.for_user(user).live().filter(pk=client_id).first()
     if client is None:
         raise ValidationError({field: "No client with this id."})
     return client
@@ -69,11 +69,11 @@ def _check_number_free(policy: Policy) -> None:
     if not policy.policy_number or policy.deleted:
         return
     taken = (
-        Policy.objects.filter(
+        Policy.objects.live()
+        .filter(
             agency_id=policy.client.agency_id,
             insurer_id=policy.insurer_id,
             policy_number=policy.policy_number,
-            deleted=False,
         )
         .exclude(pk=policy.pk)
         .exists()

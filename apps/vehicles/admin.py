@@ -35,7 +35,7 @@ class CoveredFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() in ("yes", "no"):
-            return queryset.filter(covered=self.value() == "yes", deleted=False)
+            return queryset.live().filter(covered=self.value() == "yes")
         return queryset
 
 
@@ -50,7 +50,8 @@ class AssignToPolicyForm(forms.Form):
         on = today()
         self.fields["policy"].queryset = (
             Policy.objects.for_user(user)
-            .filter(deleted=False, coverage_type__schedules_units=True, expiration_date__gt=on)
+            .live()
+            .filter(coverage_type__schedules_units=True, expiration_date__gt=on)
             .filter(Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on))
             .select_related("client", "coverage_type")
             .order_by("client__client_name", "coverage_type__code", "policy_number")

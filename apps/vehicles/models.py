@@ -6,10 +6,9 @@ import re
 
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, TimeStampedModel, live_q
 from apps.vehicles.choices import VehicleStatus
 
 VIN_RE = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")
@@ -49,11 +48,8 @@ class Lienholder(models.Model):
         return self.name
 
 
-class VehicleQuerySet(AgencyScopedQuerySet):
+class VehicleQuerySet(SoftDeleteQuerySet):
     agency_field = "client__agency"
-
-    def live(self) -> VehicleQuerySet:
-        return self.filter(deleted=False, client__deleted=False)
 
 
 SORTABLE_LIVE_INDEXES = (
@@ -111,14 +107,14 @@ class Vehicle(TimeStampedModel):
             # Serves a fleet's list in its default order, and its count, from the index alone.
             models.Index(
                 fields=["client", "unit", "id"],
-                condition=Q(deleted=False),
+                condition=live_q(),
                 name="vehicles_live_fleet_idx",
             ),
             # The agency-wide list (no client filter) in every sortable order: page 1 and the
             # last page (read backwards) walk one of these and stop after the page (issue 18).
             *(
                 models.Index(
-                    fields=[column, "id"], condition=Q(deleted=False), name=f"vehicles_live_{short}"
+                    fields=[column, "id"], condition=live_q(), name=f"vehicles_live_{short}"
                 )
                 for column, short in SORTABLE_LIVE_INDEXES
             ),

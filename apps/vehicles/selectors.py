@@ -59,7 +59,7 @@ def lienholder_detail(*, user, lienholder_id: int) -> tuple[Lienholder, dict, li
         return None, {}, []
     vehicles = (
         Vehicle.objects.for_user(user)
-        .live()
+        .live("client")
         .filter(lienholder=lienholder)
         .select_related("make", "unit_type")
         .order_by("unit", "id")

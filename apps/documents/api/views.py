@@ -269,7 +269,7 @@ def document_file(request, token: str):
         return problem_response(403, "This download link has expired.")
     except signing.BadSignature:
         return problem_response(403, "This download link is not valid.")
-    document = Document.objects.filter(pk=document_id, deleted=False).first()
+    document = Document.objects.live().filter(pk=document_id).first()
     if document is None:
         return problem_response(404, "The document no longer exists.")
     if storage_name == document.storage_name:
