@@ -2,47 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict, Unpack
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from apps.agencies.models import Agency, Producer
+from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
 from apps.core.exceptions import Conflict
-from apps.core.models import agency_ids_for
+from apps.core.services import model_update
 from apps.events.records import client_record
 from apps.events.services import event_emit, status_watch
-
-CLIENT_FIELDS = (
-    "client_name",
-    "dot",
-    "client_type",
-    "acord_enabled",
-    "cargo_class",
-    "address",
-    "state",
-    "city",
-    "zip_code",
-    "mailing_address",
-    "mailing_state",
-    "mailing_city",
-    "mailing_zip_code",
-    "phone",
-    "email",
-)
+from apps.masterdata.models import City, ClientType, State
 
 
-def _authorized_agency(user, agency_id: int) -> Agency:
-    """The agency a write names; any agency outside the caller's is 403, existing or not."""
-    allowed = agency_ids_for(user)
-    if allowed is not None and agency_id not in allowed:
-        raise PermissionDenied("You are not authorized for this agency.")
-    agency = Agency.objects.filter(pk=agency_id).first()
-    if agency is None:
-        raise ValidationError({"agency_id": "Unknown agency."})
-    return agency
+class ClientFields(TypedDict, total=False):
+    """The plain fields of a client a caller may set; relations travel as ids."""
+
+    client_name: str
+    dot: str
+    client_type: ClientType | None
+    acord_enabled: bool
+    cargo_class: str
+    address: str
+    state: State | None
+    city: City | None
+    zip_code: str
+    mailing_address: str
+    mailing_state: State | None
+    mailing_city: City | None
+    mailing_zip_code: str
+    phone: str
+    email: str
+
+
+class ClientChanges(ClientFields, total=False):
+    """A partial update: any plain field, and the relations and state a client_update moves."""
+
+    agency_id: int
+    producer_id: int | None
+    parent_client_id: int | None
+    deleted: bool
+
+
+CLIENT_FIELDS = tuple(ClientFields.__annotations__)
 
 
 def _producer_of(agency: Agency, producer_id: int | None) -> Producer | None:
@@ -54,13 +59,14 @@ def _producer_of(agency: Agency, producer_id: int | None) -> Producer | None:
     return producer
 
 
-def _check_parent(user, client: Client, parent_id: int | None) -> Client | None:
+def _check_parent(user, client: Client, agency_id: int, parent_id: int | None) -> Client | None:
+    """The parent named for `client` once in `agency_id`: visible, same agency, no cycle."""
     if parent_id is None:
         return None
     parent = Client.objects.for_user(user).filter(pk=parent_id).first()
     if parent is None:
         raise ValidationError({"parent_client_id": "No client with this id."})
-    if parent.agency_id != client.agency_id:
+    if parent.agency_id != agency_id:
         raise ValidationError(
             {"parent_client_id": "The parent client must belong to the same agency."}
         )
@@ -89,16 +95,21 @@ def _check_dot_free(client: Client) -> None:
 
 
 @transaction.atomic
-def client_create(*, user, data: dict[str, Any]) -> Client:
+def client_create(
+    *,
+    user,
+    agency_id: int,
+    producer_id: int | None = None,
+    parent_client_id: int | None = None,
+    deleted: bool = False,
+    **fields: Unpack[ClientFields],
+) -> Client:
     """Create a client in an agency the user is authorized for."""
-    agency = _authorized_agency(user, data["agency_id"])
-    client = Client(agency=agency, created_by=user, updated_by=user)
-    for field in CLIENT_FIELDS:
-        if field in data:
-            setattr(client, field, data[field])
-    client.producer = _producer_of(agency, data.get("producer_id"))
-    client.parent_client = _check_parent(user, client, data.get("parent_client_id"))
-    if data.get("deleted"):
+    agency = authorized_agency(user, agency_id)
+    client = Client(agency=agency, created_by=user, updated_by=user, **fields)
+    client.producer = _producer_of(agency, producer_id)
+    client.parent_client = _check_parent(user, client, agency.pk, parent_client_id)
+    if deleted:
         client.deleted, client.deleted_at = True, timezone.now()
     _check_dot_free(client)
     client.full_clean(validate_constraints=False)
@@ -113,33 +124,34 @@ def client_create(*, user, data: dict[str, Any]) -> Client:
 
 
 @transaction.atomic
-def client_update(*, user, instance: Client, data: dict[str, Any]) -> Client:
-    """Partial update; `deleted` soft-deletes or restores, `agencyId` moves the client."""
+def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -> Client:
+    """Partial update; `deleted` soft-deletes or restores, `agency_id` moves the client."""
     client = Client.objects.select_for_update().get(pk=instance.pk)
-    if "agency_id" in data and data["agency_id"] != client.agency_id:
-        client.agency = _authorized_agency(user, data["agency_id"])
-        if "producer_id" not in data and client.producer_id:
-            client.producer = None
-    for field in CLIENT_FIELDS:
-        if field in data:
-            setattr(client, field, data[field])
-    if "producer_id" in data:
-        client.producer = _producer_of(client.agency, data["producer_id"])
-    if "parent_client_id" in data:
-        client.parent_client = _check_parent(user, client, data["parent_client_id"])
-    elif client.parent_client_id and client.parent_client.agency_id != client.agency_id:
+    was_deleted = client.deleted
+    data: dict = {**changes}
+    agency_id = changes.get("agency_id", client.agency_id)
+    if agency_id != client.agency_id:
+        data["agency"] = authorized_agency(user, agency_id)
+        if "producer_id" not in changes and client.producer_id:
+            data["producer"] = None
+    if "producer_id" in changes:
+        data["producer"] = _producer_of(data.get("agency", client.agency), changes["producer_id"])
+    if "parent_client_id" in changes:
+        data["parent_client"] = _check_parent(user, client, agency_id, changes["parent_client_id"])
+    elif client.parent_client_id and client.parent_client.agency_id != agency_id:
         raise ValidationError(
             {"parent_client_id": "The parent client must belong to the same agency."}
         )
-    if "deleted" in data and data["deleted"] != client.deleted:
-        client.deleted = data["deleted"]
-        client.deleted_at = timezone.now() if client.deleted else None
-    _check_dot_free(client)
-    client.updated_by = user
-    client.full_clean(validate_constraints=False)
-    was_deleted = Client.objects.filter(pk=client.pk).values_list("deleted", flat=True).get()
+    if changes.get("deleted", client.deleted) != client.deleted:
+        data["deleted_at"] = timezone.now() if changes["deleted"] else None
     with status_watch(client_ids=[client.pk]):
-        client.save()
+        model_update(
+            instance=client,
+            fields=(*CLIENT_FIELDS, "agency", "producer", "parent_client", "deleted", "deleted_at"),
+            data=data,
+            user=user,
+            check=_check_dot_free,
+        )
     kind = "updated"
     if client.deleted != was_deleted:
         kind = "deleted" if client.deleted else "restored"

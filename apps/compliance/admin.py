@@ -33,6 +33,10 @@ class RequirementProfileAdmin(ServiceFormAdmin):
     """Profiles are written through the same services as the API (rules validated once)."""
 
     form = RequirementProfileForm
+    create_service = staticmethod(requirement_profile_create)
+    update_service = staticmethod(requirement_profile_update)
+    service_fields = ("name", "code", "rules")
+    service_relations = ("agency",)  # on the add form only: read-only once created
     list_display = ["name", "code", "agency", "rule_count", "kinds", "built_in", "updated_at"]
     list_filter = ["built_in", "agency"]
     search_fields = ["name", "code"]
@@ -51,14 +55,6 @@ class RequirementProfileAdmin(ServiceFormAdmin):
         if obj is not None and obj.built_in:
             return False
         return super().has_delete_permission(request, obj)
-
-    def service_save(self, request, instance, cleaned_data, change):
-        data = {k: cleaned_data[k] for k in ("name", "code", "rules") if k in cleaned_data}
-        if change:
-            return requirement_profile_update(user=request.user, instance=instance, data=data)
-        agency = cleaned_data.get("agency")
-        data["agency_id"] = agency.pk if agency is not None else None
-        return requirement_profile_create(user=request.user, data=data)
 
     def delete_model(self, request, obj):
         if obj.built_in:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict, Unpack
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models.deletion import ProtectedError, RestrictedError
 from django.utils.text import slugify
 
-from apps.agencies.models import Agency
+from apps.agencies.services import authorized_agency
 from apps.compliance.models import RequirementProfile
 from apps.compliance.monitoring import compliance_profile_watch
 from apps.compliance.rules import (
@@ -20,7 +20,7 @@ from apps.compliance.rules import (
     rules_clean,
 )
 from apps.core.exceptions import Conflict
-from apps.core.models import agency_ids_for
+from apps.core.services import model_update
 
 
 def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
@@ -48,22 +48,6 @@ def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
     return len(missing)
 
 
-def _agency_for_create(user, agency_id: int | None) -> Agency:
-    """The profile's agency: named, or implied when the caller acts for exactly one."""
-    allowed = agency_ids_for(user)
-    if agency_id is None:
-        if allowed is not None and len(allowed) == 1:
-            agency_id = allowed[0]
-        else:
-            raise ValidationError({"agency_id": "Name the agency: you act for several."})
-    if allowed is not None and agency_id not in allowed:
-        raise PermissionDenied("You are not authorized for this agency.")
-    agency = Agency.objects.filter(pk=agency_id).first()
-    if agency is None:
-        raise ValidationError({"agency_id": "Unknown agency."})
-    return agency
-
-
 def _check_code_free(profile: RequirementProfile) -> None:
     taken = (
         RequirementProfile.objects.filter(agency_id=profile.agency_id, code=profile.code)
@@ -80,14 +64,16 @@ def _code_from_name(name: str) -> str:
 
 
 @transaction.atomic
-def requirement_profile_create(*, user, data: dict[str, Any]) -> RequirementProfile:
+def requirement_profile_create(
+    *, user, name: str, rules: list, code: str = "", agency_id: int | None = None
+) -> RequirementProfile:
     """Create a profile in one of the caller's agencies; the code defaults to the name's slug."""
-    agency = _agency_for_create(user, data.get("agency_id"))
+    agency = authorized_agency(user, agency_id, implied=True)
     profile = RequirementProfile(
         agency=agency,
-        name=data["name"],
-        code=data.get("code") or _code_from_name(data["name"]),
-        rules=rules_clean(data["rules"]),
+        name=name,
+        code=code or _code_from_name(name),
+        rules=rules_clean(rules),
         created_by=user,
         updated_by=user,
     )
@@ -97,28 +83,37 @@ def requirement_profile_create(*, user, data: dict[str, Any]) -> RequirementProf
     return profile
 
 
+class RequirementProfileChanges(TypedDict, total=False):
+    name: str
+    code: str  # empty: unchanged
+    rules: list
+    agency_id: int  # its own agency only: a profile does not move
+
+
 @transaction.atomic
 def requirement_profile_update(
-    *, user, instance: RequirementProfile, data: dict[str, Any]
+    *, user, instance: RequirementProfile, **changes: Unpack[RequirementProfileChanges]
 ) -> RequirementProfile:
     """Partial update of name, code and rules; the built-in profile is the law's, not ours."""
     profile = RequirementProfile.objects.select_for_update().get(pk=instance.pk)
     if profile.built_in:
         raise Conflict("The built-in federal-minimum profile cannot be changed.")
-    if "agency_id" in data and data["agency_id"] != profile.agency_id:
+    if changes.get("agency_id", profile.agency_id) != profile.agency_id:
         raise ValidationError({"agency_id": "A profile cannot move to another agency."})
-    if "name" in data:
-        profile.name = data["name"]
-    if data.get("code"):
-        profile.code = data["code"]
+    data: dict = {**changes}
+    if not data.get("code"):
+        data.pop("code", None)
     if "rules" in data:
-        profile.rules = rules_clean(data["rules"])
-    _check_code_free(profile)
-    profile.updated_by = user
-    profile.full_clean(validate_constraints=False)
+        data["rules"] = rules_clean(data["rules"])
     # New rules can change every watched client's verdict: compliance.changed for each.
     with compliance_profile_watch(profile_id=profile.pk, agency_id=profile.agency_id):
-        profile.save()
+        model_update(
+            instance=profile,
+            fields=("name", "code", "rules"),
+            data=data,
+            user=user,
+            check=_check_code_free,
+        )
     return profile
 
 

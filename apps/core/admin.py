@@ -105,7 +105,8 @@ class ServiceFormAdmin(AgencyScopedAdmin):
     """
 
     # Declared by each admin: the service's plain fields, the relations it takes as `<name>_id`,
-    # and the services themselves, `create(*, user, data)` and `update(*, user, instance, data)`.
+    # and the services themselves, `create(*, user, **fields)` and `update(*, user, instance,
+    # **changes)`, which take them as keyword arguments.
     service_fields: tuple[str, ...] = ()
     service_relations: tuple[str, ...] = ()
     create_service = None
@@ -129,15 +130,15 @@ class ServiceFormAdmin(AgencyScopedAdmin):
             self.delete_model(request, obj)
 
     def service_save(self, request, instance, cleaned_data: dict, change: bool):
-        """Map the form to the service's keyword data and call create or update."""
+        """Map the form to the service's keyword arguments and call create or update."""
         data = {name: cleaned_data[name] for name in self.service_fields if name in cleaned_data}
         for relation in self.service_relations:
             if relation in cleaned_data:
                 value = cleaned_data[relation]
                 data[f"{relation}_id"] = value.pk if value is not None else None
         if change:
-            return type(self).update_service(user=request.user, instance=instance, data=data)
-        return type(self).create_service(user=request.user, data=data)
+            return type(self).update_service(user=request.user, instance=instance, **data)
+        return type(self).create_service(user=request.user, **data)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form_class = super().get_form(request, obj, change=change, **kwargs)
@@ -191,7 +192,7 @@ class ServiceFormAdmin(AgencyScopedAdmin):
 class SoftDeleteAdmin(AgencyScopedAdmin):
     """Soft deletion and restoration through the record's update service; no hard delete."""
 
-    update_service = None  # the app's `<entity>_update(*, user, instance, data)`
+    update_service = None  # the app's `<entity>_update(*, user, instance, **changes)`
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -208,7 +209,7 @@ class SoftDeleteAdmin(AgencyScopedAdmin):
         self.run_service(
             request,
             queryset,
-            lambda obj: service(user=request.user, instance=obj, data={"deleted": deleted}),
+            lambda obj: service(user=request.user, instance=obj, deleted=deleted),
             verb,
         )
 

@@ -188,7 +188,7 @@ class DayWidget(widgets.Widget):
 class ServiceResource(resources.ModelResource):
     """Rows become records through the app's create service, never through `save()`.
 
-    Subclasses set `service` (keyword-only `(*, user, data)`), `service_fields` (the
+    Subclasses set `service` (keyword-only `(*, user, **fields)`), `service_fields` (the
     attributes handed to it) and `error_fields` (service error keys → the file's columns).
     """
 
@@ -242,7 +242,7 @@ class ServiceResource(resources.ModelResource):
         whole import is rolled back after a dry run, so the preview sees exactly what the
         real run will (a VIN repeated in the file is refused on its second row)."""
         try:
-            saved = type(self).service(user=kwargs["user"], data=self.service_data(instance))
+            saved = type(self).service(user=kwargs["user"], **self.service_data(instance))
         except ValidationError as exc:
             if hasattr(exc, "error_dict"):
                 raise ValidationError(

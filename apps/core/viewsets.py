@@ -60,7 +60,7 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
         serializer.is_valid(raise_exception=True)
         try:
             with transaction.atomic():
-                obj = type(self).create_service(user=request.user, data=serializer.validated_data)
+                obj = type(self).create_service(user=request.user, **serializer.validated_data)
         except IntegrityError as exc:
             raise Conflict("The record conflicts with an existing one.") from exc
         location = reverse(f"{self.basename}-detail", kwargs={"pk": obj.pk}, request=request)
@@ -73,7 +73,7 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
         try:
             with transaction.atomic():
                 obj = type(self).update_service(
-                    user=request.user, instance=instance, data=serializer.validated_data
+                    user=request.user, instance=instance, **serializer.validated_data
                 )
         except IntegrityError as exc:
             raise Conflict("The record conflicts with an existing one.") from exc

@@ -79,22 +79,18 @@ class AssignmentAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
             return coverage_assign(
                 user=request.user,
                 subject=self.subject,
-                data={
-                    f"{field}_id": target.pk if target else None,
-                    "policy_id": cleaned_data["policy"].pk if cleaned_data["policy"] else None,
-                    "policy_added_date": cleaned_data.get("policy_added_date"),
-                },
+                target_id=target.pk if target else None,
+                policy_id=cleaned_data["policy"].pk if cleaned_data["policy"] else None,
+                policy_added_date=cleaned_data.get("policy_added_date"),
             )
         return coverage_update(
             user=request.user,
             subject=self.subject,
-            data={
-                f"{field}_id": getattr(instance, f"{field}_id"),
-                "policy_id": instance.policy_id,
-                "coverage_status": cleaned_data["coverage_status"],
-                "policy_added_date": cleaned_data.get("policy_added_date"),
-                "policy_removed_date": cleaned_data.get("policy_removed_date"),
-            },
+            target_id=getattr(instance, f"{field}_id"),
+            policy_id=instance.policy_id,
+            coverage_status=cleaned_data["coverage_status"],
+            policy_added_date=cleaned_data.get("policy_added_date"),
+            policy_removed_date=cleaned_data.get("policy_removed_date"),
         )
 
 

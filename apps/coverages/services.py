@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -98,10 +97,18 @@ def _log(assignment, subject: Subject, *, user, effective_date: dt.date) -> None
 
 
 @transaction.atomic
-def coverage_assign(*, user, subject: Subject, data: dict[str, Any]):
-    """Schedule a unit or driver on a policy of the same client: a new period, status 4 or 7."""
-    target = _visible(user, subject.model, data[f"{subject.field}_id"], f"{subject.field}_id")
-    policy = _visible(user, Policy, data["policy_id"], "policy_id")
+def coverage_assign(
+    *,
+    user,
+    subject: Subject,
+    target_id: int,
+    policy_id: int,
+    policy_added_date: dt.date | None = None,
+):
+    """Schedule a unit or driver (`target_id`, a vehicle's or a driver's id as `subject`
+    says) on a policy of the same client: a new period, status 4 or 7."""
+    target = _visible(user, subject.model, target_id, f"{subject.field}_id")
+    policy = _visible(user, Policy, policy_id, "policy_id")
     if target.client_id != policy.client_id:
         raise ValidationError(
             {"policy_id": f"The policy and the {subject.noun} belong to different clients."}
@@ -112,7 +119,7 @@ def coverage_assign(*, user, subject: Subject, data: dict[str, Any]):
         )
     status = policy.status_on(today())
     if status == PolicyStatus.ACTIVE:
-        added = data.get("policy_added_date")
+        added = policy_added_date
         if added is None:
             raise ValidationError({"policy_added_date": "Required when the policy is active."})
         if not _inside_term(policy, added):
@@ -142,9 +149,18 @@ def coverage_assign(*, user, subject: Subject, data: dict[str, Any]):
 
 
 @transaction.atomic
-def coverage_update(*, user, subject: Subject, data: dict[str, Any]):
+def coverage_update(
+    *,
+    user,
+    subject: Subject,
+    target_id: int,
+    policy_id: int,
+    coverage_status: int,
+    policy_added_date: dt.date | None = None,
+    policy_removed_date: dt.date | None = None,
+):
     """Change the latest period of a pair: remove (1), decline (2) or move its added date."""
-    status = data["coverage_status"]
+    status = coverage_status
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
         raise ValidationError({"coverage_status": f"Must be one of {allowed}."})
@@ -152,21 +168,21 @@ def coverage_update(*, user, subject: Subject, data: dict[str, Any]):
         subject.assignment.objects.for_user(user)
         .select_for_update()
         .select_related("policy")
-        .filter(**{f"{subject.field}_id": data[f"{subject.field}_id"]}, policy_id=data["policy_id"])
+        .filter(**{f"{subject.field}_id": target_id}, policy_id=policy_id)
         .order_by("-policy_added_date", "-id")
         .first()
     )
     if assignment is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
     if status in ENDING_STATUSES:
-        removed = data.get("policy_removed_date") or today()
+        removed = policy_removed_date or today()
         if removed < assignment.policy_added_date:
             raise ValidationError({"policy_removed_date": "Cannot precede the policy added date."})
         assignment.coverage_status = status
         assignment.policy_removed_date = removed
         effective = removed
     else:
-        added = data.get("policy_added_date")
+        added = policy_added_date
         if added is None:
             raise ValidationError({"policy_added_date": "Required to change the added date."})
         if assignment.policy_removed_date is not None:
@@ -181,7 +197,7 @@ def coverage_update(*, user, subject: Subject, data: dict[str, Any]):
         assignment.policy_added_date = added
         effective = added
     assignment.updated_by = user
-    with status_watch(vehicle_ids=_watched(subject, data[f"{subject.field}_id"])):
+    with status_watch(vehicle_ids=_watched(subject, target_id)):
         assignment.save()
         _log(assignment, subject, user=user, effective_date=effective)
     kind = {1: "removed", 2: "declined"}.get(status, "rescheduled")

@@ -113,7 +113,9 @@ def _schedule(admin, subject, target, policy, added: dt.date | None) -> None:
     coverage_assign(
         user=admin,
         subject=subject,
-        data={f"{subject.field}_id": target.id, "policy_id": policy.id, "policy_added_date": added},
+        target_id=target.id,
+        policy_id=policy.id,
+        policy_added_date=added,
     )
 
 
@@ -291,12 +293,10 @@ def seed_fleet(world, *, admin) -> None:
         coverage_update(
             user=admin,
             subject=VEHICLE,
-            data={
-                "vehicle_id": removed.id,
-                "policy_id": auto.id,
-                "coverage_status": 1,
-                "policy_removed_date": max(start, today() - dt.timedelta(days=1)),
-            },
+            target_id=removed.id,
+            policy_id=auto.id,
+            coverage_status=1,
+            policy_removed_date=max(start, today() - dt.timedelta(days=1)),
         )
     _schedule(admin, VEHICLE, gulf_truck, future, None)
     _schedule(admin, VEHICLE, rival_truck, rival_auto, dt.date(year, 1, 1))

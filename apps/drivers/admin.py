@@ -26,7 +26,8 @@ class DriverVehicleInline(ServiceInline):
     def service_create(self, request, parent, cleaned_data):
         return driver_vehicle_link(
             user=request.user,
-            data={"vehicle_id": cleaned_data["vehicle"].pk, "driver_id": parent.pk},
+            vehicle_id=cleaned_data["vehicle"].pk,
+            driver_id=parent.pk,
         )
 
 

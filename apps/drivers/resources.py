@@ -16,7 +16,7 @@ from apps.core.admin_import import (
 )
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
-from apps.drivers.services import driver_create
+from apps.drivers.services import DRIVER_FIELDS, driver_create
 from apps.masterdata.models import City, DriverType, LicenseType, State
 
 TEXT = ("first_name", "last_name", "license_number", "address", "zip_code", "phone", "email")
@@ -51,24 +51,7 @@ class DriverResource(ServiceResource):
     state, zip_code, phone, email, status."""
 
     service = staticmethod(driver_create)
-    service_fields = (
-        "first_name",
-        "last_name",
-        "driver_type",
-        "date_of_birth",
-        "hire_date",
-        "license_number",
-        "license_state",
-        "license_expiration_date",
-        "dl_type",
-        "address",
-        "state",
-        "city",
-        "zip_code",
-        "phone",
-        "email",
-        "status",
-    )
+    service_fields = DRIVER_FIELDS
     error_fields = {"client_id": "client"}
     required_columns = ("dot", "first_name", "last_name", "driver_type")
 

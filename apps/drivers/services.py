@@ -2,35 +2,48 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+from typing import TypedDict, Unpack
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.core.exceptions import Conflict
+from apps.core.services import model_update
 from apps.drivers.models import Driver, DriverVehicle
-from apps.masterdata.models import DriverType
+from apps.masterdata.models import City, DriverType, LicenseType, State
 from apps.policies.services import visible_client
 from apps.vehicles.models import Vehicle
 
-DRIVER_FIELDS = (
-    "first_name",
-    "last_name",
-    "driver_type",
-    "date_of_birth",
-    "hire_date",
-    "license_number",
-    "license_state",
-    "license_expiration_date",
-    "dl_type",
-    "address",
-    "state",
-    "city",
-    "zip_code",
-    "phone",
-    "email",
-    "status",
-)
+
+class DriverFields(TypedDict, total=False):
+    """The plain fields of a driver a caller may set (a fleet file's columns too)."""
+
+    first_name: str
+    last_name: str
+    driver_type: DriverType
+    date_of_birth: dt.date | None
+    hire_date: dt.date | None
+    license_number: str
+    license_state: State | None
+    license_expiration_date: dt.date | None
+    dl_type: LicenseType | None
+    address: str
+    state: State | None
+    city: City | None
+    zip_code: str
+    phone: str
+    email: str
+    status: str
+
+
+class DriverChanges(DriverFields, total=False):
+    """A partial update: any plain field, and the client by id."""
+
+    client_id: int
+
+
+DRIVER_FIELDS = tuple(DriverFields.__annotations__)
 DEFAULT_DRIVER_TYPE = "Company Driver"
 
 
@@ -40,13 +53,10 @@ def _check_dates(driver: Driver) -> None:
 
 
 @transaction.atomic
-def driver_create(*, user, data: dict[str, Any]) -> Driver:
+def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Driver:
     """Add a driver to a client."""
-    client = visible_client(user, data["client_id"])
-    driver = Driver(client=client, created_by=user, updated_by=user)
-    for field in DRIVER_FIELDS:
-        if field in data:
-            setattr(driver, field, data[field])
+    client = visible_client(user, client_id)
+    driver = Driver(client=client, created_by=user, updated_by=user, **fields)
     _check_dates(driver)
     driver.full_clean(validate_constraints=False)
     driver.save()
@@ -54,54 +64,51 @@ def driver_create(*, user, data: dict[str, Any]) -> Driver:
 
 
 @transaction.atomic
-def driver_update(*, user, instance: Driver, data: dict[str, Any]) -> Driver:
+def driver_update(*, user, instance: Driver, **changes: Unpack[DriverChanges]) -> Driver:
     """Partial update of a driver."""
     driver = Driver.objects.select_for_update().get(pk=instance.pk)
-    if "client_id" in data and data["client_id"] != driver.client_id:
+    data: dict = {**changes}
+    if changes.get("client_id", driver.client_id) != driver.client_id:
         if driver.coverages.exists() or driver.vehicle_links.exists():
             raise ValidationError(
                 {"client_id": "A driver with vehicles or coverage cannot move to another client."}
             )
-        driver.client = visible_client(user, data["client_id"])
-    for field in DRIVER_FIELDS:
-        if field in data:
-            setattr(driver, field, data[field])
-    _check_dates(driver)
-    driver.updated_by = user
-    driver.full_clean(validate_constraints=False)
-    driver.save()
+        data["client"] = visible_client(user, changes["client_id"])
+    model_update(
+        instance=driver,
+        fields=(*DRIVER_FIELDS, "client"),
+        data=data,
+        user=user,
+        check=_check_dates,
+    )
     return driver
 
 
 @transaction.atomic
-def driver_vehicle_link(*, user, data: dict[str, Any]) -> DriverVehicle:
+def driver_vehicle_link(
+    *, user, vehicle_id: int, driver_id: int, **new_driver: Unpack[DriverFields]
+) -> DriverVehicle:
     """Associate a driver with a vehicle of the same client.
 
-    `driverId` > 0 names an existing driver; 0 creates the driver from the body first.
+    `driver_id` > 0 names an existing driver; 0 creates the driver from `new_driver` first.
     """
-    vehicle = (
-        Vehicle.objects.for_user(user)
-        .select_related("client")
-        .filter(pk=data["vehicle_id"])
-        .first()
-    )
+    vehicle = Vehicle.objects.for_user(user).select_related("client").filter(pk=vehicle_id).first()
     if vehicle is None:
         raise ValidationError({"vehicle_id": "No vehicle with this id."})
-    if data["driver_id"] == 0:
+    if driver_id == 0:
         if not user.has_perm("drivers.add_driver"):
             raise PermissionDenied("Creating a driver needs the add_driver permission.")
         missing = {
             f: "Required when driverId is 0."
             for f in ("first_name", "last_name")
-            if not data.get(f)
+            if not new_driver.get(f)
         }
         if missing:
             raise ValidationError(missing)
-        driver_data = {k: v for k, v in data.items() if k in DRIVER_FIELDS}
-        driver_data.setdefault("driver_type", DriverType.objects.by_name(DEFAULT_DRIVER_TYPE).get())
-        driver = driver_create(user=user, data={**driver_data, "client_id": vehicle.client_id})
+        new_driver.setdefault("driver_type", DriverType.objects.by_name(DEFAULT_DRIVER_TYPE).get())
+        driver = driver_create(user=user, client_id=vehicle.client_id, **new_driver)
     else:
-        driver = Driver.objects.for_user(user).filter(pk=data["driver_id"]).first()
+        driver = Driver.objects.for_user(user).filter(pk=driver_id).first()
         if driver is None:
             raise ValidationError({"driver_id": "No driver with this id."})
         if driver.client_id != vehicle.client_id:

@@ -33,7 +33,7 @@ class PolicyLimitInline(ServiceCollectionInline):
     def service_replace(self, request, parent, rows):
         ordered = sorted(rows, key=lambda row: row.get("position") or 0)
         limits = [{"name": row["name"], "amount": row["amount"]} for row in ordered]
-        return policy_update(user=request.user, instance=parent, data={"limits": limits})
+        return policy_update(user=request.user, instance=parent, limits=limits)
 
 
 class PolicyRateInline(ServiceCollectionInline):
@@ -45,7 +45,7 @@ class PolicyRateInline(ServiceCollectionInline):
 
     def service_replace(self, request, parent, rows):
         rates = [{field: row.get(field) for field in ("unit_type", *RATE_FIELDS)} for row in rows]
-        return policy_update(user=request.user, instance=parent, data={"rates": rates})
+        return policy_update(user=request.user, instance=parent, rates=rates)
 
 
 class ScheduledUnitInline(ReadOnlyInline):

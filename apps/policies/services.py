@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+from decimal import Decimal
+from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -11,24 +13,55 @@ from django.utils import timezone
 from apps.agencies.models import Producer
 from apps.clients.models import Client
 from apps.core.exceptions import Conflict
+from apps.core.services import model_update
 from apps.events.records import policy_record
 from apps.events.services import event_emit, status_watch
+from apps.masterdata.models import CoverageType, Insurer, State, UnitType
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 
-POLICY_FIELDS = (
-    "policy_number",
-    "coverage_type",
-    "insurer",
-    "state",
-    "effective_date",
-    "expiration_date",
-    "cancellation_date",
-    "premium",
-    "additional_insured",
-    "subrogation_waived",
-    "covered_autos",
-    "description",
-)
+
+class PolicyFields(TypedDict, total=False):
+    """The plain fields of a policy a caller may set; the client and producer travel as ids."""
+
+    policy_number: str | None
+    coverage_type: CoverageType
+    insurer: Insurer | None
+    state: State | None
+    effective_date: dt.date
+    expiration_date: dt.date
+    cancellation_date: dt.date | None
+    premium: Decimal | None
+    additional_insured: bool
+    subrogation_waived: bool
+    covered_autos: str
+    description: str
+
+
+class PolicyLimitRow(TypedDict):
+    name: str
+    amount: Decimal
+
+
+class PolicyRateRow(TypedDict, total=False):
+    unit_type: UnitType
+    annual_rate: Decimal | None
+    rate_per_100_value: Decimal | None
+    minimum_premium: Decimal | None
+
+
+class PolicyChanges(PolicyFields, total=False):
+    """A partial update: any plain field, the client and producer, soft deletion, and the
+    limits or rates, each replaced as a whole when given."""
+
+    client_id: int
+    producer_id: int | None
+    producer_name: str | None
+    deleted: bool
+    limits: list[PolicyLimitRow] | None
+    rates: list[PolicyRateRow] | None
+
+
+POLICY_FIELDS = tuple(PolicyFields.__annotations__)
 
 
 def visible_client(user, client_id: int, *, field: str = "client_id") -> Client:
@@ -39,21 +72,21 @@ def visible_client(user, client_id: int, *, field: str = "client_id") -> Client:
     return client
 
 
-def _producer(policy: Policy, data: dict[str, Any]) -> Producer | None:
-    if data.get("producer_id") is not None:
-        producer = Producer.objects.filter(
-            pk=data["producer_id"], agency_id=policy.client.agency_id
-        ).first()
+def _producer(
+    agency_id: int, producer_id: int | None, producer_name: str | None
+) -> Producer | None:
+    """The producer named by id, else by name, in the policy's agency; none if neither."""
+    if producer_id is not None:
+        producer = Producer.objects.filter(pk=producer_id, agency_id=agency_id).first()
         if producer is None:
             raise ValidationError({"producer_id": "No producer with this id in the agency."})
         return producer
-    name = data.get("producer_name")
-    if name:
+    if producer_name:
         producer = Producer.objects.filter(
-            agency_id=policy.client.agency_id, name__iexact=name.strip()
+            agency_id=agency_id, name__iexact=producer_name.strip()
         ).first()
         if producer is None:
-            raise ValidationError({"producer_name": f"Unknown producer: '{name}'."})
+            raise ValidationError({"producer_name": f"Unknown producer: '{producer_name}'."})
         return producer
     return None
 
@@ -84,7 +117,12 @@ def _check_number_free(policy: Policy) -> None:
         )
 
 
-def _replace_limits(policy: Policy, limits: list[dict[str, Any]]) -> None:
+def _check(policy: Policy) -> None:
+    _check_dates(policy)
+    _check_number_free(policy)
+
+
+def _replace_limits(policy: Policy, limits: list[PolicyLimitRow]) -> None:
     names = [limit["name"] for limit in limits]
     if len(names) != len(set(names)):
         raise ValidationError({"limits": "Each limit may appear once."})
@@ -98,7 +136,7 @@ def _replace_limits(policy: Policy, limits: list[dict[str, Any]]) -> None:
 RATE_FIELDS = ("annual_rate", "rate_per_100_value", "minimum_premium")
 
 
-def _replace_rates(policy: Policy, rates: list[dict[str, Any]]) -> None:
+def _replace_rates(policy: Policy, rates: list[PolicyRateRow]) -> None:
     """The policy's rating, one row per unit type, every amount zero or more."""
     unit_types = [rate["unit_type"].pk for rate in rates]
     if len(unit_types) != len(set(unit_types)):
@@ -118,23 +156,29 @@ def _replace_rates(policy: Policy, rates: list[dict[str, Any]]) -> None:
 
 
 @transaction.atomic
-def policy_create(*, user, data: dict[str, Any]) -> Policy:
+def policy_create(
+    *,
+    user,
+    client_id: int,
+    producer_id: int | None = None,
+    producer_name: str | None = None,
+    deleted: bool = False,
+    limits: list[PolicyLimitRow] | None = None,
+    rates: list[PolicyRateRow] | None = None,
+    **fields: Unpack[PolicyFields],
+) -> Policy:
     """Create a policy for a client the user may see."""
-    client = visible_client(user, data["client_id"])
-    policy = Policy(client=client, created_by=user, updated_by=user)
-    for field in POLICY_FIELDS:
-        if field in data:
-            setattr(policy, field, data[field])
-    policy.producer = _producer(policy, data) or client.producer
-    policy.deleted = bool(data.get("deleted", False))
+    client = visible_client(user, client_id)
+    policy = Policy(client=client, created_by=user, updated_by=user, **fields)
+    policy.producer = _producer(client.agency_id, producer_id, producer_name) or client.producer
+    policy.deleted = bool(deleted)
     policy.deleted_at = timezone.now() if policy.deleted else None
-    _check_dates(policy)
-    _check_number_free(policy)
+    _check(policy)
     policy.full_clean(validate_constraints=False)
     with status_watch(client_ids=[client.pk]):
         policy.save()
-        _replace_limits(policy, data.get("limits") or [])
-        _replace_rates(policy, data.get("rates") or [])
+        _replace_limits(policy, limits or [])
+        _replace_rates(policy, rates or [])
     event_emit(
         type="policy.created",
         agency_id=client.agency_id,
@@ -145,31 +189,36 @@ def policy_create(*, user, data: dict[str, Any]) -> Policy:
 
 
 @transaction.atomic
-def policy_update(*, user, instance: Policy, data: dict[str, Any]) -> Policy:
-    """Partial update; `deleted` soft-deletes or restores, `cancellationDate` cancels."""
+def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -> Policy:
+    """Partial update; `deleted` soft-deletes or restores, `cancellation_date` cancels."""
     policy = Policy.objects.select_for_update().select_related("client").get(pk=instance.pk)
     was = (policy.client_id, policy.deleted, policy.cancellation_date)
-    if "client_id" in data and data["client_id"] != policy.client_id:
-        policy.client = visible_client(user, data["client_id"])
-    for field in POLICY_FIELDS:
-        if field in data:
-            setattr(policy, field, data[field])
-    if "producer_id" in data or "producer_name" in data:
-        policy.producer = _producer(policy, data)
-    if "deleted" in data and data["deleted"] != policy.deleted:
-        policy.deleted = data["deleted"]
-        policy.deleted_at = timezone.now() if policy.deleted else None
-    _check_dates(policy)
-    _check_number_free(policy)
-    policy.updated_by = user
-    policy.full_clean(validate_constraints=False)
+    data: dict = {**changes}
+    client = policy.client
+    if changes.get("client_id", policy.client_id) != policy.client_id:
+        client = data["client"] = visible_client(user, changes["client_id"])
+    if "producer_id" in changes or "producer_name" in changes:
+        data["producer"] = _producer(
+            client.agency_id, changes.get("producer_id"), changes.get("producer_name")
+        )
+    if changes.get("deleted", policy.deleted) != policy.deleted:
+        data["deleted_at"] = timezone.now() if changes["deleted"] else None
     units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)
-    with status_watch(client_ids=[was[0], policy.client_id], vehicle_ids=list(units)):
-        policy.save()
-        if "limits" in data:
-            _replace_limits(policy, data["limits"] or [])
-        if "rates" in data:
-            _replace_rates(policy, data["rates"] or [])
+    with status_watch(client_ids=[was[0], client.pk], vehicle_ids=list(units)):
+        _, changed = model_update(
+            instance=policy,
+            fields=(*POLICY_FIELDS, "client", "producer", "deleted", "deleted_at"),
+            data=data,
+            user=user,
+            check=_check,
+        )
+        if "limits" in changes:
+            _replace_limits(policy, changes["limits"] or [])
+        if "rates" in changes:
+            _replace_rates(policy, changes["rates"] or [])
+        if not changed and ("limits" in changes or "rates" in changes):
+            policy.updated_by = user  # the limits and rates are the policy's: it changed
+            policy.save(update_fields=["updated_by", "updated_at"])
     kind = "updated"
     if policy.deleted != was[1]:
         kind = "deleted" if policy.deleted else "restored"

@@ -69,7 +69,7 @@ class VehicleAdmin(
     certificate_action = staticmethod(download_vehicle_certificates)
     create_service = staticmethod(vehicle_create)
     update_service = staticmethod(vehicle_update)
-    service_fields = VEHICLE_FIELDS
+    service_fields = (*VEHICLE_FIELDS, "deleted")
     service_relations = ("client", "lienholder")
     resource_classes = [VehicleResource]
     list_display = [
@@ -139,7 +139,9 @@ class VehicleAdmin(
                 lambda v: coverage_assign(
                     user=request.user,
                     subject=VEHICLE,
-                    data={"vehicle_id": v.pk, "policy_id": policy.pk, "policy_added_date": added},
+                    target_id=v.pk,
+                    policy_id=policy.pk,
+                    policy_added_date=added,
                 ),
                 f"Scheduled on {policy}:",
             )

@@ -17,7 +17,7 @@ from apps.core.admin_import import (
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import VIN_RE, Vehicle, normalize_vin
-from apps.vehicles.services import vehicle_create
+from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create
 
 
 class VinWidget(widgets.Widget):
@@ -38,19 +38,7 @@ class VehicleResource(ServiceResource):
     garaging_address, stated_value, status."""
 
     service = staticmethod(vehicle_create)
-    service_fields = (
-        "unit",
-        "unit_type",
-        "model_year",
-        "make",
-        "serial_number",
-        "license_plate",
-        "license_plate_state",
-        "owner",
-        "garaging_address",
-        "stated_value",
-        "status",
-    )
+    service_fields = VEHICLE_FIELDS
     error_fields = {"client_id": "client", "lienholder_id": "client"}
     required_columns = ("dot", "unit", "vin", "year", "make", "unit_type")
 

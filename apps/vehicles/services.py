@@ -2,40 +2,53 @@
 
 from __future__ import annotations
 
-from typing import Any
+from decimal import Decimal
+from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.core.exceptions import Conflict
+from apps.core.services import model_update
 from apps.events.records import vehicle_record
 from apps.events.services import event_emit, status_watch
+from apps.masterdata.models import Make, State, UnitType
 from apps.policies.services import visible_client
 from apps.vehicles.models import Lienholder, Vehicle
 
-VEHICLE_FIELDS = (
-    "unit",
-    "unit_type",
-    "model_year",
-    "make",
-    "serial_number",
-    "license_plate",
-    "license_plate_state",
-    "owner",
-    "garaging_address",
-    "stated_value",
-    "status",
-    "deleted",
-)
+
+class VehicleFields(TypedDict, total=False):
+    """The plain fields of a vehicle a caller may set (a fleet file's columns too)."""
+
+    unit: str
+    unit_type: UnitType
+    model_year: int
+    make: Make
+    serial_number: str
+    license_plate: str
+    license_plate_state: State | None
+    owner: str
+    garaging_address: str
+    stated_value: Decimal | None
+    status: str
 
 
-def _lienholder(user, vehicle: Vehicle, lienholder_id: int | None) -> Lienholder | None:
+class VehicleChanges(VehicleFields, total=False):
+    """A partial update: any plain field, the client and lienholder by id, soft deletion."""
+
+    client_id: int
+    lienholder_id: int | None
+    deleted: bool
+
+
+VEHICLE_FIELDS = tuple(VehicleFields.__annotations__)
+
+
+def _lienholder(user, agency_id: int, lienholder_id: int | None) -> Lienholder | None:
     if lienholder_id is None:
         return None
     lienholder = (
-        Lienholder.objects.for_user(user)
-        .filter(pk=lienholder_id, agency_id=vehicle.client.agency_id)
-        .first()
+        Lienholder.objects.for_user(user).filter(pk=lienholder_id, agency_id=agency_id).first()
     )
     if lienholder is None:
         raise ValidationError({"lienholder_id": "No lienholder with this id in the agency."})
@@ -53,14 +66,18 @@ def _check_vin_free(vehicle: Vehicle) -> None:
 
 
 @transaction.atomic
-def vehicle_create(*, user, data: dict[str, Any]) -> Vehicle:
+def vehicle_create(
+    *,
+    user,
+    client_id: int,
+    lienholder_id: int | None = None,
+    deleted: bool = False,
+    **fields: Unpack[VehicleFields],
+) -> Vehicle:
     """Add a vehicle to a client's fleet."""
-    client = visible_client(user, data["client_id"])
-    vehicle = Vehicle(client=client, created_by=user, updated_by=user)
-    for field in VEHICLE_FIELDS:
-        if field in data:
-            setattr(vehicle, field, data[field])
-    vehicle.lienholder = _lienholder(user, vehicle, data.get("lienholder_id"))
+    client = visible_client(user, client_id)
+    vehicle = Vehicle(client=client, deleted=deleted, created_by=user, updated_by=user, **fields)
+    vehicle.lienholder = _lienholder(user, client.agency_id, lienholder_id)
     _check_vin_free(vehicle)
     vehicle.full_clean(validate_constraints=False)
     vehicle.save()
@@ -74,27 +91,29 @@ def vehicle_create(*, user, data: dict[str, Any]) -> Vehicle:
 
 
 @transaction.atomic
-def vehicle_update(*, user, instance: Vehicle, data: dict[str, Any]) -> Vehicle:
+def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]) -> Vehicle:
     """Partial update of a vehicle."""
     vehicle = Vehicle.objects.select_for_update().select_related("client").get(pk=instance.pk)
-    if "client_id" in data and data["client_id"] != vehicle.client_id:
+    data: dict = {**changes}
+    client = vehicle.client
+    if changes.get("client_id", vehicle.client_id) != vehicle.client_id:
         if vehicle.coverages.exists():
             raise ValidationError(
                 {"client_id": "A vehicle with coverage history cannot move to another client."}
             )
-        vehicle.client = visible_client(user, data["client_id"])
-    for field in VEHICLE_FIELDS:
-        if field in data:
-            setattr(vehicle, field, data[field])
-    if "lienholder_id" in data:
-        vehicle.lienholder = _lienholder(user, vehicle, data["lienholder_id"])
-    elif vehicle.lienholder_id and vehicle.lienholder.agency_id != vehicle.client.agency_id:
-        vehicle.lienholder = None
-    _check_vin_free(vehicle)
-    vehicle.updated_by = user
-    vehicle.full_clean(validate_constraints=False)
+        client = data["client"] = visible_client(user, changes["client_id"])
+    if "lienholder_id" in changes:
+        data["lienholder"] = _lienholder(user, client.agency_id, changes["lienholder_id"])
+    elif vehicle.lienholder_id and vehicle.lienholder.agency_id != client.agency_id:
+        data["lienholder"] = None
     with status_watch(vehicle_ids=[vehicle.pk]):
-        vehicle.save()
+        model_update(
+            instance=vehicle,
+            fields=(*VEHICLE_FIELDS, "client", "lienholder", "deleted"),
+            data=data,
+            user=user,
+            check=_check_vin_free,
+        )
     event_emit(
         type="vehicle.updated",
         agency_id=vehicle.client.agency_id,

@@ -29,6 +29,10 @@ class WebhookAdmin(ServiceFormAdmin):
     the secret is shown once, in the message after creating or rotating it."""
 
     form = WebhookForm
+    create_service = staticmethod(webhook_create)
+    update_service = staticmethod(webhook_update)
+    service_fields = ("url", "event_types", "client_ids", "description", "active")
+    service_relations = ("agency",)  # on the add form only: read-only once created
     list_display = ["url", "agency", "active", "event_type_list", "created_at"]
     list_filter = ["active", "agency"]
     search_fields = ["url", "description"]
@@ -43,18 +47,6 @@ class WebhookAdmin(ServiceFormAdmin):
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         return [*fields, "agency"] if obj is not None else fields
-
-    def service_save(self, request, instance, cleaned_data, change):
-        data = {
-            k: cleaned_data[k]
-            for k in ("url", "event_types", "client_ids", "description", "active")
-            if k in cleaned_data
-        }
-        if change:
-            return webhook_update(user=request.user, instance=instance, data=data)
-        agency = cleaned_data.get("agency")
-        data["agency_id"] = agency.pk if agency is not None else None
-        return webhook_create(user=request.user, data=data)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

@@ -5,40 +5,38 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import secrets as pysecrets
-from typing import Any
+from typing import TypedDict, Unpack
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from apps.agencies.models import Agency
-from apps.core.models import agency_ids_for
+from apps.agencies.services import authorized_agency
+from apps.core.services import model_update
 from apps.events.models import Event
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 # A rotated-out secret keeps signing this long, so receivers can switch without a gap.
 ROTATION_OVERLAP = dt.timedelta(hours=24)
-WEBHOOK_FIELDS = ("url", "event_types", "client_ids", "profile_id", "description", "active")
+
+
+class WebhookFields(TypedDict, total=False):
+    """What a subscription's owner may set (the secret is the service's)."""
+
+    url: str
+    event_types: list[str]
+    client_ids: list[int]
+    profile_id: int | None
+    description: str
+    active: bool
+
+
+WEBHOOK_FIELDS = tuple(WebhookFields.__annotations__)
 
 
 def secret_new() -> str:
     """`whsec_` and the base64 of 32 random bytes (Standard Webhooks)."""
     return "whsec_" + base64.b64encode(pysecrets.token_bytes(32)).decode()
-
-
-def _agency_for_create(user, agency_id: int | None) -> Agency:
-    allowed = agency_ids_for(user)
-    if agency_id is None:
-        if allowed is not None and len(allowed) == 1:
-            agency_id = allowed[0]
-        else:
-            raise ValidationError({"agency_id": "Name the agency: you act for several."})
-    if allowed is not None and agency_id not in allowed:
-        raise PermissionDenied("You are not authorized for this agency.")
-    agency = Agency.objects.filter(pk=agency_id).first()
-    if agency is None:
-        raise ValidationError({"agency_id": "Unknown agency."})
-    return agency
 
 
 def _check(webhook: Webhook) -> None:
@@ -72,13 +70,14 @@ def _check(webhook: Webhook) -> None:
 
 
 @transaction.atomic
-def webhook_create(*, user, data: dict[str, Any]) -> Webhook:
+def webhook_create(
+    *, user, url: str, agency_id: int | None = None, **fields: Unpack[WebhookFields]
+) -> Webhook:
     """Subscribe a URL to an agency's events; the secret is shown by the caller once."""
-    agency = _agency_for_create(user, data.get("agency_id"))
-    webhook = Webhook(agency=agency, secret=secret_new(), created_by=user, updated_by=user)
-    for field in WEBHOOK_FIELDS:
-        if field in data:
-            setattr(webhook, field, data[field])
+    agency = authorized_agency(user, agency_id, implied=True)
+    webhook = Webhook(
+        agency=agency, url=url, secret=secret_new(), created_by=user, updated_by=user, **fields
+    )
     _check(webhook)
     webhook.full_clean(validate_constraints=False)
     webhook.save()
@@ -86,18 +85,22 @@ def webhook_create(*, user, data: dict[str, Any]) -> Webhook:
 
 
 @transaction.atomic
-def webhook_update(*, user, instance: Webhook, data: dict[str, Any]) -> Webhook:
-    """Partial update; reactivating clears the reason it was deactivated."""
+def webhook_update(
+    *, user, instance: Webhook, agency_id: int | None = None, **changes: Unpack[WebhookFields]
+) -> Webhook:
+    """Partial update; reactivating clears the reason it was deactivated. A subscription
+    stays in its agency (`agency_id`, if given, is its own: the API checks it)."""
     webhook = Webhook.objects.select_for_update().get(pk=instance.pk)
-    for field in WEBHOOK_FIELDS:
-        if field in data:
-            setattr(webhook, field, data[field])
-    if data.get("active"):
-        webhook.deactivated_reason = ""
-    _check(webhook)
-    webhook.updated_by = user
-    webhook.full_clean(validate_constraints=False)
-    webhook.save()
+    data: dict = {**changes}
+    if changes.get("active"):
+        data["deactivated_reason"] = ""
+    model_update(
+        instance=webhook,
+        fields=(*WEBHOOK_FIELDS, "deactivated_reason"),
+        data=data,
+        user=user,
+        check=_check,
+    )
     return webhook
 
 

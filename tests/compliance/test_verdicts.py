@@ -323,12 +323,10 @@ def test_vehicle_removed_from_the_policy_is_not_scheduled(api, manager, fleet):
     coverage_update(
         user=manager,
         subject=VEHICLE,
-        data={
-            "vehicle_id": scheduled.id,
-            "policy_id": al.id,
-            "coverage_status": 1,
-            "policy_removed_date": TODAY - DAY,
-        },
+        target_id=scheduled.id,
+        policy_id=al.id,
+        coverage_status=1,
+        policy_removed_date=TODAY - DAY,
     )
     compliance = _unit(api, "1FUJGLDR7CLBP8834", "federal-minimum")
     assert _codes(compliance) == [("UNIT_NOT_SCHEDULED", "AL")]

@@ -238,12 +238,10 @@ def test_unit_removed_yesterday_is_not_covered_today_but_was_last_week(api, mana
     coverage_update(
         user=manager,
         subject=VEHICLE,
-        data={
-            "vehicle_id": unit.id,
-            "policy_id": policy.id,
-            "coverage_status": 1,
-            "policy_removed_date": TODAY - DAY,
-        },
+        target_id=unit.id,
+        policy_id=policy.id,
+        coverage_status=1,
+        policy_removed_date=TODAY - DAY,
     )
     [today_result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
     assert today_result["status"] == "INACTIVE" and today_result["coverages"] == []
@@ -257,7 +255,9 @@ def test_declined_unit_is_not_covered(api, manager, covered):
     coverage_update(
         user=manager,
         subject=VEHICLE,
-        data={"vehicle_id": unit.id, "policy_id": policy.id, "coverage_status": 2},
+        target_id=unit.id,
+        policy_id=policy.id,
+        coverage_status=2,
     )
     [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
     assert result["status"] == "INACTIVE"

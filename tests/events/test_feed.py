@@ -111,7 +111,7 @@ def test_vehicle_scheduling_emits_scheduled_and_unit_status(api, carrier):
 def test_rolled_back_change_leaves_no_event(manager, carrier):
     before = Event.objects.count()
     with pytest.raises(RuntimeError), transaction.atomic():
-        client_update(user=manager, instance=carrier, data={"client_name": "Renamed"})
+        client_update(user=manager, instance=carrier, client_name="Renamed")
         assert Event.objects.count() == before + 1
         raise RuntimeError("abort")
     assert Event.objects.count() == before
@@ -151,7 +151,7 @@ def test_feed_errors(api, viewer_api, powerless, make_api, carrier):
 
 def test_paging_never_skips_or_repeats(api, manager, carrier):
     for n in range(7):
-        client_update(user=manager, instance=carrier, data={"client_name": f"Name {n}"})
+        client_update(user=manager, instance=carrier, client_name=f"Name {n}")
     seen, cursor = [], None
     while True:
         body = feed(api, limit=3, **({"after": cursor} if cursor else {}))

@@ -78,12 +78,10 @@ def test_snapshot_is_frozen_while_the_computed_view_moves(api, rated, manager):
     coverage_update(
         user=manager,
         subject=VEHICLE,
-        data={
-            "vehicle_id": truck.id,
-            "policy_id": policy.id,
-            "coverage_status": 1,
-            "policy_removed_date": D(2026, 11, 16),
-        },
+        target_id=truck.id,
+        policy_id=policy.id,
+        coverage_status=1,
+        policy_removed_date=D(2026, 11, 16),
     )
     after = api.get(f"/v1/reports/{frozen.id}/raw-data").json()
     assert after == before

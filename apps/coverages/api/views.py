@@ -179,13 +179,19 @@ class AssignmentView(APIView):
     update_serializer: type = s.VehicleAssignmentUpdateSerializer
     output_serializer: type = s.VehicleAssignmentSerializer
 
+    def arguments(self, body) -> dict:
+        """The service's keyword arguments: `vehicleId` or `driverId` is its `target_id`."""
+        arguments = dict(body.validated_data)
+        arguments["target_id"] = arguments.pop(f"{self.subject.field}_id")
+        return arguments
+
     def post(self, request):
         body = self.create_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
             with transaction.atomic():
                 assignment = coverage_assign(
-                    user=request.user, subject=self.subject, data=body.validated_data
+                    user=request.user, subject=self.subject, **self.arguments(body)
                 )
         except IntegrityError as exc:
             raise Conflict(f"The {self.subject.noun} is already scheduled on this policy.") from exc
@@ -195,7 +201,7 @@ class AssignmentView(APIView):
         body = self.update_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         assignment = coverage_update(
-            user=request.user, subject=self.subject, data=body.validated_data
+            user=request.user, subject=self.subject, **self.arguments(body)
         )
         return Response(self.output_serializer(assignment).data)
 

@@ -73,7 +73,9 @@ class DriverVehicleView(APIView):
         body.is_valid(raise_exception=True)
         try:
             with transaction.atomic():
-                link = driver_vehicle_link(user=request.user, data=body.validated_data)
+                # The vehicle names the client: a clientId in the body is not used.
+                fields = {k: v for k, v in body.validated_data.items() if k != "client_id"}
+                link = driver_vehicle_link(user=request.user, **fields)
         except IntegrityError as exc:
             raise Conflict("The driver is already associated with this vehicle.") from exc
         driver = driver_queryset(user=request.user).get(pk=link.driver_id)

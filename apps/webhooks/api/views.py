@@ -67,7 +67,7 @@ class WebhookViewSet(mixins.DestroyModelMixin, ScopedViewSet):
         serializer = self.get_input_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         with transaction.atomic():
-            webhook = webhook_create(user=request.user, data=serializer.validated_data)
+            webhook = webhook_create(user=request.user, **serializer.validated_data)
         location = reverse("webhook-detail", kwargs={"pk": webhook.pk}, request=request)
         body = WebhookWithSecretSerializer(webhook).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})

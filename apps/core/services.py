@@ -1,0 +1,56 @@
+"""Write machinery shared by every app's services."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from django.db import models
+
+M = TypeVar("M", bound=models.Model)
+
+
+def model_update(
+    *,
+    instance: M,
+    fields: Iterable[str],
+    data: Mapping[str, Any],
+    user=None,
+    check: Callable[[M], None] | None = None,
+) -> tuple[M, bool]:
+    """Apply a partial update: the `fields` present in `data`, and only those, then
+    `full_clean()` and `save()` when something changed (HackSoft's `model_update`).
+
+    Every update service applies its plain fields through here, so "absent means unchanged"
+    is written once. `user` becomes `updated_by` when something changed; `check` runs the
+    service's rules that need the record as it will be (a free DOT, dates in order) after the
+    fields are applied and before anything is written. Returns the instance and whether it
+    changed; an unchanged record is neither validated again nor saved.
+    """
+    model_fields = {field.name: field for field in instance._meta.get_fields()}
+    changed: list[str] = []
+    for name in fields:
+        if name not in data:
+            continue
+        field = model_fields.get(name)
+        if field is None or not field.concrete or field.many_to_many:
+            raise TypeError(f"{name!r} is not a field {type(instance).__name__} can update.")
+        value = data[name]
+        if field.many_to_one:  # compare keys: reading the relation would cost a query
+            same = getattr(instance, field.attname) == (value.pk if value is not None else None)
+        else:
+            same = getattr(instance, name) == value
+        if not same:
+            setattr(instance, name, value)
+            changed.append(name)
+    if not changed:
+        return instance, False
+    if check is not None:
+        check(instance)
+    if user is not None and "updated_by" in model_fields:
+        instance.updated_by = user
+    instance.full_clean(validate_constraints=False)
+    # A whole save, not HackSoft's update_fields: several models derive columns in save()
+    # (a policy's agency, a plate's search key, a normalized VIN) that must follow.
+    instance.save()
+    return instance, True
