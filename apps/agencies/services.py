@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from typing import TypedDict, Unpack
 
-from apps.agencies.models import Agency
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models.deletion import ProtectedError, RestrictedError
+
+from apps.agencies.models import Agency, AgencyMembership, Producer
+from apps.core.exceptions import Conflict
 from apps.core.models import agency_ids_for
+from apps.core.services import model_update
 
 
 def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> Agency:
@@ -26,3 +33,111 @@ def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> 
     if agency is None:
         raise ValidationError({"agency_id": "Unknown agency."})
     return agency
+
+
+def _superuser_only(user, verb: str) -> None:
+    """Agencies are the unit of isolation: only who acts for every agency makes or ends one."""
+    if agency_ids_for(user) is not None:
+        raise PermissionDenied(f"Only a superuser {verb} agencies.")
+
+
+def _delete_unused(instance, noun: str) -> None:
+    try:
+        instance.delete()
+    except (ProtectedError, RestrictedError) as exc:
+        raise Conflict(f"The {noun} is in use and cannot be deleted.") from exc
+
+
+class AgencyFields(TypedDict, total=False):
+    address: str
+    phone: str
+    email: str
+
+
+@transaction.atomic
+def agency_create(*, user, name: str, **fields: Unpack[AgencyFields]) -> Agency:
+    """A new agency (its federal-minimum profile follows, see apps.compliance)."""
+    _superuser_only(user, "creates")
+    agency = Agency(name=name, **fields)
+    agency.full_clean()
+    agency.save()
+    return agency
+
+
+class AgencyChanges(AgencyFields, total=False):
+    name: str
+
+
+@transaction.atomic
+def agency_update(*, user, instance: Agency, **changes: Unpack[AgencyChanges]) -> Agency:
+    """Partial update of an agency the user acts for."""
+    agency = Agency.objects.select_for_update().get(pk=authorized_agency(user, instance.pk).pk)
+    fields = tuple(AgencyChanges.__annotations__)
+    model_update(instance=agency, fields=fields, data=changes, validate_constraints=True)
+    return agency
+
+
+@transaction.atomic
+def agency_delete(*, user, instance: Agency) -> None:
+    """Delete an agency that holds nothing (no client, producer or lienholder)."""
+    _superuser_only(user, "deletes")
+    _delete_unused(instance, "agency")
+
+
+class ProducerFields(TypedDict, total=False):
+    contact_name: str
+    address: str
+    phone: str
+    email: str
+
+
+@transaction.atomic
+def producer_create(
+    *, user, agency_id: int, name: str, **fields: Unpack[ProducerFields]
+) -> Producer:
+    """A producer of an agency the user acts for; its name is unique in the agency."""
+    producer = Producer(agency=authorized_agency(user, agency_id), name=name, **fields)
+    producer.full_clean()
+    producer.save()
+    return producer
+
+
+class ProducerChanges(ProducerFields, total=False):
+    name: str
+    agency_id: int  # its own agency only: clients and policies name it
+
+
+@transaction.atomic
+def producer_update(*, user, instance: Producer, **changes: Unpack[ProducerChanges]) -> Producer:
+    """Partial update; a producer stays in its agency."""
+    producer = Producer.objects.for_user(user).select_for_update().get(pk=instance.pk)
+    if changes.get("agency_id", producer.agency_id) != producer.agency_id:
+        raise ValidationError({"agency_id": "A producer cannot move to another agency."})
+    fields = ("name", *ProducerFields.__annotations__)
+    model_update(instance=producer, fields=fields, data=changes, validate_constraints=True)
+    return producer
+
+
+@transaction.atomic
+def producer_delete(*, user, instance: Producer) -> None:
+    """Delete a producer; the clients and policies that named it keep no producer."""
+    _delete_unused(Producer.objects.for_user(user).get(pk=instance.pk), "producer")
+
+
+@transaction.atomic
+def membership_create(*, user, member_id: int, agency_id: int) -> AgencyMembership:
+    """Let a user act for an agency the granting user acts for."""
+    agency = authorized_agency(user, agency_id)
+    member = get_user_model().objects.filter(pk=member_id).first()
+    if member is None:
+        raise ValidationError({"user": "No user with this id."})
+    membership = AgencyMembership(user=member, agency=agency)
+    membership.full_clean()
+    membership.save()
+    return membership
+
+
+@transaction.atomic
+def membership_delete(*, user, instance: AgencyMembership) -> None:
+    """Revoke a user's right to act for an agency (at once, on every node: see principal)."""
+    AgencyMembership.objects.for_user(user).get(pk=instance.pk).delete()

@@ -5,7 +5,6 @@ from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
 from apps.core.admin import (
-    AgencyScopedAdmin,
     ReadOnlyInline,
     ScopedHistoryAdmin,
     ServiceFormAdmin,
@@ -23,7 +22,14 @@ from apps.policies.models import Policy
 from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
 from apps.vehicles.resources import VehicleResource
-from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create, vehicle_update
+from apps.vehicles.services import (
+    VEHICLE_FIELDS,
+    lienholder_create,
+    lienholder_delete,
+    lienholder_update,
+    vehicle_create,
+    vehicle_update,
+)
 
 
 class CoveredFilter(admin.SimpleListFilter):
@@ -174,7 +180,12 @@ class LienholderVehicleInline(ReadOnlyInline):
 
 
 @admin.register(Lienholder)
-class LienholderAdmin(AgencyScopedAdmin):
+class LienholderAdmin(ServiceFormAdmin):
+    create_service = staticmethod(lienholder_create)
+    update_service = staticmethod(lienholder_update)
+    delete_service = staticmethod(lienholder_delete)
+    service_fields = ("name", "phone", "address")
+    service_relations = ("agency",)
     list_display = ["name", "agency", "phone", "vehicle_count"]
     list_filter = ["agency"]
     search_fields = ["name", "phone"]

@@ -8,6 +8,7 @@ from typing import TypedDict, Unpack
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from apps.agencies.services import authorized_agency
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.events.records import vehicle_record
@@ -121,3 +122,47 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
         data=vehicle_record(vehicle),
     )
     return vehicle
+
+
+class LienholderFields(TypedDict, total=False):
+    phone: str
+    address: str
+
+
+@transaction.atomic
+def lienholder_create(
+    *, user, agency_id: int, name: str, **fields: Unpack[LienholderFields]
+) -> Lienholder:
+    """A bank or lessor of an agency the user acts for."""
+    lienholder = Lienholder(agency=authorized_agency(user, agency_id), name=name, **fields)
+    lienholder.full_clean()
+    lienholder.save()
+    return lienholder
+
+
+class LienholderChanges(LienholderFields, total=False):
+    name: str
+    agency_id: int  # its own agency only: its vehicles' clients are there
+
+
+@transaction.atomic
+def lienholder_update(
+    *, user, instance: Lienholder, **changes: Unpack[LienholderChanges]
+) -> Lienholder:
+    """Partial update; a lienholder stays in its agency."""
+    lienholder = Lienholder.objects.for_user(user).select_for_update().get(pk=instance.pk)
+    if changes.get("agency_id", lienholder.agency_id) != lienholder.agency_id:
+        raise ValidationError({"agency_id": "A lienholder cannot move to another agency."})
+    fields = ("name", *LienholderFields.__annotations__)
+    model_update(instance=lienholder, fields=fields, data=changes)
+    return lienholder
+
+
+@transaction.atomic
+def lienholder_delete(*, user, instance: Lienholder) -> None:
+    """Delete a lienholder; its vehicles are released through vehicle_update first, so each
+    release is audited and announced like any other change of a vehicle."""
+    lienholder = Lienholder.objects.for_user(user).get(pk=instance.pk)
+    for vehicle in Vehicle.objects.filter(lienholder=lienholder):
+        vehicle_update(user=user, instance=vehicle, lienholder_id=None)
+    lienholder.delete()
