@@ -26,6 +26,7 @@ from apps.masterdata.models import (
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
+from apps.vehicles.services import lienholder_create
 
 GWC = "Great West Casualty Company"
 NORTHLAND = "Northland Insurance Company"
@@ -125,10 +126,13 @@ def seed_fleet(world, *, admin) -> None:
     lone_star, prairie, gulf, rival = (
         world.clients[k] for k in ("lone_star", "prairie", "gulf", "rival")
     )
-    bank, _ = Lienholder.objects.get_or_create(
-        agency=world.agency,
+    bank = Lienholder.objects.filter(agency=world.agency, name="First Freight Bank").first()
+    bank = bank or lienholder_create(
+        user=admin,
+        agency_id=world.agency.pk,
         name="First Freight Bank",
-        defaults={"phone": "800-555-0175", "address": "400 Commerce St, Fort Worth, TX 76102"},
+        phone="800-555-0175",
+        address="400 Commerce St, Fort Worth, TX 76102",
     )
 
     auto = _policy(

@@ -10,6 +10,7 @@ from django.db import transaction
 from apps.accounts.models import ApiKey, hash_api_key
 from apps.accounts.services import api_key_create
 from apps.agencies.models import Agency, AgencyMembership, Producer
+from apps.agencies.services import agency_create, membership_create, producer_create
 from apps.clients.models import Client
 from apps.demo.access import groups_ensure
 from apps.demo.fleet import seed_documents, seed_fleet, seed_report
@@ -28,7 +29,9 @@ class DemoWorld:
     clients: dict[str, Client] = field(default_factory=dict)
 
 
-def _user(username: str, *, agency: Agency | None, group, staff: bool, superuser: bool = False):
+def _user(
+    username: str, *, agency: Agency | None, group, staff: bool, superuser: bool = False, by=None
+):
     User = get_user_model()
     user, created = User.objects.get_or_create(username=username)
     if created or not user.check_password(DEMO_PASSWORD):
@@ -38,9 +41,16 @@ def _user(username: str, *, agency: Agency | None, group, staff: bool, superuser
     user.save()
     if group is not None:
         user.groups.set([group])
-    if agency is not None:
-        AgencyMembership.objects.get_or_create(user=user, agency=agency)
+    if (
+        agency is not None
+        and not AgencyMembership.objects.filter(user=user, agency=agency).exists()
+    ):
+        membership_create(user=by, member_id=user.pk, agency_id=agency.pk)
     return user
+
+
+def _agency(root, *, name: str, **fields) -> Agency:
+    return Agency.objects.filter(name=name).first() or agency_create(user=root, name=name, **fields)
 
 
 def _client(agency: Agency, *, name: str, dot: str, city: str, state: str, **extra) -> Client:
@@ -63,22 +73,21 @@ def _client(agency: Agency, *, name: str, dot: str, city: str, state: str, **ext
 def seed_demo() -> DemoWorld:
     masterdata_load()
     manager, viewer = groups_ensure()
-    agency, _ = Agency.objects.get_or_create(
+    # Agencies, producers and memberships through their services, as the superuser.
+    admin = _user("admin", agency=None, group=None, staff=True, superuser=True)
+    agency = _agency(
+        admin,
         name="Demo Agency",
-        defaults={
-            "address": "100 Main St, Dallas, TX 75201",
-            "phone": "214-555-0100",
-            "email": "service@demo-agency.example",
-        },
+        address="100 Main St, Dallas, TX 75201",
+        phone="214-555-0100",
+        email="service@demo-agency.example",
     )
-    other, _ = Agency.objects.get_or_create(
-        name="Other Agency",
-        defaults={"address": "9 Elm St, Omaha, NE 68102", "phone": "402-555-0199"},
+    other = _agency(
+        admin, name="Other Agency", address="9 Elm St, Omaha, NE 68102", phone="402-555-0199"
     )
-    _user("admin", agency=None, group=None, staff=True, superuser=True)
-    _user("demo-admin", agency=agency, group=manager, staff=True)
-    _user("demo-viewer", agency=agency, group=viewer, staff=False)
-    _user("other-admin", agency=other, group=manager, staff=True)
+    _user("demo-admin", agency=agency, group=manager, staff=True, by=admin)
+    _user("demo-viewer", agency=agency, group=viewer, staff=False, by=admin)
+    _user("other-admin", agency=other, group=manager, staff=True, by=admin)
     if not ApiKey.objects.filter(key_hash=hash_api_key(DEMO_API_KEY)).exists():
         api_key_create(name="Demo integration", raw_key=DEMO_API_KEY)
 
@@ -98,15 +107,15 @@ def seed_demo() -> DemoWorld:
             "address": "385 Washington Street, St. Paul, MN 55102",
         },
     )
-    producer, _ = Producer.objects.get_or_create(
-        agency=agency,
+    producer = Producer.objects.filter(agency=agency, name="Demo Producer").first()
+    producer = producer or producer_create(
+        user=admin,
+        agency_id=agency.pk,
         name="Demo Producer",
-        defaults={
-            "contact_name": "Dana Producer",
-            "phone": "214-555-0101",
-            "email": "dana@demo-agency.example",
-            "address": "100 Main St, Dallas, TX 75201",
-        },
+        contact_name="Dana Producer",
+        phone="214-555-0101",
+        email="dana@demo-agency.example",
+        address="100 Main St, Dallas, TX 75201",
     )
 
     world = DemoWorld(agency=agency, other_agency=other)
@@ -151,7 +160,6 @@ def seed_demo() -> DemoWorld:
         address="12 Dock St",
         zip_code="68102",
     )
-    admin = get_user_model().objects.get(username="admin")
     seed_fleet(world, admin=admin)
     seed_documents(world, admin=admin)
     seed_report(world, admin=admin)
