@@ -35,6 +35,25 @@ def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> 
     return agency
 
 
+def agency_record_create(*, user, model, agency_id: int, **fields):
+    """A record an agency keeps (a producer, a lienholder), in an agency the user acts for."""
+    record = model(agency=authorized_agency(user, agency_id), **fields)
+    record.full_clean()
+    record.save()
+    return record
+
+
+def agency_record_update(*, user, instance, fields, changes):
+    """Partial update of a record an agency keeps (a producer, a lienholder): found among
+    the user's agencies' records, and never moved to another agency."""
+    record = type(instance).objects.for_user(user).select_for_update().get(pk=instance.pk)
+    if changes.get("agency_id", record.agency_id) != record.agency_id:
+        noun = record._meta.verbose_name
+        raise ValidationError({"agency_id": f"A {noun} cannot move to another agency."})
+    model_update(instance=record, fields=fields, data=changes, validate_constraints=True)
+    return record
+
+
 def _superuser_only(user, verb: str) -> None:
     """Agencies are the unit of isolation: only who acts for every agency makes or ends one."""
     if agency_ids_for(user) is not None:
@@ -96,10 +115,7 @@ def producer_create(
     *, user, agency_id: int, name: str, **fields: Unpack[ProducerFields]
 ) -> Producer:
     """A producer of an agency the user acts for; its name is unique in the agency."""
-    producer = Producer(agency=authorized_agency(user, agency_id), name=name, **fields)
-    producer.full_clean()
-    producer.save()
-    return producer
+    return agency_record_create(user=user, model=Producer, agency_id=agency_id, name=name, **fields)
 
 
 class ProducerChanges(ProducerFields, total=False):
@@ -110,12 +126,8 @@ class ProducerChanges(ProducerFields, total=False):
 @transaction.atomic
 def producer_update(*, user, instance: Producer, **changes: Unpack[ProducerChanges]) -> Producer:
     """Partial update; a producer stays in its agency."""
-    producer = Producer.objects.for_user(user).select_for_update().get(pk=instance.pk)
-    if changes.get("agency_id", producer.agency_id) != producer.agency_id:
-        raise ValidationError({"agency_id": "A producer cannot move to another agency."})
     fields = ("name", *ProducerFields.__annotations__)
-    model_update(instance=producer, fields=fields, data=changes, validate_constraints=True)
-    return producer
+    return agency_record_update(user=user, instance=instance, fields=fields, changes=changes)
 
 
 @transaction.atomic

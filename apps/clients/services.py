@@ -14,7 +14,7 @@ from apps.clients.models import Client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.events.records import client_record
-from apps.events.services import event_emit, status_watch
+from apps.events.services import client_event_emit, status_watch
 from apps.masterdata.models import City, ClientType, State
 
 
@@ -114,12 +114,7 @@ def client_create(
     _check_dot_free(client)
     client.full_clean(validate_constraints=False)
     client.save()
-    event_emit(
-        type="client.created",
-        agency_id=client.agency_id,
-        client_id=client.pk,
-        data=client_record(client),
-    )
+    client_event_emit(type="client.created", client=client, data=client_record(client))
     return client
 
 
@@ -155,10 +150,5 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
     kind = "updated"
     if client.deleted != was_deleted:
         kind = "deleted" if client.deleted else "restored"
-    event_emit(
-        type=f"client.{kind}",
-        agency_id=client.agency_id,
-        client_id=client.pk,
-        data=client_record(client),
-    )
+    client_event_emit(type=f"client.{kind}", client=client, data=client_record(client))
     return client

@@ -39,10 +39,8 @@ admin.FieldListFilter.register(
 )
 
 
-class AgencyScopedAdmin(admin.ModelAdmin):
-    """Lists, detail pages, autocompletes and choices all go through `for_user`."""
-
-    list_per_page = 100
+class _ScopedRows:
+    """The rows and the relation choices of an admin page or inline, through `for_user`."""
 
     def get_queryset(self, request):
         return _scoped(super().get_queryset(request), request.user)
@@ -52,6 +50,12 @@ class AgencyScopedAdmin(admin.ModelAdmin):
         if field is not None and hasattr(field, "queryset"):
             field.queryset = _scoped(field.queryset, request.user)
         return field
+
+
+class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
+    """Lists, detail pages, autocompletes and choices all go through `for_user`."""
+
+    list_per_page = 100
 
     def save_model(self, request, obj, form, change):
         if hasattr(obj, "updated_by_id"):
@@ -253,18 +257,9 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
         return True  # changes go through the services; the history is read-only
 
 
-class AgencyScopedInline(admin.TabularInline):
+class AgencyScopedInline(_ScopedRows, admin.TabularInline):
     extra = 0
     show_change_link = True
-
-    def get_queryset(self, request):
-        return _scoped(super().get_queryset(request), request.user)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
-        if field is not None and hasattr(field, "queryset"):
-            field.queryset = _scoped(field.queryset, request.user)
-        return field
 
 
 class ReadOnlyInline(AgencyScopedInline):

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from apps.core.admin import ScopedRelatedFieldListFilter
+from apps.core.admin import ReadOnlyInline, ScopedRelatedFieldListFilter
 from apps.core.models import live_q
 
 # The API's labels (spec section 3) are long and written for integrators; staff read these,
@@ -34,6 +34,24 @@ def coverage_status_label(code: int | None) -> str:
     if code is None:
         return "—"
     return f"{STAFF_COVERAGE_STATUS.get(code, 'Unknown')} ({code})"
+
+
+class CoveragePeriodInline(ReadOnlyInline):
+    """Scheduling periods (of a unit, a driver or a policy), read-only, in staff wording.
+    Subclasses name the model, the other side in `fields` and what to `select_related`."""
+
+    fields = ["policy", "status", "policy_added_date", "policy_removed_date"]
+    select_related: tuple[str, ...] = ()
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(*self.select_related)
+
+    @admin.display(description="coverage status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
 
 
 class CoverageStatusFilter(admin.SimpleListFilter):

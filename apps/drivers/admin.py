@@ -1,7 +1,7 @@
 from django.contrib import admin
 
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
-from apps.core.admin_display import DropdownFilter, coverage_status_label
+from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
+from apps.core.admin_display import CoveragePeriodInline, DropdownFilter
 from apps.core.admin_import import StaffImportExportMixin
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
@@ -31,18 +31,10 @@ class DriverVehicleInline(ServiceInline):
         )
 
 
-class DriverCoverageInline(ReadOnlyInline):
+class DriverCoverageInline(CoveragePeriodInline):
     model = DriverCoverage
     verbose_name_plural = "OA / DD coverage"
-    fields = ["policy", "status", "policy_added_date", "policy_removed_date"]
-    readonly_fields = fields
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("policy", "policy__coverage_type")
-
-    @admin.display(description="coverage status")
-    def status(self, obj) -> str:
-        return coverage_status_label(obj.coverage_status)
+    select_related = ("policy", "policy__coverage_type")
 
 
 @admin.register(Driver)

@@ -68,6 +68,11 @@ def event_emit(*, type: str, agency_id: int, client_id: int | None, data: dict) 
     return event
 
 
+def client_event_emit(*, type: str, client, data: dict) -> Event:
+    """`event_emit` for a change to one client or its records: its agency and id."""
+    return event_emit(type=type, agency_id=client.agency_id, client_id=client.pk, data=data)
+
+
 def events_emit_many(items: list[dict]) -> list[Event]:
     """Record many events at once (the daily calendar job): one insert, one subscription
     query and one insert of deliveries, whatever the number of events."""

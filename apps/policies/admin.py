@@ -4,17 +4,16 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from apps.core.admin import (
-    ReadOnlyInline,
     ScopedHistoryAdmin,
     ServiceCollectionInline,
     ServiceFormAdmin,
     SoftDeleteAdmin,
 )
 from apps.core.admin_display import (
+    CoveragePeriodInline,
     DeletedColumnMixin,
     DeletedFilter,
     DropdownFilter,
-    coverage_status_label,
 )
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
@@ -48,32 +47,18 @@ class PolicyRateInline(ServiceCollectionInline):
         return policy_update(user=request.user, instance=parent, rates=rates)
 
 
-class ScheduledUnitInline(ReadOnlyInline):
+class ScheduledUnitInline(CoveragePeriodInline):
     model = VehicleCoverage
     verbose_name_plural = "scheduled units"
     fields = ["vehicle", "status", "policy_added_date", "policy_removed_date"]
-    readonly_fields = fields
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("vehicle")
-
-    @admin.display(description="coverage status")
-    def status(self, obj) -> str:
-        return coverage_status_label(obj.coverage_status)
+    select_related = ("vehicle",)
 
 
-class ScheduledDriverInline(ReadOnlyInline):
+class ScheduledDriverInline(CoveragePeriodInline):
     model = DriverCoverage
     verbose_name_plural = "scheduled drivers"
     fields = ["driver", "status", "policy_added_date", "policy_removed_date"]
-    readonly_fields = fields
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("driver")
-
-    @admin.display(description="coverage status")
-    def status(self, obj) -> str:
-        return coverage_status_label(obj.coverage_status)
+    select_related = ("driver",)
 
 
 class StatusFilter(admin.SimpleListFilter):

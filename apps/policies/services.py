@@ -15,7 +15,7 @@ from apps.clients.models import Client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.events.records import policy_record
-from apps.events.services import event_emit, status_watch
+from apps.events.services import client_event_emit, status_watch
 from apps.masterdata.models import CoverageType, Insurer, State, UnitType
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 
@@ -179,12 +179,7 @@ def policy_create(
         policy.save()
         _replace_limits(policy, limits or [])
         _replace_rates(policy, rates or [])
-    event_emit(
-        type="policy.created",
-        agency_id=client.agency_id,
-        client_id=client.pk,
-        data=policy_record(policy),
-    )
+    client_event_emit(type="policy.created", client=client, data=policy_record(policy))
     return policy
 
 
@@ -224,10 +219,5 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         kind = "deleted" if policy.deleted else "restored"
     elif policy.cancellation_date is not None and policy.cancellation_date != was[2]:
         kind = "cancelled"
-    event_emit(
-        type=f"policy.{kind}",
-        agency_id=policy.client.agency_id,
-        client_id=policy.client_id,
-        data=policy_record(policy),
-    )
+    client_event_emit(type=f"policy.{kind}", client=policy.client, data=policy_record(policy))
     return policy

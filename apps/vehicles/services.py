@@ -8,11 +8,11 @@ from typing import TypedDict, Unpack
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from apps.agencies.services import authorized_agency
+from apps.agencies.services import agency_record_create, agency_record_update
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.events.records import vehicle_record
-from apps.events.services import event_emit, status_watch
+from apps.events.services import client_event_emit, status_watch
 from apps.masterdata.models import Make, State, UnitType
 from apps.policies.services import visible_client
 from apps.vehicles.models import Lienholder, Vehicle
@@ -82,12 +82,7 @@ def vehicle_create(
     _check_vin_free(vehicle)
     vehicle.full_clean(validate_constraints=False)
     vehicle.save()
-    event_emit(
-        type="vehicle.created",
-        agency_id=client.agency_id,
-        client_id=client.pk,
-        data=vehicle_record(vehicle),
-    )
+    client_event_emit(type="vehicle.created", client=client, data=vehicle_record(vehicle))
     return vehicle
 
 
@@ -115,12 +110,7 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
             user=user,
             check=_check_vin_free,
         )
-    event_emit(
-        type="vehicle.updated",
-        agency_id=vehicle.client.agency_id,
-        client_id=vehicle.client_id,
-        data=vehicle_record(vehicle),
-    )
+    client_event_emit(type="vehicle.updated", client=vehicle.client, data=vehicle_record(vehicle))
     return vehicle
 
 
@@ -134,10 +124,9 @@ def lienholder_create(
     *, user, agency_id: int, name: str, **fields: Unpack[LienholderFields]
 ) -> Lienholder:
     """A bank or lessor of an agency the user acts for."""
-    lienholder = Lienholder(agency=authorized_agency(user, agency_id), name=name, **fields)
-    lienholder.full_clean()
-    lienholder.save()
-    return lienholder
+    return agency_record_create(
+        user=user, model=Lienholder, agency_id=agency_id, name=name, **fields
+    )
 
 
 class LienholderChanges(LienholderFields, total=False):
@@ -150,12 +139,8 @@ def lienholder_update(
     *, user, instance: Lienholder, **changes: Unpack[LienholderChanges]
 ) -> Lienholder:
     """Partial update; a lienholder stays in its agency."""
-    lienholder = Lienholder.objects.for_user(user).select_for_update().get(pk=instance.pk)
-    if changes.get("agency_id", lienholder.agency_id) != lienholder.agency_id:
-        raise ValidationError({"agency_id": "A lienholder cannot move to another agency."})
     fields = ("name", *LienholderFields.__annotations__)
-    model_update(instance=lienholder, fields=fields, data=changes)
-    return lienholder
+    return agency_record_update(user=user, instance=instance, fields=fields, changes=changes)
 
 
 @transaction.atomic
