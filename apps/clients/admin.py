@@ -10,6 +10,7 @@ from apps.core.admin_display import (
     DeletedFilter,
     DropdownFilter,
     OneClickCertificateMixin,
+    YesNoFilter,
 )
 from apps.core.admin_site import covered_today_filter
 from apps.core.models import live_q
@@ -79,17 +80,10 @@ class DriverInline(ReadOnlyInline):
         return super().get_queryset(request).select_related("driver_type")
 
 
-class InForceFilter(admin.SimpleListFilter):
+class InForceFilter(YesNoFilter):
     title = "in force today"
     parameter_name = "in_force"
-
-    def lookups(self, request, model_admin):
-        return [("yes", "In force"), ("no", "Not in force")]
-
-    def queryset(self, request, queryset):
-        if self.value() in ("yes", "no"):
-            return queryset.filter(in_force=self.value() == "yes")
-        return queryset
+    labels = ("In force", "Not in force")
 
 
 @admin.register(Client)

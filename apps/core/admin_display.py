@@ -36,6 +36,24 @@ def coverage_status_label(code: int | None) -> str:
     return f"{STAFF_COVERAGE_STATUS.get(code, 'Unknown')} ({code})"
 
 
+class YesNoFilter(admin.SimpleListFilter):
+    """A "yes / no" list filter on a boolean the admin's queryset annotates as
+    `parameter_name`; subclasses set `title`, `parameter_name` and the two `labels`."""
+
+    labels: tuple[str, str] = ("Yes", "No")
+
+    def lookups(self, request, model_admin):
+        return [("yes", self.labels[0]), ("no", self.labels[1])]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return self.filter(queryset, self.value() == "yes")
+        return queryset
+
+    def filter(self, queryset, yes: bool):
+        return queryset.filter(**{self.parameter_name: yes})
+
+
 class CoveragePeriodInline(ReadOnlyInline):
     """Scheduling periods (of a unit, a driver or a policy), read-only, in staff wording.
     Subclasses name the model, the other side in `fields` and what to `select_related`."""

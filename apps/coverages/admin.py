@@ -46,6 +46,13 @@ class AssignmentAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
     """
 
     subject: Subject
+    # Subclasses put the unit or the driver first.
+    list_display = ["policy", "status", "policy_added_date", "policy_removed_date"]
+    list_select_related = ["policy", "policy__coverage_type"]
+
+    @admin.display(description="coverage status", ordering="coverage_status")
+    def status(self, obj) -> str:
+        return coverage_status_label(obj.coverage_status)
 
     def get_fields(self, request, obj=None):
         field = self.subject.field
@@ -97,40 +104,20 @@ class AssignmentAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
 @admin.register(VehicleCoverage)
 class VehicleCoverageAdmin(AssignmentAdmin):
     subject = VEHICLE
-    list_display = [
-        "vehicle",
-        "policy",
-        "status",
-        "policy_added_date",
-        "policy_removed_date",
-    ]
+    list_display = ["vehicle", *AssignmentAdmin.list_display]
     list_filter = [CoverageStatusFilter, "policy__coverage_type", "policy_added_date"]
     search_fields = ["vehicle__serial_number", "vehicle__unit", "policy__policy_number"]
-    list_select_related = ["vehicle", "policy", "policy__coverage_type"]
+    list_select_related = ["vehicle", *AssignmentAdmin.list_select_related]
     autocomplete_fields = ["vehicle", "policy"]
     inlines = [CoverageEventInline]
-
-    @admin.display(description="coverage status", ordering="coverage_status")
-    def status(self, obj) -> str:
-        return coverage_status_label(obj.coverage_status)
 
 
 @admin.register(DriverCoverage)
 class DriverCoverageAdmin(AssignmentAdmin):
     subject = DRIVER
-    list_display = [
-        "driver",
-        "policy",
-        "status",
-        "policy_added_date",
-        "policy_removed_date",
-    ]
+    list_display = ["driver", *AssignmentAdmin.list_display]
     list_filter = [DriverCoverageStatusFilter, "policy__coverage_type"]
     search_fields = ["driver__last_name", "driver__license_number", "policy__policy_number"]
-    list_select_related = ["driver", "policy", "policy__coverage_type"]
+    list_select_related = ["driver", *AssignmentAdmin.list_select_related]
     autocomplete_fields = ["driver", "policy"]
     inlines = [DriverCoverageEventInline]
-
-    @admin.display(description="coverage status", ordering="coverage_status")
-    def status(self, obj) -> str:
-        return coverage_status_label(obj.coverage_status)

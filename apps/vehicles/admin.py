@@ -14,6 +14,7 @@ from apps.core.admin_display import (
     DeletedFilter,
     DropdownFilter,
     OneClickCertificateMixin,
+    YesNoFilter,
 )
 from apps.core.admin_import import StaffImportExportMixin
 from apps.core.admin_site import covered_today_filter
@@ -32,17 +33,13 @@ from apps.vehicles.services import (
 )
 
 
-class CoveredFilter(admin.SimpleListFilter):
+class CoveredFilter(YesNoFilter):
     title = "covered today"
     parameter_name = "covered"
+    labels = ("Covered", "Not covered")
 
-    def lookups(self, request, model_admin):
-        return [("yes", "Covered"), ("no", "Not covered")]
-
-    def queryset(self, request, queryset):
-        if self.value() in ("yes", "no"):
-            return queryset.live().filter(covered=self.value() == "yes")
-        return queryset
+    def filter(self, queryset, yes: bool):
+        return queryset.live().filter(covered=yes)
 
 
 class AssignToPolicyForm(forms.Form):
