@@ -226,7 +226,7 @@ SIMPLE_JWT = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["apps.accounts.authentication.ApiKeyBearerAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["apps.core.permissions.ModelPermissions"],
-    "DEFAULT_RENDERER_CLASSES": ["djangorestframework_camel_case.render.CamelCaseJSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["apps.core.renderers.CamelCaseJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.BoundedCamelCaseJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.PagePagination",
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "apps.core.negotiation.StrictContentNegotiation",

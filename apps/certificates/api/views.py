@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
@@ -13,6 +12,7 @@ from apps.certificates.builder import client_certificate, vehicle_certificate
 from apps.certificates.numbers import parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
 from apps.core.permissions import HasPermissions
+from apps.core.renderers import CamelCaseJSONRenderer
 from apps.coverages.api.params import exactly_one, parse_as_of, parse_dot, parse_id, parse_vin
 
 

@@ -1,0 +1,52 @@
+"""The JSON renderer of /v1: snake_case keys out as camelCase, the same bytes, less work.
+
+djangorestframework_camel_case's `camelize` runs a regular expression on every key of every
+object and tries `iter()` on every value (an exception raised and caught per number and per
+date). A 1,000-unit batch answer has about 40,000 keys and values, so that walk cost more than
+the verification itself (issue 18, docs/performance.md). This walk converts each distinct key
+once (a bounded memo) and dispatches on the value's type; anything it does not know (lazy
+strings, sets, generators...) goes to the library's own function, so the output is the same.
+"""
+
+from __future__ import annotations
+
+from djangorestframework_camel_case import util
+from djangorestframework_camel_case.render import CamelCaseJSONRenderer as LibraryRenderer
+
+_KEYS: dict[str, str] = {}
+_KEYS_KEPT = 4096  # field names are few; a dict keyed by data must not grow the memo forever
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _camel_key(key: str) -> str:
+    new = _KEYS.get(key)
+    if new is None:
+        new = util.camelize_re.sub(util.underscore_to_camel, key) if "_" in key else key
+        if len(_KEYS) < _KEYS_KEPT:
+            _KEYS[key] = new
+    return new
+
+
+def camelize(data):
+    """What `djangorestframework_camel_case.util.camelize(data)` returns, rendered alike."""
+    kind = type(data)
+    if kind in _PLAIN:
+        return data
+    if kind is list or kind is tuple:
+        return [camelize(item) for item in data]
+    if isinstance(data, dict):
+        out = {}
+        for key, value in data.items():
+            if type(key) is not str:  # lazy or non-string keys: the library's rules
+                return util.camelize(data)
+            out[_camel_key(key)] = camelize(value)
+        return out
+    if isinstance(data, list):  # ReturnList and other list subclasses
+        return [camelize(item) for item in data]
+    return util.camelize(data)
+
+
+class CamelCaseJSONRenderer(LibraryRenderer):
+    def render(self, data, *args, **kwargs):
+        # The library renderer's parent (DRF's JSONRenderer) does the encoding.
+        return super(LibraryRenderer, self).render(camelize(data), *args, **kwargs)
