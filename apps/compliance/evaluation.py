@@ -102,7 +102,7 @@ def _limits(policy) -> list[tuple[str, Decimal]]:
     # Read once per policy: every `.limits.all()` builds a queryset, even when prefetched.
     cached = getattr(policy, "_compliance_limits", None)
     if cached is None:
-        cached = [(x.name, x.amount) for x in policy.limits.all()]  # prefetched by verification
+        cached = [(x.name, x.amount) for x in policy.limit_rows()]  # prefetched by verification
         policy._compliance_limits = cached
     return cached
 

@@ -23,7 +23,13 @@ from apps.policies.models import Policy, PolicyLimit
 from apps.vehicles.models import Vehicle, plate_key
 
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
-LIMITS = Prefetch("limits", queryset=PolicyLimit.objects.order_by("position", "id"))
+# A list per policy (to_attr): read through Policy.limit_rows(). Prefetching into the related
+# manager's cache builds a queryset per policy, most of the cost of 200 DOTs' 300 policies.
+LIMITS = Prefetch(
+    "limits",
+    queryset=PolicyLimit.objects.order_by("position", "id"),
+    to_attr="prefetched_limits",
+)
 
 
 def client_ref(client: Client) -> dict:
@@ -48,7 +54,7 @@ def coverage_ref(policy: Policy, on: dt.date) -> dict:
         "effective_date": policy.effective_date.isoformat(),
         "expiration_date": policy.expiration_date.isoformat(),
         "status": policy.status_on(on),
-        "limits": [{"name": x.name, "amount": f"{x.amount:.2f}"} for x in policy.limits.all()],
+        "limits": [{"name": x.name, "amount": f"{x.amount:.2f}"} for x in policy.limit_rows()],
     }
 
 

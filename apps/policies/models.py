@@ -165,6 +165,12 @@ class Policy(TimeStampedModel):
     def in_force_on(self, on: dt.date) -> bool:
         return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
 
+    def limit_rows(self) -> list[PolicyLimit]:
+        """Its limits in order: the plain list a reader prefetched into `prefetched_limits`
+        (Prefetch(..., to_attr=...) builds no queryset per policy), else `limits.all()`."""
+        rows = getattr(self, "prefetched_limits", None)
+        return rows if rows is not None else list(self.limits.all())
+
 
 class PolicyLimitQuerySet(AgencyScopedQuerySet):
     agency_field = "policy__client__agency"
