@@ -7,12 +7,12 @@ evaluation never has to guess at a rule: every rule that reaches the database we
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 
 from apps.clients.models import CargoClass
+from apps.core.camel_case import snake
 from apps.masterdata.models import AM_BEST_ORDER, CoverageType
 from apps.policies.choices import LimitName
 
@@ -59,11 +59,6 @@ FEDERAL_MINIMUM_RULES = [{"kind": FEDERAL_MINIMUM}]
 # Lines that are not an amount of cover: never "the highest limit" of a policy.
 NOT_COVER = {LimitName.DEDUCTIBLE.value, LimitName.RETENTION.value}
 _LIMIT_NAMES = {name.lower(): name for name in LimitName.values}
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def _snake(key: str) -> str:
-    return _CAMEL.sub("_", key).lower()
 
 
 def _amount(raw, where: str) -> str:
@@ -122,7 +117,7 @@ def rules_clean(raw, *, coverage_codes: set[str] | None = None) -> list[dict]:
         where = f"rules.{index}"
         if not isinstance(given, dict):
             raise ValidationError({where: "A rule is an object with a kind."})
-        rule = {_snake(str(key)): value for key, value in given.items()}
+        rule = {snake(str(key)): value for key, value in given.items()}
         kind = rule.get("kind")
         if kind not in KINDS:
             raise ValidationError(

@@ -36,8 +36,11 @@ class AsciiIntegerField(forms.IntegerField):
         return int(text)
 
 
-class StrictBooleanField(forms.NullBooleanField):
-    """true/false/1/0 only; anything else is an error rather than 'no filter'."""
+class QueryBooleanField(forms.NullBooleanField):
+    """A boolean query parameter: true/false/1/0 only; anything else is an error, not "no filter".
+
+    The JSON body's boolean is `apps.core.serializers.StrictBooleanField` (JSON true/false).
+    """
 
     widget = forms.TextInput
 
@@ -56,7 +59,7 @@ class StrictBooleanField(forms.NullBooleanField):
 
 
 class StrictBooleanFilter(django_filters.BooleanFilter):
-    field_class = StrictBooleanField
+    field_class = QueryBooleanField
 
 
 class DeletedFilterSet(django_filters.FilterSet):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from http import HTTPStatus
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -16,17 +15,10 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 
+from apps.core.camel_case import camel
 from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
-_CAMEL_RE = re.compile(r"_([a-z0-9])")
-
-
-def camel(name: str | None) -> str | None:
-    """snake_case -> camelCase, also inside dotted paths of nested fields."""
-    if name is None:
-        return None
-    return ".".join(_CAMEL_RE.sub(lambda m: m.group(1).upper(), part) for part in name.split("."))
 
 
 def problem_body(status: int, detail: str, errors: list[dict] | None = None) -> dict:

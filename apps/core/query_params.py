@@ -13,8 +13,9 @@ from __future__ import annotations
 import django_filters
 from django.http import JsonResponse
 
+from apps.core.camel_case import camel
 from apps.core.params import MAX_BIGINT
-from apps.core.problems import PROBLEM_CONTENT_TYPE, camel, problem_body
+from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_body
 
 _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.viewsets import GenericViewSet
 
+from apps.core.camel_case import camel
 from apps.core.exceptions import Conflict
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page, parse_positive_int
 from apps.core.serializers import StrictCharField, StrictIntegerField
@@ -127,7 +128,7 @@ class LegacySearchMixin:
         )
         params = QueryDict(mutable=True)
         for key, value in (data["filter"] or {}).items():
-            key = _camel(key)
+            key = camel(key)
             if isinstance(value, list):
                 params.setlist(key, [_param(v) for v in value])
             elif value is not None:
@@ -138,7 +139,7 @@ class LegacySearchMixin:
             filterset = filterset_class(params, queryset=queryset, request=request)
             if not filterset.is_valid():
                 raise ValidationError(
-                    {f"filter.{_camel(k)}": v for k, v in filterset.errors.items()}
+                    {f"filter.{camel(k)}": v for k, v in filterset.errors.items()}
                 )
             queryset = filterset.qs
         sort = data["sort_by"].strip()
@@ -159,12 +160,6 @@ class LegacySearchMixin:
                 "page_size": result.limit,
             }
         )
-
-
-def _camel(key: str) -> str:
-    from apps.core.problems import camel
-
-    return camel(key) or key
 
 
 def _param(value) -> str:

@@ -243,7 +243,7 @@ REST_FRAMEWORK = {
     "COERCE_DECIMAL_TO_STRING": True,
     "PAGE_SIZE": 25,
     "DEFAULT_THROTTLE_CLASSES": [
-        "apps.accounts.throttles.CallerRateThrottle",
+        "apps.accounts.rate_limits.CallerRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "api_key": env("THROTTLE_API_KEY_RATE", default="18000/minute"),

@@ -20,7 +20,7 @@ from apps.accounts.api.serializers import (
     TokenRequestSerializer,
 )
 from apps.accounts.authentication import ApiKeyAuthentication
-from apps.accounts.throttling import (
+from apps.accounts.login_failures import (
     check_login_allowed,
     clear_login_failures,
     client_address,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
+from apps.accounts.rate_limits import CallerRateThrottle
 from apps.accounts.services import api_key_create
-from apps.accounts.throttles import CallerRateThrottle
 from tests.accounts.test_auth import assert_problem
 from tests.conftest import bearer_for
 from tests.processes import free_port, wait_for_port

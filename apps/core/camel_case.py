@@ -1,0 +1,27 @@
+"""Key names between the API's camelCase and Python's snake_case, with the library's rules.
+
+djangorestframework-camel-case converts every body at the parser and the renderer; the few
+places that name a single key (an error's `field`, a legacy filter, a rule stored as JSON) use
+its helpers too, with the same options as the parser, so a name never converts two ways.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from djangorestframework_camel_case.util import (
+    camel_to_underscore,
+    camelize_re,
+    underscore_to_camel,
+)
+
+
+def camel(name: str | None) -> str | None:
+    """snake_case -> camelCase (as the renderer does), also inside dotted paths of nested fields."""
+    if name is None:
+        return None
+    return camelize_re.sub(underscore_to_camel, name)
+
+
+def snake(name: str) -> str:
+    """camelCase -> snake_case, as the JSON parser does."""
+    return camel_to_underscore(name, **settings.JSON_CAMEL_CASE.get("JSON_UNDERSCOREIZE", {}))
