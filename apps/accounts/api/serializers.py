@@ -1,13 +1,64 @@
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from rest_framework import serializers
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework_simplejwt.exceptions import TokenError
+from rest_framework_simplejwt.serializers import TokenObtainPairSerializer, TokenRefreshSerializer
+from rest_framework_simplejwt.settings import api_settings
+from rest_framework_simplejwt.tokens import RefreshToken
 
+from apps.accounts.login_failures import (
+    check_login_allowed,
+    clear_login_failures,
+    client_address,
+    record_login_failure,
+)
 from apps.core.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
 
 
 class TokenRequestSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=256, trim_whitespace=False)
+
+
+class LoginSerializer(TokenObtainPairSerializer):
+    """simplejwt's login, with strict fields and failed logins counted (contract section 3)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields.update(TokenRequestSerializer().get_fields())
+
+    def validate(self, attrs: dict) -> dict:
+        username = attrs["username"]
+        address = client_address(self.context["request"])
+        check_login_allowed(username=username, address=address)
+        try:
+            tokens = super().validate(attrs)
+        except AuthenticationFailed:
+            record_login_failure(username=username, address=address)
+            raise AuthenticationFailed("The user name or password is wrong.") from None
+        clear_login_failures(username=username)
+        return {"access": tokens["access"], "refresh": tokens["refresh"]}
+
+
+class RefreshSerializer(TokenRefreshSerializer):
+    """simplejwt's refresh, refused once the user is gone or inactive."""
+
+    refresh = StrictCharField()
+
+    def validate(self, attrs: dict) -> dict:
+        try:
+            refresh = RefreshToken(attrs["refresh"])
+        except TokenError as exc:
+            raise AuthenticationFailed("The refresh token is invalid or expired.") from exc
+        # A refresh token outlives a deactivation: the user must still exist and be active,
+        # or a fired employee keeps minting access tokens until the refresh token expires.
+        # (simplejwt's own check answers 500 for a deleted user.)
+        user_id = refresh.payload.get(api_settings.USER_ID_CLAIM)
+        if not get_user_model().objects.filter(pk=user_id, is_active=True).exists():
+            raise AuthenticationFailed("The refresh token is invalid or expired.")
+        return {"access": str(refresh.access_token)}
 
 
 class TokenPairSerializer(serializers.Serializer):
