@@ -8,14 +8,7 @@ production; the cross-process case runs two gunicorn processes on one Redis).
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import sqlite3
-import subprocess
-import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -27,7 +20,7 @@ from apps.accounts.models import ApiKey, hash_api_key
 from apps.agencies.models import AgencyMembership
 from tests.accounts.test_auth import assert_problem
 from tests.factories import UserFactory
-from tests.processes import free_port, wait_for_port
+from tests.processes import gunicorn_nodes, needs_redis
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,20 +130,6 @@ def test_a_warm_caller_costs_one_query(api, carrier, django_assert_num_queries):
     assert "accounts_apikey" in captured.captured_queries[0]["sql"]
 
 
-def _call(port: int, path: str, headers: dict, body: bytes | None = None) -> tuple[int, bytes]:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}",
-        data=body,
-        method="POST" if body else "GET",
-        headers={**headers, "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
 SETUP = """
 from django.contrib.auth.models import Group, Permission
 from apps.agencies.models import Agency, AgencyMembership
@@ -168,90 +147,30 @@ groups_ensure()[0].permissions.remove(Permission.objects.get(codename="view_clie
 """
 
 
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="Debian's redis-server is needed")
+@needs_redis
 def test_revocations_reach_every_node_sharing_redis(tmp_path):
     """Two gunicorn processes on one Redis: a permission removed through Django on a third
     process, and a user deactivated in the database behind Django's back, are refused by
     both nodes on their next request, although both had the caller cached."""
-    redis_port, ports = free_port(), [free_port(), free_port()]
-    database = tmp_path / "nodes.sqlite3"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": "nodes-test-secret-key-0123456789abcdefghijklmnopqrs",
-        "SECURE_SSL_REDIRECT": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "DATABASE_URL": f"sqlite:///{database}",
-        "CACHE_URL": f"redis://127.0.0.1:{redis_port}/0",
-        "MEDIA_ROOT": str(tmp_path / "media"),
-    }
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=ROOT)
-    subprocess.run([*manage, "load_masterdata"], env=env, check=True, cwd=ROOT, capture_output=True)
-    key = subprocess.run(
-        [*manage, "create_api_key", "nodes"],
-        env=env,
-        check=True,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    redis = subprocess.Popen(
-        ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", ""],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    servers = []
-    try:
-        wait_for_port(redis_port, redis)
-        subprocess.run([*manage, "shell", "-c", SETUP], env=env, check=True, cwd=ROOT)
-        for port in ports:
-            servers.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gunicorn",
-                        "-c",
-                        str(ROOT / "config" / "gunicorn.py"),
-                        "--bind",
-                        f"127.0.0.1:{port}",
-                        "--workers",
-                        "1",
-                        "config.wsgi",
-                    ],
-                    env=env,
-                    cwd=ROOT,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-        for port, server in zip(ports, servers, strict=True):
-            wait_for_port(port, server)
-        status, body = _call(
-            ports[0],
-            "/v1/auth/token",
-            {"apiKey": key},
-            json.dumps({"username": "node-user", "password": "node-password-1"}).encode(),
-        )
-        assert status == 200, body
-        headers = {"apiKey": key, "Authorization": f"Bearer {json.loads(body)['access']}"}
-        for port in ports:  # both nodes cache the caller
-            assert _call(port, "/v1/clients", headers)[0] == 200
-            assert _call(port, "/v1/clients", headers)[0] == 200
+    with gunicorn_nodes(tmp_path) as nodes:
+        nodes.manage("load_masterdata")
+        key = nodes.manage("create_api_key", "nodes")
+        nodes.manage("shell", "-c", SETUP)
+        login = {"username": "node-user", "password": "node-password-1"}
+        response = nodes.call(0, "/v1/auth/token", {"apiKey": key}, json=login)
+        assert response.status_code == 200, response.text
+        headers = {"apiKey": key, "Authorization": f"Bearer {response.json()['access']}"}
+        for node in (0, 1):  # both nodes cache the caller
+            assert nodes.call(node, "/v1/clients", headers).status_code == 200
+            assert nodes.call(node, "/v1/clients", headers).status_code == 200
 
-        subprocess.run([*manage, "shell", "-c", REVOKE], env=env, check=True, cwd=ROOT)
-        for port in ports:
-            assert _call(port, "/v1/clients", headers)[0] == 403
-        assert all(_call(port, "/v1/me", headers)[0] == 200 for port in ports)
+        nodes.manage("shell", "-c", REVOKE)
+        for node in (0, 1):
+            assert nodes.call(node, "/v1/clients", headers).status_code == 403
+        assert all(nodes.call(node, "/v1/me", headers).status_code == 200 for node in (0, 1))
 
-        with sqlite3.connect(database) as db:  # behind Django's back: no signal, no cache bump
+        # Behind Django's back: no signal, no cache bump.
+        with sqlite3.connect(tmp_path / "nodes.sqlite3") as db:
             db.execute("UPDATE auth_user SET is_active = 0 WHERE username = 'node-user'")
-        for port in ports:
-            assert _call(port, "/v1/me", headers)[0] == 401
-    finally:
-        for server in servers:
-            server.terminate()
-            server.wait(10)
-        redis.terminate()
-        redis.wait(10)
+        for node in (0, 1):
+            assert nodes.call(node, "/v1/me", headers).status_code == 401

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -17,7 +11,7 @@ from apps.accounts.rate_limits import CallerRateThrottle
 from apps.accounts.services import api_key_create
 from tests.accounts.test_auth import assert_problem
 from tests.conftest import bearer_for
-from tests.processes import free_port, wait_for_port
+from tests.processes import gunicorn_nodes, needs_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,104 +42,21 @@ def test_a_user_is_limited_across_api_keys(monkeypatch, api_key, manager):
     assert_problem(clients[2].get("/v1/me"), 429)
 
 
-def _post(port: int, path: str, headers: dict, body: bytes) -> tuple[int, dict]:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}",
-        data=body,
-        method="POST",
-        headers={**headers, "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, dict(response.headers)
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers)
-
-
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="Debian's redis-server is needed")
+@needs_redis
 def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
-    redis_port, ports = free_port(), [free_port(), free_port()]
-    database = tmp_path / "throttle.sqlite3"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": "throttle-test-secret-key-0123456789abcdefghijklmnop",
-        "SECURE_SSL_REDIRECT": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "DATABASE_URL": f"sqlite:///{database}",
-        "CACHE_URL": f"redis://127.0.0.1:{redis_port}/0",
-        "THROTTLE_API_KEY_RATE": "6/minute",
-        "THROTTLE_USER_RATE": "1000/minute",
-        "MEDIA_ROOT": str(tmp_path / "media"),
-    }
-    python = sys.executable
-    manage = [python, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=ROOT)
-    key = subprocess.run(
-        [*manage, "create_api_key", "throttle"],
-        env=env,
-        check=True,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    redis = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(redis_port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    servers = []
-    try:
-        wait_for_port(redis_port, redis)
-        for port in ports:
-            servers.append(
-                subprocess.Popen(
-                    [
-                        python,
-                        "-m",
-                        "gunicorn",
-                        "-c",
-                        str(ROOT / "config" / "gunicorn.py"),
-                        "--bind",
-                        f"127.0.0.1:{port}",
-                        "--workers",
-                        "1",
-                        "config.wsgi",
-                    ],
-                    env=env,
-                    cwd=ROOT,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-        for port, server in zip(ports, servers, strict=True):
-            wait_for_port(port, server)
+    rates = {"THROTTLE_API_KEY_RATE": "6/minute", "THROTTLE_USER_RATE": "1000/minute"}
+    with gunicorn_nodes(tmp_path, **rates) as nodes:
+        key = nodes.manage("create_api_key", "throttle")
 
         # Token requests carry only the API key: six are allowed per minute, across both.
-        def attempt(port, n):
-            body = f'{{"username": "ghost{n}", "password": "wrong"}}'.encode()
-            return _post(port, "/v1/auth/token", {"apiKey": key}, body)
+        def attempt(node, n):
+            login = {"username": f"ghost{n}", "password": "wrong"}
+            return nodes.call(node, "/v1/auth/token", {"apiKey": key}, json=login)
 
-        statuses = [attempt(ports[n % 2], n)[0] for n in range(6)]
+        statuses = [attempt(n % 2, n).status_code for n in range(6)]
         assert statuses == [401] * 6  # wrong passwords, counted against the key
-        status, headers = attempt(ports[0], 6)
-        assert status == 429
-        assert int(headers["Retry-After"]) > 0
-        assert headers["Content-Type"].startswith("application/problem+json")
-        assert attempt(ports[1], 7)[0] == 429
-    finally:
-        for server in servers:
-            server.terminate()
-            server.wait(10)
-        redis.terminate()
-        redis.wait(10)
+        response = attempt(0, 6)
+        assert response.status_code == 429
+        assert int(response.headers["Retry-After"]) > 0
+        assert response.headers["Content-Type"].startswith("application/problem+json")
+        assert attempt(1, 7).status_code == 429
