@@ -83,6 +83,24 @@ def powerless(agency):
     return UserFactory(username="powerless", agencies=[agency])
 
 
+def staff_member(agencies, groups, username="staff", group=0):
+    """A back-office user of `agencies`, in the managers' group unless `group` says otherwise."""
+    return UserFactory(username=username, agencies=agencies, groups=[groups[group]], is_staff=True)
+
+
+@pytest.fixture
+def staff(groups, agency):
+    return staff_member([agency], groups)
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    """Django's test client logged in to the admin as `staff` (also at `.user`)."""
+    client.force_login(staff)
+    client.user = staff
+    return client
+
+
 def bearer_for(user) -> str:
     return str(RefreshToken.for_user(user).access_token)
 

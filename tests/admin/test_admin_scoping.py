@@ -10,14 +10,6 @@ from tests.factories import ClientFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(groups, agency):
-    user = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
-
-
 def test_staff_lists_only_their_agencys_clients(client, staff, agency, other_agency):
     mine = ClientFactory(agency=agency, client_name="Mine Trucking")
     theirs = ClientFactory(agency=other_agency, client_name="Theirs Trucking")

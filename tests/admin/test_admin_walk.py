@@ -24,13 +24,13 @@ from apps.documents.models import Module
 from apps.documents.services import document_upload
 from apps.masterdata.models import CoverageType
 from apps.reports.services import premium_report_create
+from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,
     DriverFactory,
     LienholderFactory,
     PolicyFactory,
     ProducerFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
@@ -171,13 +171,6 @@ def snapshot(records) -> dict:
     return state
 
 
-def staff_of(agencies, groups, name):
-    user = UserFactory(username=name, agencies=agencies, groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
-
-
 def test_every_admin_view_and_model_is_covered():
     """A new admin view or model must be added to this walk before it can ship."""
     registry = {model_view_name(m, v) for m in admin.site._registry for v in MODEL_VIEWS}
@@ -225,7 +218,7 @@ def assert_hidden(response, url):
 def test_staff_of_another_agency_sees_and_changes_nothing(
     client, groups, agency, rival_records, with_agency
 ):
-    staff = staff_of([agency] if with_agency else [], groups, "walker")
+    staff = staff_member([agency] if with_agency else [], groups, "walker")
     client.force_login(staff)
     before = snapshot(rival_records)
     scoped = [m for m in admin.site._registry if m._meta.label not in SHARED_MODELS]
@@ -278,7 +271,7 @@ def test_staff_of_another_agency_sees_and_changes_nothing(
 
 
 def test_site_pages_and_autocomplete_show_no_other_agency(client, groups, agency, rival_records):
-    client.force_login(staff_of([agency], groups, "walker"))
+    client.force_login(staff_member([agency], groups, "walker"))
     for url in ("/admin/", "/admin/clients/", "/admin/agencies/", "/admin/vehicles/"):
         body = client.get(url).content.decode()
         for marker in MARKERS:
@@ -303,7 +296,7 @@ def test_history_version_of_another_agency_is_404_and_cannot_be_saved(
     client, groups, agency, rival_records
 ):
     """The red team's finding: a POST to another agency's history version moved the client."""
-    client.force_login(staff_of([agency], groups, "walker"))
+    client.force_login(staff_member([agency], groups, "walker"))
     rival = rival_records["clients.Client"]
     version = rival.history.first().history_id
     url = f"/admin/clients/client/{rival.pk}/history/{version}/"
@@ -315,7 +308,7 @@ def test_history_version_of_another_agency_is_404_and_cannot_be_saved(
 
 
 def test_own_history_version_is_shown_read_only(client, groups, agency):
-    client.force_login(staff_of([agency], groups, "walker"))
+    client.force_login(staff_member([agency], groups, "walker"))
     mine = ClientFactory(agency=agency, client_name="Mine Trucking")
     mine.client_name = "Mine Trucking Renamed"
     mine.save()
@@ -333,13 +326,13 @@ def test_own_history_version_is_shown_read_only(client, groups, agency):
     "lookup", ["client_name__regex", "client_name__iregex", "agency__name__regex"]
 )
 def test_regex_lookups_are_refused(client, groups, agency, lookup):
-    client.force_login(staff_of([agency], groups, "walker"))
+    client.force_login(staff_member([agency], groups, "walker"))
     response = client.get("/admin/clients/client/", {lookup: "^(b+)+$"})
     assert response.status_code == 400
 
 
 def test_plain_lookups_still_filter(client, groups, agency):
-    client.force_login(staff_of([agency], groups, "walker"))
+    client.force_login(staff_member([agency], groups, "walker"))
     ClientFactory(agency=agency, client_name="Alpha Haulers")
     ClientFactory(agency=agency, client_name="Beta Haulers")
     page = client.get("/admin/clients/client/", {"client_name__startswith": "Alpha"})
@@ -362,6 +355,6 @@ def test_plain_lookups_still_filter(client, groups, agency):
 def test_agency_filters_offer_only_the_staff_members_agencies(
     client, groups, agency, other_agency, path
 ):
-    client.force_login(staff_of([agency], groups, "walker"))
+    client.force_login(staff_member([agency], groups, "walker"))
     body = client.get(path).content.decode()
     assert "Other Agency" not in body

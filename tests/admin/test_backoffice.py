@@ -14,7 +14,6 @@ from tests.factories import (
     DriverFactory,
     LienholderFactory,
     PolicyFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
@@ -23,32 +22,18 @@ pytestmark = pytest.mark.django_db
 TODAY = today()
 
 
-@pytest.fixture
-def staff(groups, agency):
-    user = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
-
-
-@pytest.fixture
-def logged_in(client, staff):
-    client.force_login(staff)
-    return client
-
-
-def test_site_is_branded_with_a_dashboard(logged_in, agency, other_agency):
+def test_site_is_branded_with_a_dashboard(staff_client, agency, other_agency):
     carrier = ClientFactory(agency=agency)
     covered = VehicleFactory(client=carrier)
     VehicleCoverageFactory(vehicle=covered, policy=PolicyFactory(client=carrier))
     VehicleFactory(client=carrier)  # not covered
     PolicyFactory(client=carrier, effective_date=TODAY - dt.timedelta(days=340))  # expiring
     ClientFactory(agency=other_agency)  # never counted
-    page = logged_in.get("/admin/").content.decode()
+    page = staff_client.get("/admin/").content.decode()
     assert "Django administration" not in page and "Back Office" in page
     assert 'id="dashboard"' in page
     assert "?covered=yes" in page and "?covered=no" in page and "?expiring=30" in page
-    response = logged_in.get("/admin/")
+    response = staff_client.get("/admin/")
     counts = {t["label"]: t["count"] for t in response.context["dashboard"]}
     assert counts == {
         "Clients": 1,
@@ -103,29 +88,29 @@ def _report(client):
     ],
 )
 def test_changelists_run_a_constant_number_of_queries(
-    logged_in, agency, url, factory, django_assert_max_num_queries
+    staff_client, agency, url, factory, django_assert_max_num_queries
 ):
     carrier = ClientFactory(agency=agency)
     factory(carrier)
-    logged_in.get(url)
+    staff_client.get(url)
     with django_assert_max_num_queries(40) as few:
-        assert logged_in.get(url).status_code == 200
+        assert staff_client.get(url).status_code == 200
     for _ in range(25):
         factory(carrier)
     with django_assert_max_num_queries(40) as many:
-        assert logged_in.get(url).status_code == 200
+        assert staff_client.get(url).status_code == 200
     assert len(many.captured_queries) == len(few.captured_queries), url
 
 
-def test_client_columns_and_in_force_filter(logged_in, agency):
+def test_client_columns_and_in_force_filter(staff_client, agency):
     live = ClientFactory(agency=agency, client_name="Live Carrier")
     PolicyFactory(client=live)
     ClientFactory(agency=agency, client_name="Idle Carrier")
-    page = logged_in.get("/admin/clients/client/?in_force=yes").content.decode()
+    page = staff_client.get("/admin/clients/client/?in_force=yes").content.decode()
     assert "Live Carrier" in page and "Idle Carrier" not in page
 
 
-def test_vehicle_search_by_vin_and_plate_and_covered_filter(logged_in, agency):
+def test_vehicle_search_by_vin_and_plate_and_covered_filter(staff_client, agency):
     carrier = ClientFactory(agency=agency)
     unit = VehicleFactory(
         client=carrier, serial_number="1FUJGLDR7CLBP8834", license_plate="TX-4821A", unit="101"
@@ -133,23 +118,23 @@ def test_vehicle_search_by_vin_and_plate_and_covered_filter(logged_in, agency):
     VehicleCoverageFactory(vehicle=unit, policy=PolicyFactory(client=carrier))
     VehicleFactory(client=carrier, unit="999")
     for query in ("1FUJGLDR7CLBP8834", "TX-4821A"):
-        page = logged_in.get(f"/admin/vehicles/vehicle/?q={query}").content.decode()
+        page = staff_client.get(f"/admin/vehicles/vehicle/?q={query}").content.decode()
         assert "1FUJGLDR7CLBP8834" in page
-    covered = logged_in.get("/admin/vehicles/vehicle/?covered=yes").content.decode()
+    covered = staff_client.get("/admin/vehicles/vehicle/?covered=yes").content.decode()
     assert "1FUJGLDR7CLBP8834" in covered and ">999<" not in covered
 
 
-def test_policy_page_shows_scheduled_units(logged_in, agency):
+def test_policy_page_shows_scheduled_units(staff_client, agency):
     carrier = ClientFactory(agency=agency)
     policy = PolicyFactory(client=carrier, policy_number="AL-77")
     VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier, unit="U-55"), policy=policy)
-    page = logged_in.get(f"/admin/policies/policy/{policy.pk}/change/").content.decode()
+    page = staff_client.get(f"/admin/policies/policy/{policy.pk}/change/").content.decode()
     assert "scheduled units" in page.lower() and "U-55" in page
 
 
-def test_soft_delete_and_restore_actions_use_the_service(logged_in, agency):
+def test_soft_delete_and_restore_actions_use_the_service(staff_client, agency):
     carrier = ClientFactory(agency=agency)
-    logged_in.post(
+    staff_client.post(
         "/admin/clients/client/", {"action": "soft_delete", "_selected_action": [carrier.pk]}
     )
     carrier.refresh_from_db()
@@ -158,7 +143,7 @@ def test_soft_delete_and_restore_actions_use_the_service(logged_in, agency):
         and carrier.deleted_at is not None
         and carrier.updated_by.username == "staff"
     )
-    logged_in.post(
+    staff_client.post(
         "/admin/clients/client/?deleted__exact=1",
         {"action": "restore", "_selected_action": [carrier.pk]},
     )
@@ -166,10 +151,10 @@ def test_soft_delete_and_restore_actions_use_the_service(logged_in, agency):
     assert not carrier.deleted
 
 
-def test_restore_that_breaks_a_rule_is_reported_not_applied(logged_in, agency):
+def test_restore_that_breaks_a_rule_is_reported_not_applied(staff_client, agency):
     gone = ClientFactory(agency=agency, dot="1112223", deleted=True)
     ClientFactory(agency=agency, dot="1112223")
-    response = logged_in.post(
+    response = staff_client.post(
         "/admin/clients/client/?deleted__exact=1",
         {"action": "restore", "_selected_action": [gone.pk]},
         follow=True,
@@ -179,16 +164,16 @@ def test_restore_that_breaks_a_rule_is_reported_not_applied(logged_in, agency):
     assert gone.deleted
 
 
-def test_assign_vehicles_to_a_policy(logged_in, agency):
+def test_assign_vehicles_to_a_policy(staff_client, agency):
     carrier = ClientFactory(agency=agency)
     policy = PolicyFactory(client=carrier)
     units = [VehicleFactory(client=carrier) for _ in range(2)]
     ids = [u.pk for u in units]
-    form = logged_in.post(
+    form = staff_client.post(
         "/admin/vehicles/vehicle/", {"action": "assign_to_policy", "_selected_action": ids}
     )
     assert form.status_code == 200 and "Assign vehicles to a policy" in form.content.decode()
-    logged_in.post(
+    staff_client.post(
         "/admin/vehicles/vehicle/",
         {
             "action": "assign_to_policy",
@@ -201,20 +186,20 @@ def test_assign_vehicles_to_a_policy(logged_in, agency):
     assert VehicleCoverage.objects.filter(policy=policy, coverage_status=4).count() == 2
 
 
-def test_assign_form_offers_only_the_agencys_policies(logged_in, agency, other_agency):
+def test_assign_form_offers_only_the_agencys_policies(staff_client, agency, other_agency):
     mine = PolicyFactory(client=ClientFactory(agency=agency), policy_number="MINE-1")
     PolicyFactory(client=ClientFactory(agency=other_agency), policy_number="THEIRS-1")
     unit = VehicleFactory(client=mine.client)
-    page = logged_in.post(
+    page = staff_client.post(
         "/admin/vehicles/vehicle/", {"action": "assign_to_policy", "_selected_action": [unit.pk]}
     ).content.decode()
     assert "MINE-1" in page and "THEIRS-1" not in page
 
 
-def test_autocomplete_is_scoped(logged_in, agency, other_agency):
+def test_autocomplete_is_scoped(staff_client, agency, other_agency):
     ClientFactory(agency=agency, client_name="Alpha Mine")
     ClientFactory(agency=other_agency, client_name="Alpha Theirs")
-    response = logged_in.get(
+    response = staff_client.get(
         "/admin/autocomplete/",
         {"term": "Alpha", "app_label": "policies", "model_name": "policy", "field_name": "client"},
     )
@@ -223,7 +208,7 @@ def test_autocomplete_is_scoped(logged_in, agency, other_agency):
     assert not any("Alpha Theirs" in n for n in names)
 
 
-def test_other_agency_records_are_not_reachable(logged_in, other_agency):
+def test_other_agency_records_are_not_reachable(staff_client, other_agency):
     rival = ClientFactory(agency=other_agency)
     policy = PolicyFactory(client=rival)
     unit = VehicleFactory(client=rival)
@@ -232,10 +217,10 @@ def test_other_agency_records_are_not_reachable(logged_in, other_agency):
         f"/admin/policies/policy/{policy.pk}/change/",
         f"/admin/vehicles/vehicle/{unit.pk}/change/",
     ):
-        assert logged_in.get(url).status_code == 302  # "does not exist" -> back to the index
+        assert staff_client.get(url).status_code == 302  # "does not exist" -> back to the index
     assert Client.objects.filter(pk=rival.pk).exists()
 
 
-def test_hard_delete_is_not_offered(logged_in, agency):
+def test_hard_delete_is_not_offered(staff_client, agency):
     carrier = ClientFactory(agency=agency)
-    assert logged_in.get(f"/admin/clients/client/{carrier.pk}/delete/").status_code == 403
+    assert staff_client.get(f"/admin/clients/client/{carrier.pk}/delete/").status_code == 403

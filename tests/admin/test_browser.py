@@ -6,10 +6,10 @@ import shutil
 
 import pytest
 
+from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,
     PolicyFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
@@ -48,9 +48,7 @@ def browser_page():
 @pytest.fixture
 def world(groups, agency, other_agency):
     """Created before the browser starts: Playwright's event loop forbids the ORM after."""
-    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    staff.is_staff = True
-    staff.save()
+    staff_member([agency], groups, "staff")
     carrier = ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
     policy = PolicyFactory(client=carrier, policy_number="GWC-AL-0142")
     unit = VehicleFactory(client=carrier, unit="101", serial_number="1FUJGLDR7CLBP8834")

@@ -16,12 +16,12 @@ from apps.coverages.models import DriverCoverage
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import CoverageType
 from apps.policies.selectors import today
+from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,
     DriverFactory,
     LienholderFactory,
     PolicyFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
@@ -30,25 +30,12 @@ pytestmark = pytest.mark.django_db
 TODAY = today()
 
 
-def _staff(groups, agency, name):
-    user = UserFactory(username=name, agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
-
-
-@pytest.fixture
-def staff_client(client, groups, agency):
-    client.force_login(_staff(groups, agency, "staff"))
-    return client
-
-
 @pytest.fixture
 def rival_staff(client, groups, other_agency):
     from django.test import Client
 
     browser = Client()
-    browser.force_login(_staff(groups, other_agency, "rival-staff"))
+    browser.force_login(staff_member([other_agency], groups, "rival-staff"))
     return browser
 
 

@@ -16,7 +16,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.drivers.models import Driver
 from apps.vehicles.models import Vehicle
-from tests.factories import ClientFactory, UserFactory, VehicleFactory
+from tests.conftest import staff_member
+from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -28,22 +29,9 @@ GOOD = [
 ]
 
 
-def _staff(groups, agency, name, group=0):
-    user = UserFactory(username=name, agencies=[agency], groups=[groups[group]])
-    user.is_staff = True
-    user.save()
-    return user
-
-
 @pytest.fixture
 def carrier(agency):
     return ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
-
-
-@pytest.fixture
-def staff(client, groups, agency):
-    client.force_login(_staff(groups, agency, "staff"))
-    return client
 
 
 def _csv(rows, header=HEADER) -> SimpleUploadedFile:
@@ -76,14 +64,14 @@ def _confirm(browser, preview, *, model="vehicles/vehicle"):
     return browser.post(f"/admin/{model}/process_import/", form.initial, follow=True)
 
 
-def test_a_clean_csv_is_previewed_then_imported_through_the_service(staff, carrier):
-    preview = _preview(staff, _csv(GOOD))
+def test_a_clean_csv_is_previewed_then_imported_through_the_service(staff_client, carrier):
+    preview = _preview(staff_client, _csv(GOOD))
     assert preview.status_code == 200
     page = preview.content.decode()
     assert "1FUJGLDR7CLBP0501" in page and preview.context["confirm_form"] is not None
     assert not Vehicle.objects.filter(client=carrier).exists()  # a dry run saved nothing
 
-    done = _confirm(staff, preview)
+    done = _confirm(staff_client, preview)
     assert done.status_code == 200
     units = {v.unit: v for v in Vehicle.objects.filter(client=carrier)}
     assert sorted(units) == ["501", "502", "T-503"]
@@ -95,16 +83,16 @@ def test_a_clean_csv_is_previewed_then_imported_through_the_service(staff, carri
     assert record.history_type == "+" and record.history_user.username == "staff"
 
 
-def test_xlsx_with_numbers_as_numbers_imports(staff, carrier):
+def test_xlsx_with_numbers_as_numbers_imports(staff_client, carrier):
     rows = [[1234567, 601, "1FUJGLDR7CLBP0601", 2021, "Volvo", "Tractor", "", "", ""]]
-    preview = _preview(staff, _xlsx(rows), fmt=1)
+    preview = _preview(staff_client, _xlsx(rows), fmt=1)
     assert preview.context["confirm_form"] is not None, preview.content.decode()[-3000:]
-    _confirm(staff, preview, model="vehicles/vehicle")
+    _confirm(staff_client, preview, model="vehicles/vehicle")
     unit = Vehicle.objects.get(client=carrier)
     assert unit.unit == "601" and unit.model_year == 2021
 
 
-def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff, carrier, rival):
+def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff_client, carrier, rival):
     VehicleFactory(client=carrier, serial_number="1XKYDP9X5MJ449999", unit="OLD")
     rows = [
         *GOOD,
@@ -116,7 +104,7 @@ def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff, carrier, 
         [rival.dot, "509", "1FUJGLDR7CLBP0509", "2021", "Volvo", "Tractor", "", "", ""],
         ["1234567", "510", "1FUJGLDR7CLBP0510", "20x1", "Volvo", "Tractor", "", "", ""],
     ]
-    preview = _preview(staff, _csv(rows))
+    preview = _preview(staff_client, _csv(rows))
     page = preview.content.decode()
     assert preview.context.get("confirm_form") is None  # nothing to confirm
     assert "Unknown make “Frieghtliner”" in page
@@ -128,25 +116,25 @@ def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff, carrier, 
     assert Vehicle.objects.filter(client=carrier).count() == 1
 
 
-def test_a_missing_column_is_named(staff, carrier):
-    preview = _preview(staff, _csv([["1234567", "1"]], header=["dot", "unit"]))
+def test_a_missing_column_is_named(staff_client, carrier):
+    preview = _preview(staff_client, _csv([["1234567", "1"]], header=["dot", "unit"]))
     page = preview.content.decode()
     assert "The file has no column vin, year, make, unit_type" in page
     assert "Traceback" not in page and "Nothing was imported" in page
     assert preview.context.get("confirm_form") is None
 
 
-def test_the_confirmed_run_is_all_or_nothing(staff, carrier):
+def test_the_confirmed_run_is_all_or_nothing(staff_client, carrier):
     """A row that turns bad between preview and confirm: the whole file is refused."""
-    preview = _preview(staff, _csv(GOOD))
+    preview = _preview(staff_client, _csv(GOOD))
     VehicleFactory(client=carrier, serial_number=GOOD[2][2], unit="typed by hand")
-    done = _confirm(staff, preview)
+    done = _confirm(staff_client, preview)
     assert "Nothing was imported" in done.content.decode()
     assert Vehicle.objects.filter(client=carrier).count() == 1
 
 
 def test_staff_cannot_import_into_another_agencys_client(client, groups, other_agency, carrier):
-    client.force_login(_staff(groups, other_agency, "rival-staff"))
+    client.force_login(staff_member([other_agency], groups, "rival-staff"))
     preview = _preview(client, _csv(GOOD))
     assert "No client with DOT 1234567 in your agencies" in preview.content.decode()
     assert preview.context.get("confirm_form") is None
@@ -154,11 +142,11 @@ def test_staff_cannot_import_into_another_agencys_client(client, groups, other_a
 
 
 def test_viewers_may_export_but_not_import(client, groups, agency, carrier):
-    client.force_login(_staff(groups, agency, "viewer-staff", group=1))
+    client.force_login(staff_member([agency], groups, "viewer-staff", group=1))
     assert client.get("/admin/vehicles/vehicle/import/").status_code == 403
 
 
-def test_export_writes_the_import_columns_and_only_visible_units(staff, carrier, rival):
+def test_export_writes_the_import_columns_and_only_visible_units(staff_client, carrier, rival):
     VehicleFactory(client=carrier, unit="101", serial_number="1FUJGLDR7CLBP8834")
     VehicleFactory(client=rival, unit="R1", serial_number="4V4NC9EH5LN223344")
     columns = [
@@ -176,7 +164,7 @@ def test_export_writes_the_import_columns_and_only_visible_units(staff, carrier,
         "status",
     ]
     form = {"format": "0", "resource": "0", **{f"vehicleresource_{c}": "on" for c in columns}}
-    response = staff.post("/admin/vehicles/vehicle/export/", form)
+    response = staff_client.post("/admin/vehicles/vehicle/export/", form)
     body = response.content.decode()
     rows = list(csv.reader(io.StringIO(body)))
     assert rows[0] == columns
@@ -184,7 +172,7 @@ def test_export_writes_the_import_columns_and_only_visible_units(staff, carrier,
     assert rows[1][0] == "1234567" and rows[1][4] == "Kenworth"
 
 
-def test_drivers_import_with_dates_states_and_cities(staff, carrier):
+def test_drivers_import_with_dates_states_and_cities(staff_client, carrier):
     header = [
         "dot",
         "first_name",
@@ -202,14 +190,14 @@ def test_drivers_import_with_dates_states_and_cities(staff, carrier):
          "CDL Class A", "Dallas", "TX"],
         ["1234567", "James", "Walker", "Company Driver", "07/30/1979", "TX2", "Texas", "", "", ""],
     ]  # fmt: skip
-    preview = _preview(staff, _csv(rows, header=header), model="drivers/driver")
+    preview = _preview(staff_client, _csv(rows, header=header), model="drivers/driver")
     assert preview.context["confirm_form"] is not None, preview.content.decode()[-3000:]
-    _confirm(staff, preview, model="drivers/driver")
+    _confirm(staff_client, preview, model="drivers/driver")
     maria = Driver.objects.get(client=carrier, first_name="Maria")
     assert maria.city.name == "Dallas" and maria.dl_type.name == "CDL Class A"
     assert str(maria.date_of_birth) == "1985-04-12"
     bad = [["1234567", "Ann", "Lee", "Pilot", "31/12/1980", "", "", "", "Gotham", "TX"]]
-    page = _preview(staff, _csv(bad, header=header), model="drivers/driver").content.decode()
+    page = _preview(staff_client, _csv(bad, header=header), model="drivers/driver").content.decode()
     assert "Unknown driver type “Pilot”" in page
     assert "The date “31/12/1980” is not like" in page
     assert "Unknown city “Gotham” in TX" in page

@@ -22,22 +22,11 @@ from tests.factories import (
     DriverFactory,
     LienholderFactory,
     PolicyFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client(client, groups, agency):
-    user = UserFactory(username="door-staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    client.force_login(user)
-    client.user = user
-    return client
 
 
 def change(staff_client, obj, **overrides):

@@ -16,11 +16,11 @@ from apps.masterdata.models import CoverageType, Insurer
 from apps.policies.models import PolicyLimit
 from apps.policies.selectors import today
 from tests.accounts.test_auth import assert_problem
+from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,
     PolicyFactory,
     ProducerFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
@@ -267,9 +267,7 @@ def test_query_count_does_not_grow_with_policies(api, agency, django_assert_max_
 
 def test_admin_action_downloads_the_pdf(client, world, groups, agency):
     carrier = world[0]
-    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    staff.is_staff = True
-    staff.save()
+    staff = staff_member([agency], groups, "staff")
     client.force_login(staff)
     response = client.post(
         "/admin/clients/client/",

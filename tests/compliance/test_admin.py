@@ -14,14 +14,6 @@ pytestmark = pytest.mark.django_db
 URL = "/admin/compliance/requirementprofile/"
 
 
-@pytest.fixture
-def staff(groups, agency):
-    user = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
-
-
 def _form(agency, rules, name="Shipper contract", code="shipper"):
     return {"agency": agency.pk, "name": name, "code": code, "rules": json.dumps(rules)}
 

@@ -12,7 +12,8 @@ from apps.drivers.models import Driver
 from apps.policies.models import Policy
 from apps.policies.selectors import today
 from apps.vehicles.models import Vehicle
-from tests.factories import ClientFactory, PolicyFactory, UserFactory, VehicleFactory
+from tests.conftest import staff_member
+from tests.factories import ClientFactory, PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 VIN = "1FUJGLDR7CLBP8834"
@@ -94,9 +95,7 @@ def test_every_audited_write_is_recorded_with_its_author(api, agency):
 
 
 def test_admin_history_is_scoped(client, groups, agency, other_agency):
-    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    staff.is_staff = True
-    staff.save()
+    staff = staff_member([agency], groups, "staff")
     mine = PolicyFactory(client=ClientFactory(agency=agency))
     theirs = PolicyFactory(client=ClientFactory(agency=other_agency))
     client.force_login(staff)

@@ -19,7 +19,7 @@ from apps.masterdata.models import Insurer
 from apps.policies.selectors import today
 from tests.accounts.test_auth import assert_problem
 from tests.admin.formdata import form_data
-from tests.factories import PolicyFactory, UserFactory, VehicleFactory
+from tests.factories import PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 TODAY = today()
@@ -163,14 +163,6 @@ def test_paging_never_skips_or_repeats(api, manager, carrier):
     assert [e["data"]["clientName"] for e in feed(api, limit=500)["results"]] == [
         f"Name {n}" for n in range(7)
     ]
-
-
-@pytest.fixture
-def staff(groups, agency):
-    user = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
 
 
 def test_admin_change_emits(client, staff, carrier):

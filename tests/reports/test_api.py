@@ -15,10 +15,10 @@ from apps.policies.models import PolicyRate
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.services import premium_report_create
 from tests.accounts.test_auth import assert_problem
+from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,
     PolicyFactory,
-    UserFactory,
     VehicleCoverageFactory,
     VehicleFactory,
 )
@@ -139,9 +139,7 @@ def test_create_premium_report_command(rated):
 
 def test_admin_freezes_a_snapshot(client, rated, groups, agency):
     report = premium_report_create(user=None, policy=rated[0], period="2026-11")
-    staff = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    staff.is_staff = True
-    staff.save()
+    staff = staff_member([agency], groups, "staff")
     client.force_login(staff)
     response = client.post(
         "/admin/reports/policypremiumreport/",

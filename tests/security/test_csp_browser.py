@@ -6,15 +6,14 @@ from __future__ import annotations
 import pytest
 
 from tests.admin.test_browser import browser_page, pytestmark  # noqa: F401
-from tests.factories import ClientFactory, UserFactory
+from tests.conftest import staff_member
+from tests.factories import ClientFactory
 
 
 @pytest.fixture
 def staff(groups, agency):
     """Created before the browser starts: Playwright's event loop forbids the ORM after."""
-    user = UserFactory(username="csp-staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
+    user = staff_member([agency], groups, "csp-staff")
     ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
     return user
 

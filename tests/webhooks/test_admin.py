@@ -7,17 +7,8 @@ import pytest
 from apps.events.services import event_emit
 from apps.webhooks.models import Webhook, WebhookDelivery
 from tests.admin.formdata import form_data
-from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff(groups, agency):
-    user = UserFactory(username="staff", agencies=[agency], groups=[groups[0]])
-    user.is_staff = True
-    user.save()
-    return user
 
 
 def test_admin_pages_are_scoped(client, staff, agency, other_agency, settings):
