@@ -95,26 +95,19 @@ def multipart_file(size: int, client_id: int, directory: str) -> tuple[str, str]
 
 
 def upload(api: Api, body_path: str, content_type: str) -> None:
-    from _client import _Connection
+    def chunks():
+        with open(body_path, "rb") as body:
+            while block := body.read(MIB):
+                yield block
 
-    conn = _Connection(api.host, api.port, timeout=120)
-    size = os.path.getsize(body_path)
-    with open(body_path, "rb") as body:
-        conn.request(
-            "POST",
-            "/v1/documents/clients",
-            body=body,
-            headers={
-                **api.headers,
-                "Content-Type": content_type,
-                "Content-Length": str(size),
-                "Connection": "close",
-            },
-        )
-        response = conn.getresponse()
-        content = response.read()
-    conn.close()
-    assert response.status == 201, content[:300]
+    response = api.request(
+        "POST",
+        "/v1/documents/clients",
+        content=chunks(),
+        headers={"Content-Type": content_type, "Content-Length": str(os.path.getsize(body_path))},
+        timeout=120,
+    )
+    assert response.status_code == 201, response.content[:300]
 
 
 def worker_pids(master: int) -> list[int]:
@@ -149,20 +142,9 @@ def queries(api: Api, method: str, path: str, body=None) -> int:
 
 
 def _queries(api: Api, method: str, path: str, body=None) -> int:
-    from _client import _Connection
-
-    conn = _Connection(api.host, api.port, timeout=120)
-    headers = {**api.headers, "Connection": "close"}
-    payload = None
-    if body is not None:
-        payload = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    conn.request(method, path, body=payload, headers=headers)
-    response = conn.getresponse()
-    response.read()
-    conn.close()
-    assert response.status in (200, 201), (path, response.status)
-    return int(response.getheader("X-Query-Count", "-1"))
+    response = api.request(method, path, body, timeout=120)
+    assert response.status_code in (200, 201), (path, response.status_code)
+    return int(response.headers.get("X-Query-Count", "-1"))
 
 
 def main() -> None:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import urllib.error
-import urllib.request
-import uuid
 from pathlib import Path
+
+import httpx
 
 HERE = Path(__file__).resolve().parent
 INTRO = (HERE / "api_intro.md").read_text()
@@ -45,39 +44,24 @@ class Example:
         self.api_key = api_key
 
 
-def request(base, token, ex: Example):
+def request(base, token, ex: Example) -> tuple[int, httpx.Headers, bytes]:
     headers = {"apiKey": "demo-api-key", **ex.headers} if ex.api_key else dict(ex.headers)
     if ex.auth:
         headers["Authorization"] = f"Bearer {token}"
-    data = None
+    files = data = None
     if ex.multipart:
-        boundary = uuid.uuid4().hex
-        parts = []
-        for name, value in ex.multipart.items():
-            if isinstance(value, tuple):
-                filename, content, ctype = value
-                parts.append(
-                    f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
-                    f'filename="{filename}"\r\nContent-Type: {ctype}\r\n\r\n'.encode()
-                    + content
-                    + b"\r\n"
-                )
-            else:
-                parts.append(
-                    f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
-                    f"{value}\r\n".encode()
-                )
-        data = b"".join(parts) + f"--{boundary}--\r\n".encode()
-        headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
-    elif ex.body is not None:
-        data = json.dumps(ex.body).encode()
-        headers["Content-Type"] = "application/json"
-    req = urllib.request.Request(base + ex.path, data=data, method=ex.method, headers=headers)
-    try:
-        with urllib.request.urlopen(req) as resp:
-            return resp.status, dict(resp.headers), resp.read()
-    except urllib.error.HTTPError as err:
-        return err.code, dict(err.headers), err.read()
+        files = {k: v for k, v in ex.multipart.items() if isinstance(v, tuple)}
+        data = {k: str(v) for k, v in ex.multipart.items() if not isinstance(v, tuple)}
+    response = httpx.request(
+        ex.method,
+        base + ex.path,
+        headers=headers,
+        json=None if ex.multipart else ex.body,
+        data=data,
+        files=files,
+        timeout=60,
+    )
+    return response.status_code, response.headers, response.content
 
 
 def curl(ex: Example) -> str:

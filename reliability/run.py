@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
 import json
 import os
 import random
@@ -31,6 +30,8 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -100,21 +101,19 @@ class Server:
 
 
 def request(port, method, path, body=None, headers=None, timeout=30, raw=None, ctype=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    """One call on a fresh connection: (status, body bytes, case-insensitive headers)."""
     all_headers = {"Connection": "close", **(headers or {})}
-    payload = raw
-    if body is not None:
-        payload = json.dumps(body).encode()
-        all_headers["Content-Type"] = "application/json"
     if ctype:
         all_headers["Content-Type"] = ctype
-    try:
-        conn.request(method, path, body=payload, headers=all_headers)
-        response = conn.getresponse()
-        data = response.read()
-        return response.status, data, dict(response.getheaders())
-    finally:
-        conn.close()
+    response = httpx.request(
+        method,
+        f"http://127.0.0.1:{port}{path}",
+        json=body,
+        content=raw,
+        headers=all_headers,
+        timeout=timeout,
+    )
+    return response.status_code, response.content, response.headers
 
 
 def token(port) -> dict:
@@ -242,32 +241,34 @@ def slow_upload(port, auth, client_id: int, size: int, kill) -> None:
         f'filename="killed.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'
     ).encode()
     tail = f"\r\n--{boundary}--\r\n".encode()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.putrequest("POST", "/v1/documents/clients")
-    for name, value in {
-        **auth,
-        "Content-Type": f"multipart/form-data; boundary={boundary}",
-        "Content-Length": str(len(head) + size + len(tail)),
-    }.items():
-        conn.putheader(name, value)
-    conn.endheaders()
-    conn.send(head)
-    chunk = os.urandom(256 * 1024)
-    sent = 0
-    try:
+
+    def body():
+        nonlocal kill
+        yield head
+        chunk = os.urandom(256 * 1024)
+        sent = 0
         while sent < size:
-            conn.send(chunk)
+            yield chunk
             sent += len(chunk)
             if sent >= size // 2 and kill is not None:
                 kill()
                 kill = None
                 time.sleep(0.2)
-        conn.send(tail)
-        conn.getresponse().read()
-    except OSError:
-        pass  # the connection died with the worker: that is the point
-    finally:
-        conn.close()
+        yield tail
+
+    headers = {
+        **auth,
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+        "Content-Length": str(len(head) + size + len(tail)),
+    }
+    # The connection dies with the worker: that is the point.
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.post(
+            f"http://127.0.0.1:{port}/v1/documents/clients",
+            content=body(),
+            headers=headers,
+            timeout=30,
+        )
 
 
 def nginx_drills(args, nginx, servers, auth: dict, env: dict) -> None:

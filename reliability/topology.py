@@ -6,7 +6,6 @@ and chunked uploads.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import shutil
@@ -18,6 +17,8 @@ import threading
 import time
 import uuid
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -189,13 +190,12 @@ class Worker:
 
 
 def _get(port: int, path: str, headers: dict | None = None, timeout: float = 10):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("GET", path, headers={"Connection": "close", **(headers or {})})
-        response = conn.getresponse()
-        return response.status, response.read(), dict(response.getheaders())
-    finally:
-        conn.close()
+    response = httpx.get(
+        f"http://127.0.0.1:{port}{path}",
+        headers={"Connection": "close", **(headers or {})},
+        timeout=timeout,
+    )
+    return response.status_code, response.content, response.headers
 
 
 class Prober:
@@ -279,36 +279,25 @@ def chunked_upload(port: int, auth: dict, size: int) -> tuple[int, bytes, dict]:
         f'filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n'
     ).encode()
     tail = f"\r\n--{boundary}--\r\n".encode()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.putrequest("POST", "/v1/documents/clients")
-    for name, value in {
-        **auth,
-        "Content-Type": f"multipart/form-data; boundary={boundary}",
-        "Transfer-Encoding": "chunked",
-    }.items():
-        conn.putheader(name, value)
-    conn.endheaders()
 
-    def chunk(data: bytes) -> None:
-        conn.send(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-
-    try:
-        chunk(head)
+    def body():  # no length given: httpx sends it with Transfer-Encoding: chunked
+        yield head
         block = b"0" * (1024 * 1024)
         sent = 0
         while sent < size:
             piece = block[: min(len(block), size - sent)]
-            chunk(piece)
+            yield piece
             sent += len(piece)
-        chunk(tail)
-        conn.send(b"0\r\n\r\n")
-    except OSError:
-        pass  # nginx may answer 413 and close before the body ends
-    try:
-        response = conn.getresponse()
-        return response.status, response.read(), dict(response.getheaders())
-    finally:
-        conn.close()
+        yield tail
+
+    # nginx may answer 413 and close before the body ends: httpx still reads that answer.
+    response = httpx.post(
+        f"http://127.0.0.1:{port}/v1/documents/clients",
+        content=body(),
+        headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+        timeout=60,
+    )
+    return response.status_code, response.content, response.headers
 
 
 def sized_upload(port: int, auth: dict, file_bytes: int) -> tuple[int, bytes, dict]:
@@ -321,18 +310,13 @@ def sized_upload(port: int, auth: dict, file_bytes: int) -> tuple[int, bytes, di
     ).encode()
     payload = b"%PDF-1.4\n" + b"0" * (file_bytes - 9)
     body = head + payload + f"\r\n--{boundary}--\r\n".encode()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        conn.request(
-            "POST",
-            "/v1/documents/clients",
-            body=body,
-            headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"},
-        )
-        response = conn.getresponse()
-        return response.status, response.read(), dict(response.getheaders())
-    finally:
-        conn.close()
+    response = httpx.post(
+        f"http://127.0.0.1:{port}/v1/documents/clients",
+        content=body,
+        headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+        timeout=60,
+    )
+    return response.status_code, response.content, response.headers
 
 
 def is_problem(headers: dict) -> bool:
