@@ -1,8 +1,9 @@
-"""Coverage assignments: periods during which a unit or driver is scheduled on a policy.
+"""Coverages (the spec's "coverage assignments"): a vehicle or driver scheduled on a policy.
 
-A period starts at `policy_added_date` and ends at `policy_removed_date` (the effective date of
-a removal or decline). Periods are never overwritten: scheduling again opens a new period, and
-every change is also written to the event log, so "was it covered on D" always has an answer.
+A coverage is one period: it starts at `policy_added_date` and ends at `policy_removed_date`
+(the effective date of a removal or decline). Periods are never overwritten: scheduling again
+opens a new period, and every change is also written to the event log, so "was it covered on
+D" always has an answer.
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
 from apps.coverages.choices import CoverageStatus
 
 
-class AssignmentQuerySet(AgencyScopedQuerySet):
+class CoverageQuerySet(AgencyScopedQuerySet):
+    """Vehicle and driver coverages, scoped through their policy's client."""
+
     agency_field = "policy__client__agency"
 
-    def covering_on(self, on: dt.date) -> AssignmentQuerySet:
+    def covering_on(self, on: dt.date) -> CoverageQuerySet:
         """Periods that cover their unit on D (the policy's own force is checked separately)."""
         return self.filter(
             Q(policy_removed_date__isnull=True) | Q(policy_removed_date__gt=on),
             policy_added_date__lte=on,
         )
 
-    def in_force_on(self, on: dt.date) -> AssignmentQuerySet:
+    def in_force_on(self, on: dt.date) -> CoverageQuerySet:
         """Periods that cover their unit on D under a policy in force on D: coverage."""
         return self.covering_on(on).filter(
             Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
@@ -38,7 +41,9 @@ class AssignmentQuerySet(AgencyScopedQuerySet):
         )
 
 
-class Assignment(TimeStampedModel):
+class Coverage(TimeStampedModel):
+    """Abstract base: the period a vehicle or driver is scheduled on a policy, and its status."""
+
     policy_added_date = models.DateField()
     policy_removed_date = models.DateField(null=True, blank=True)
     coverage_status = models.PositiveSmallIntegerField(choices=CoverageStatus.choices)
@@ -52,7 +57,7 @@ class Assignment(TimeStampedModel):
         )
 
 
-class VehicleCoverage(Assignment):
+class VehicleCoverage(Coverage):
     """A period during which a vehicle is a scheduled unit of a policy."""
 
     vehicle = models.ForeignKey(
@@ -62,7 +67,7 @@ class VehicleCoverage(Assignment):
         "policies.Policy", on_delete=models.PROTECT, related_name="vehicle_coverages"
     )
 
-    objects = AssignmentQuerySet.as_manager()
+    objects = CoverageQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at"], inherit=False)
 
     class Meta:
@@ -84,7 +89,7 @@ class VehicleCoverage(Assignment):
         return f"{self.vehicle} on {self.policy}"
 
 
-class DriverCoverage(Assignment):
+class DriverCoverage(Coverage):
     """A period during which a driver is a sponsored scheduled driver of an OA/DD policy."""
 
     driver = models.ForeignKey("drivers.Driver", on_delete=models.PROTECT, related_name="coverages")
@@ -92,7 +97,7 @@ class DriverCoverage(Assignment):
         "policies.Policy", on_delete=models.PROTECT, related_name="driver_coverages"
     )
 
-    objects = AssignmentQuerySet.as_manager()
+    objects = CoverageQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at"], inherit=False)
 
     class Meta:
