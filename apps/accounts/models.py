@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-from django.conf import settings
 from django.db import models
+
+from apps.core.models import user_stamp
 
 
 def hash_api_key(raw_key: str) -> str:
@@ -19,13 +20,7 @@ class ApiKey(models.Model):
     prefix = models.CharField(max_length=12, help_text="First characters, to recognise a key.")
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = user_stamp()
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -65,27 +65,26 @@ class SoftDeleteQuerySet(AgencyScopedQuerySet):
         return self.filter(live_q("", *owners))
 
 
+def user_stamp(**options) -> models.ForeignKey:
+    """Who did something to a record (created, updated, uploaded it…): kept, as null, after the
+    user is deleted, and never a reverse accessor on the user."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        **options,
+    )
+
+
 class TimeStampedModel(models.Model):
     """Abstract base: who created and last changed a record, and when."""
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        editable=False,
-    )
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        editable=False,
-    )
+    created_by = user_stamp(editable=False)
+    updated_by = user_stamp(editable=False)
 
     class Meta:
         abstract = True

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, user_stamp
 from apps.coverages.choices import CoverageStatus
 
 
@@ -137,13 +136,7 @@ class CoverageEvent(models.Model):
     policy_added_date = models.DateField()
     policy_removed_date = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = user_stamp()
 
     objects = CoverageEventQuerySet.as_manager()
 

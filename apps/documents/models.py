@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet
+from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, user_stamp
 
 
 class Module(models.TextChoices):
@@ -38,23 +37,11 @@ class Document(models.Model):
     sha256 = models.CharField(max_length=64)
     description = models.CharField(max_length=500, blank=True)
     uploaded_at = models.DateTimeField(auto_now_add=True)
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    uploaded_by = user_stamp()
     updated_at = models.DateTimeField(auto_now=True)
     deleted = models.BooleanField(default=False, db_index=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
-    deleted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    deleted_by = user_stamp()
 
     objects = DocumentQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at"])
@@ -100,13 +87,7 @@ class DocumentVersion(models.Model):
     size = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
     uploaded_at = models.DateTimeField()
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    uploaded_by = user_stamp()
     replaced_at = models.DateTimeField(auto_now_add=True)
 
     objects = DocumentVersionQuerySet.as_manager()

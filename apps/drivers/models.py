@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, user_stamp
 from apps.drivers.choices import DriverStatus
 
 
@@ -68,13 +67,7 @@ class DriverVehicle(models.Model):
         "vehicles.Vehicle", on_delete=models.CASCADE, related_name="driver_links"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = user_stamp()
 
     objects = DriverVehicleQuerySet.as_manager()
 

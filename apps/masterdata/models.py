@@ -21,6 +21,10 @@ class NamedModel(models.Model):
     class Meta:
         abstract = True
         ordering = ["name"]
+        # Each concrete list gets its own `<app>_<model>_unique_name` (City overrides it).
+        constraints = [
+            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -35,11 +39,6 @@ class State(NamedModel):
 
     code = models.CharField(max_length=2, unique=True, help_text="USPS code.")
     is_territory = models.BooleanField(default=False)
-
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
 
 
 class City(NamedModel):
@@ -64,19 +63,9 @@ class UnitType(NamedModel):
 
     is_power_unit = models.BooleanField(default=True)
 
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
-
 
 class Make(NamedModel):
     """A vehicle manufacturer."""
-
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
 
 
 class CoverageType(NamedModel):
@@ -86,11 +75,6 @@ class CoverageType(NamedModel):
     schedules_units = models.BooleanField(default=False)
     schedules_drivers = models.BooleanField(default=False)
 
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
-
     def __str__(self) -> str:
         return f"{self.code} {self.name}"
 
@@ -98,28 +82,13 @@ class CoverageType(NamedModel):
 class DriverType(NamedModel):
     """Owner Operator, Company Driver, Lease Operator."""
 
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
-
 
 class LicenseType(NamedModel):
     """A driver's licence class."""
 
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
-
 
 class ClientType(NamedModel):
     """Motor Carrier, Broker, Owner Operator."""
-
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]
 
 
 class AmBestRating(models.TextChoices):
@@ -161,8 +130,3 @@ class Insurer(NamedModel):
         help_text="Financial strength rating; blank when unknown (requirement checks then "
         "answer CAUTION).",
     )
-
-    class Meta(NamedModel.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
-        ]

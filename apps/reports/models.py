@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from apps.core.models import AgencyScopedQuerySet
+from apps.core.models import AgencyScopedQuerySet, user_stamp
 
 
 class PolicyPremiumReportQuerySet(AgencyScopedQuerySet):
@@ -22,13 +21,7 @@ class PolicyPremiumReport(models.Model):
     period_start = models.DateField()
     period_end = models.DateField(help_text="The last day of the period (inclusive).")
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = user_stamp()
     snapshot = models.JSONField(null=True, blank=True, editable=False)
     snapshot_at = models.DateTimeField(null=True, blank=True, editable=False)
 
