@@ -164,10 +164,6 @@ class DropdownFilter(ScopedRelatedFieldListFilter):
     template = "admin/bo_dropdown_filter.html"
 
 
-class ChoiceDropdownFilter(admin.ChoicesFieldListFilter):
-    template = "admin/bo_dropdown_filter.html"
-
-
 # ---------------------------------------------------------------------------------------
 # Change-page summaries
 # ---------------------------------------------------------------------------------------

@@ -25,11 +25,6 @@ def request_id_from(value: str | None) -> str:
     return uuid.uuid4().hex
 
 
-def current_request_id() -> str:
-    """The id of the request being handled on this thread, or "-" outside a request."""
-    return _current.get()
-
-
 def bind(request_id: str) -> contextvars.Token:
     return _current.set(request_id)
 

@@ -10,7 +10,12 @@ from django.db import transaction
 from rest_framework.exceptions import NotFound
 
 from apps.core.exceptions import Conflict
-from apps.coverages.choices import ENDING_STATUSES, CoverageStatus
+from apps.coverages.choices import (
+    DRIVER_STATUSES,
+    ENDING_STATUSES,
+    VEHICLE_STATUSES,
+    CoverageStatus,
+)
 from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
 from apps.drivers.models import Driver
 from apps.events.records import assignment_record
@@ -39,7 +44,7 @@ VEHICLE = Subject(
     VehicleCoverage,
     "vehicle",
     CoverageStatus.SCHEDULED_UNIT,
-    frozenset({1, 2, 4}),
+    frozenset(VEHICLE_STATUSES),
     "schedules_units",
     "unit",
 )
@@ -48,7 +53,7 @@ DRIVER = Subject(
     DriverCoverage,
     "driver",
     CoverageStatus.SCHEDULED_DRIVER,
-    frozenset({1, 2, 7}),
+    frozenset(DRIVER_STATUSES),
     "schedules_drivers",
     "driver",
 )

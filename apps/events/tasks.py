@@ -1,4 +1,4 @@
-"""Background tasks of events, run by `manage.py worker` on the "default" queue."""
+"""Pruning of old events and calendar marks, run daily by `manage.py worker`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import datetime as dt
 
 from django.conf import settings
 from django.utils import timezone
-from django_tasks import task
 
 from apps.events.models import CalendarMark, Event
 
@@ -21,9 +20,3 @@ def events_prune(*, now: dt.datetime | None = None, days: int = RETENTION_DAYS) 
     deleted, _ = Event.objects.filter(occurred_at__lt=now - dt.timedelta(days=days)).delete()
     CalendarMark.objects.filter(day__lt=(now - dt.timedelta(days=400)).date()).delete()
     return deleted
-
-
-@task(queue_name="default")
-def prune() -> int:
-    """The daily pruning task."""
-    return events_prune()

@@ -14,8 +14,6 @@ from apps.core.permissions import HasPermissions
 from apps.events.selectors import BadCursor, cursor_decode, cursor_encode, event_feed
 from apps.events.services import EVENT_TYPES
 
-FEED_MAX = 500
-
 
 class EventSerializer(serializers.Serializer):
     """An event as the feed and webhooks carry it."""
