@@ -111,10 +111,15 @@ def test_retry_backoff_then_delivered(api, carrier, private_ok):
         hook = subscribe(api, receiver.url)
         receiver.secret = hook["secret"]
         api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+        started = timezone.now()
         assert run_due() == ["retry"]
+        finished = timezone.now()
         delivery = WebhookDelivery.objects.get()
-        wait = (delivery.next_attempt_at - delivery.last_attempt_at).total_seconds()
-        assert 0 < wait <= 30 and wait <= FIRST_RETRY_SECONDS * 1.5
+        # 10 s with +-50 % jitter, counted from the end of the failed attempt (which may itself
+        # take a while on a loaded machine: measuring from its start failed at 15.05 s).
+        earliest = started + dt.timedelta(seconds=FIRST_RETRY_SECONDS * 0.5)
+        latest = finished + dt.timedelta(seconds=FIRST_RETRY_SECONDS * 1.5)
+        assert earliest <= delivery.next_attempt_at <= latest
         assert run_due() == []  # not yet due
         WebhookDelivery.objects.update(next_attempt_at=timezone.now())
         receiver.answer = 200
