@@ -254,6 +254,16 @@ def _driver_verified(driver_coverages, on: dt.date) -> bool:
     return any(assignment_summary(c, on)["covered"] for c in driver_coverages)
 
 
+_TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")
+
+
+def _periods(coverages) -> list:
+    """A vehicle's or driver's coverages, newest first, with what the timeline shows of them."""
+    return list(
+        coverages.select_related(*_TIMELINE_RELATIONS).order_by("-policy_added_date", "-id")
+    )
+
+
 def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     """Coverage timeline, today's verification, drivers, lienholder, documents, audit."""
     from apps.coverages.models import DriverCoverage, VehicleCoverage
@@ -261,11 +271,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     from apps.drivers.models import DriverVehicle
     from apps.vehicles.selectors import vehicle_history
 
-    periods = list(
-        VehicleCoverage.objects.filter(vehicle=vehicle)
-        .select_related("policy", "policy__coverage_type", "policy__insurer")
-        .order_by("-policy_added_date", "-id")
-    )
+    periods = _periods(VehicleCoverage.objects.filter(vehicle=vehicle))
     timeline = _timeline(periods, on)
     # Today's verification is the verification endpoint's own answer for this VIN.
     matches = [
@@ -281,7 +287,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     driver_coverages: dict[int, list] = {}
     for coverage in DriverCoverage.objects.filter(
         driver_id__in=[link.driver_id for link in links]
-    ).select_related("policy", "policy__coverage_type", "policy__insurer"):
+    ).select_related(*_TIMELINE_RELATIONS):
         driver_coverages.setdefault(coverage.driver_id, []).append(coverage)
     drivers = [
         {
@@ -319,11 +325,7 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
     from apps.coverages.models import DriverCoverage
     from apps.drivers.models import Driver, DriverVehicle
 
-    periods = list(
-        DriverCoverage.objects.filter(driver=driver)
-        .select_related("policy", "policy__coverage_type", "policy__insurer")
-        .order_by("-policy_added_date", "-id")
-    )
+    periods = _periods(DriverCoverage.objects.filter(driver=driver))
     timeline = _timeline(periods, on)
     vehicles = [
         {"name": str(link.vehicle), "url": admin_url(link.vehicle)}
