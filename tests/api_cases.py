@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from rest_framework.test import APIClient
 
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem, bearer_for
 
 
 class APIResourceCases:
@@ -34,8 +34,6 @@ class APIResourceCases:
     # --- authentication ----------------------------------------------------------------
 
     def test_list_without_api_key_is_401(self, manager, api_key):
-        from tests.conftest import bearer_for
-
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {bearer_for(manager)}")
         assert_problem(client.get(self.path), 401)

@@ -101,6 +101,16 @@ def staff_client(client, staff):
     return client
 
 
+def assert_problem(response, status: int) -> dict:
+    """An RFC 9457 problem+json answer with this status; its body."""
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["status"] == status
+    assert set(body) >= {"type", "title", "status", "detail", "errors"}
+    return body
+
+
 def bearer_for(user) -> str:
     return str(RefreshToken.for_user(user).access_token)
 

@@ -13,18 +13,9 @@ from rest_framework_simplejwt.tokens import AccessToken
 
 from apps.accounts.models import ApiKey, hash_api_key
 from apps.accounts.services import api_key_revoke
-from tests.conftest import API_KEY, bearer_for
+from tests.conftest import API_KEY, assert_problem, bearer_for
 
 pytestmark = pytest.mark.django_db
-
-
-def assert_problem(response, status: int) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"].startswith("application/problem+json")
-    body = response.json()
-    assert body["status"] == status
-    assert set(body) >= {"type", "title", "status", "detail", "errors"}
-    return body
 
 
 def test_missing_api_key_is_401_even_with_a_valid_token(manager, api_key):

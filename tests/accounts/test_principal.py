@@ -18,7 +18,7 @@ from django.test import Client as BrowserClient
 
 from apps.accounts.models import ApiKey, hash_api_key
 from apps.agencies.models import AgencyMembership
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 from tests.factories import UserFactory
 from tests.processes import gunicorn_nodes, needs_redis
 

@@ -9,8 +9,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.rate_limits import CallerRateThrottle
 from apps.accounts.services import api_key_create
-from tests.accounts.test_auth import assert_problem
-from tests.conftest import bearer_for
+from tests.conftest import assert_problem, bearer_for
 from tests.processes import gunicorn_nodes, needs_redis
 
 ROOT = Path(__file__).resolve().parents[2]

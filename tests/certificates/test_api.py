@@ -15,8 +15,7 @@ from pypdf import PdfReader
 from apps.masterdata.models import CoverageType, Insurer
 from apps.policies.models import PolicyLimit
 from apps.policies.selectors import today
-from tests.accounts.test_auth import assert_problem
-from tests.conftest import staff_member
+from tests.conftest import assert_problem, staff_member
 from tests.factories import (
     ClientFactory,
     PolicyFactory,

@@ -6,7 +6,7 @@ import pytest
 
 from apps.clients.models import Client
 from apps.masterdata.models import ClientType
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 from tests.factories import ClientFactory, ProducerFactory
 
 pytestmark = pytest.mark.django_db

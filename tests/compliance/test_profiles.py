@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.compliance.models import RequirementProfile
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 from tests.factories import AgencyFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

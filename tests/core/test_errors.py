@@ -9,7 +9,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import pytest
 from apps.coverages.models import CoverageEvent, VehicleCoverage
 from apps.masterdata.models import CoverageType
 from apps.policies.selectors import today
-from tests.accounts.test_auth import assert_problem
 from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
 from tests.factories import ClientFactory, DriverFactory, PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db

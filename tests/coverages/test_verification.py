@@ -10,7 +10,7 @@ from apps.coverages.services import VEHICLE, coverage_update
 from apps.masterdata.models import State
 from apps.policies.models import PolicyLimit
 from apps.policies.selectors import today
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 from tests.factories import (
     ClientFactory,
     PolicyFactory,

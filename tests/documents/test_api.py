@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 from apps.core.models import IdempotencyRecord
 from apps.documents.models import Document, DocumentVersion
 from apps.documents.uploads import MAX_FILE_BYTES
-from tests.accounts.test_auth import assert_problem
 from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
 from tests.factories import ClientFactory, PolicyFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

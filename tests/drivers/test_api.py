@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from apps.drivers.models import Driver, DriverVehicle
-from tests.accounts.test_auth import assert_problem
 from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
 from tests.factories import ClientFactory, DriverFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,8 @@ from apps.events.tasks import events_prune
 from apps.events.worker import last_heartbeat
 from apps.masterdata.models import Insurer
 from apps.policies.selectors import today
-from tests.accounts.test_auth import assert_problem
 from tests.admin.formdata import form_data
+from tests.conftest import assert_problem
 from tests.factories import PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import pytest
 
 from apps.policies.models import Policy
 from apps.policies.selectors import today
-from tests.accounts.test_auth import assert_problem
 from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
 from tests.factories import (
     ClientFactory,
     PolicyFactory,
@@ -34,41 +34,24 @@ def payload(client, **extra):
 
 def test_create_resolves_names_and_limits(api, carrier, agency):
     ProducerFactory(agency=agency, name="Demo Producer")
-    response = api.post(
-        "/v1/policies",
-        payload(
-            carrier,
-            coverageType=None,
-            fullCoverageTypeName="auto physical damage",
-            policyNumber=" APD-1 ",
-            insurerName="Northland Insurance Company",
-            stateName="tx",
-            producerName="demo producer",
-            limits=[{"name": "Deductible", "amount": "2500"}],
-            premium="1234.5",
-        ),
-        format="json",
+    by_names = payload(
+        carrier,
+        coverageType=None,
+        fullCoverageTypeName="auto physical damage",
+        policyNumber=" APD-1 ",
+        insurerName="Northland Insurance Company",
+        stateName="tx",
+        producerName="demo producer",
+        limits=[{"name": "Deductible", "amount": "2500"}],
+        premium="1234.5",
     )
+    response = api.post("/v1/policies", by_names, format="json")
     assert response.status_code == 400  # the insurer is not in master data yet
     assert "insurerName" in field_errors(response.json())
     from apps.masterdata.models import Insurer
 
     Insurer.objects.create(name="Northland Insurance Company", naic="24015")
-    response = api.post(
-        "/v1/policies",
-        payload(
-            carrier,
-            coverageType=None,
-            fullCoverageTypeName="auto physical damage",
-            policyNumber=" APD-1 ",
-            insurerName="Northland Insurance Company",
-            stateName="tx",
-            producerName="demo producer",
-            limits=[{"name": "Deductible", "amount": "2500"}],
-            premium="1234.5",
-        ),
-        format="json",
-    )
+    response = api.post("/v1/policies", by_names, format="json")
     assert response.status_code == 201, response.content
     body = response.json()
     assert response["Location"].endswith(f"/v1/policies/{body['id']}")

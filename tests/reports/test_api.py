@@ -14,8 +14,7 @@ from apps.masterdata.models import UnitType
 from apps.policies.models import PolicyRate
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.services import premium_report_create
-from tests.accounts.test_auth import assert_problem
-from tests.conftest import staff_member
+from tests.conftest import assert_problem, staff_member
 from tests.factories import (
     ClientFactory,
     PolicyFactory,

@@ -8,17 +8,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.conftest import API_KEY
+from tests.conftest import API_KEY, assert_problem
 
 pytestmark = pytest.mark.django_db
-
-
-def assert_problem(response, status: int) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"].startswith("application/problem+json")
-    body = response.json()
-    assert body["status"] == status
-    return body
 
 
 # -- 3. the login throttle's client address ---------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 from tests.documents.test_api import upload
 from tests.factories import PolicyFactory, UserFactory
 

@@ -8,8 +8,8 @@ import pytest
 
 from apps.masterdata.models import Make, UnitType
 from apps.vehicles.models import Vehicle
-from tests.accounts.test_auth import assert_problem
 from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
 from tests.factories import (
     ClientFactory,
     DriverFactory,

@@ -12,7 +12,7 @@ from django.utils import timezone
 from apps.events.models import Event
 from apps.webhooks.delivery import FIRST_RETRY_SECONDS, deliveries_sweep, delivery_attempt
 from apps.webhooks.models import Webhook, WebhookDelivery
-from tests.accounts.test_auth import assert_problem
+from tests.conftest import assert_problem
 from tests.factories import PolicyFactory, UserFactory, VehicleFactory
 from tests.webhooks.receiver import Receiver
 
