@@ -248,8 +248,9 @@ def slow_upload(port, auth, client_id: int, size: int, kill) -> None:
         chunk = os.urandom(256 * 1024)
         sent = 0
         while sent < size:
-            yield chunk
-            sent += len(chunk)
+            piece = chunk[: size - sent]
+            yield piece
+            sent += len(piece)
             if sent >= size // 2 and kill is not None:
                 kill()
                 kill = None
