@@ -37,7 +37,7 @@ class DriverCoverageEventInline(CoverageEventInline):
     fk_name = "driver_coverage"
 
 
-class AssignmentAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
+class CoverageAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
     """A scheduling period, written only through coverage_assign / coverage_update, so every
     change is appended to its event log (and announced) as the API's are.
 
@@ -102,22 +102,22 @@ class AssignmentAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
 
 
 @admin.register(VehicleCoverage)
-class VehicleCoverageAdmin(AssignmentAdmin):
+class VehicleCoverageAdmin(CoverageAdmin):
     subject = VEHICLE
-    list_display = ["vehicle", *AssignmentAdmin.list_display]
+    list_display = ["vehicle", *CoverageAdmin.list_display]
     list_filter = [CoverageStatusFilter, "policy__coverage_type", "policy_added_date"]
     search_fields = ["vehicle__serial_number", "vehicle__unit", "policy__policy_number"]
-    list_select_related = ["vehicle", *AssignmentAdmin.list_select_related]
+    list_select_related = ["vehicle", *CoverageAdmin.list_select_related]
     autocomplete_fields = ["vehicle", "policy"]
     inlines = [CoverageEventInline]
 
 
 @admin.register(DriverCoverage)
-class DriverCoverageAdmin(AssignmentAdmin):
+class DriverCoverageAdmin(CoverageAdmin):
     subject = DRIVER
-    list_display = ["driver", *AssignmentAdmin.list_display]
+    list_display = ["driver", *CoverageAdmin.list_display]
     list_filter = [DriverCoverageStatusFilter, "policy__coverage_type"]
     search_fields = ["driver__last_name", "driver__license_number", "policy__policy_number"]
-    list_select_related = ["driver", *AssignmentAdmin.list_select_related]
+    list_select_related = ["driver", *CoverageAdmin.list_select_related]
     autocomplete_fields = ["driver", "policy"]
     inlines = [DriverCoverageEventInline]
