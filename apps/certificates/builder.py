@@ -15,6 +15,7 @@ from apps.certificates.numbers import certificate_number
 from apps.clients.models import Client
 from apps.core import counting
 from apps.core.models import live_q
+from apps.core.money import format_money
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
 from apps.policies.models import Policy, PolicyLimit
@@ -120,7 +121,9 @@ def _coverage_rows(policies: Iterable[Policy]) -> tuple[list[dict], list[dict], 
             "effective_date": policy.effective_date.isoformat(),
             "expiration_date": policy.expiration_date.isoformat(),
             "covered_autos": policy.get_covered_autos_display() if policy.covered_autos else None,
-            "limits": [{"name": x.name, "amount": f"{x.amount:.2f}"} for x in policy.limits.all()],
+            "limits": [
+                {"name": x.name, "amount": format_money(x.amount)} for x in policy.limits.all()
+            ],
         }
         (rows if row["insurer_letter"] in LETTERS else overflow).append(row)
     return insurers, rows, overflow

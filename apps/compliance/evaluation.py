@@ -27,6 +27,7 @@ from apps.compliance.rules import (
     WAIVER_OF_SUBROGATION,
     required_types,
 )
+from apps.core.money import format_money
 from apps.masterdata.models import AM_BEST_ORDER
 from apps.policies.choices import LimitName
 
@@ -84,10 +85,6 @@ class CompiledProfile:
         )
 
 
-def _money(amount: Decimal | None) -> str | None:
-    return None if amount is None else f"{amount:.2f}"
-
-
 def _reason(code: str, coverage_type: str | None, required, actual, message: str) -> dict:
     return {
         "code": code,
@@ -140,8 +137,8 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
                     LIMIT_BELOW_MINIMUM,
                     code,
                     rule["minimum_limit"],
-                    _money(amount),
-                    f"{code} {named} {_money(amount) or 'none'} is below the required "
+                    format_money(amount),
+                    f"{code} {named} {format_money(amount) or 'none'} is below the required "
                     f"{rule['minimum_limit']} (policy {policy.policy_number or policy.id}).",
                 )
             )
@@ -155,10 +152,10 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
                 _reason(
                     BELOW_FEDERAL_MINIMUM,
                     code,
-                    _money(floor),
-                    _money(amount),
-                    f"Auto liability {_money(amount) or 'none'} is below the federal minimum "
-                    f"{_money(floor)} for {cargo_class} (49 CFR 387.9).",
+                    format_money(floor),
+                    format_money(amount),
+                    f"Auto liability {format_money(amount) or 'none'} is below the federal minimum "
+                    f"{format_money(floor)} for {cargo_class} (49 CFR 387.9).",
                 )
             )
     if compiled.rating is not None:
@@ -282,7 +279,7 @@ def verdict(
             rule = compiled.coverage.get(code)
             required = rule["minimum_limit"] if rule is not None else None
             if required is None and compiled.federal and code == AUTO_LIABILITY:
-                required = _money(FEDERAL_MINIMUMS[cargo_class])
+                required = format_money(FEDERAL_MINIMUMS[cargo_class])
             reasons.append(
                 _reason(
                     COVERAGE_MISSING,

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 
 from apps.clients.models import CargoClass
 from apps.core.camel_case import snake
+from apps.core.money import CENT, format_money
 from apps.masterdata.models import AM_BEST_ORDER, CoverageType
 from apps.policies.choices import LimitName
 
@@ -72,9 +73,9 @@ def _amount(raw, where: str) -> str:
         raise ValidationError({where: f"'{raw}' is not an amount."})
     if value < 0:
         raise ValidationError({where: "An amount cannot be negative."})
-    if value > MAX_AMOUNT or value != value.quantize(Decimal("0.01")):
+    if value > MAX_AMOUNT or value != value.quantize(CENT):
         raise ValidationError({where: "At most 12 digits before the point and 2 after it."})
-    return f"{value:.2f}"
+    return format_money(value)
 
 
 def _coverage_rule(rule: dict, where: str, coverage_codes: set[str]) -> dict:

@@ -29,6 +29,8 @@ from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from rest_framework.exceptions import APIException
 
+from apps.core.money import CENT, format_money
+
 
 def _text(value) -> str:
     if value is None:
@@ -153,14 +155,14 @@ class MoneyWidget(widgets.Widget):
         if not text:
             return None
         try:
-            return Decimal(text).quantize(Decimal("0.01"))
+            return Decimal(text).quantize(CENT)
         except InvalidOperation as exc:
             raise ValueError(
                 f"The amount “{_text(value)}” is not a number like 145000.00."
             ) from exc
 
     def render(self, value, obj=None, **kwargs):
-        return "" if value is None else f"{value:.2f}"
+        return "" if value is None else format_money(value)
 
 
 class DayWidget(widgets.Widget):

@@ -7,6 +7,8 @@ import datetime as dt
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.money import format_money
+
 
 class UtcDateTimeField(serializers.DateTimeField):
     """Timestamps are always rendered in UTC with a trailing Z."""
@@ -22,13 +24,16 @@ class UtcDateTimeField(serializers.DateTimeField):
 
 
 class MoneyField(serializers.DecimalField):
-    """Money: a decimal string with two places."""
+    """Money: a decimal string with two places ("1000000.00"), the one way amounts render."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("max_digits", 14)
         kwargs.setdefault("decimal_places", 2)
         kwargs.setdefault("coerce_to_string", True)
         super().__init__(**kwargs)
+
+    def to_representation(self, value):
+        return format_money(value)
 
 
 class AuditedModelSerializer(serializers.ModelSerializer):

@@ -16,6 +16,7 @@ from django.db.models import Prefetch, Q
 from apps.clients.models import Client
 from apps.compliance.evaluation import verdict
 from apps.compliance.selectors import ProfileChoice
+from apps.core.money import format_money
 from apps.coverages.choices import CoverageStatus
 from apps.coverages.models import VehicleCoverage
 from apps.policies.choices import PolicyStatus
@@ -54,7 +55,7 @@ def coverage_ref(policy: Policy, on: dt.date) -> dict:
         "effective_date": policy.effective_date.isoformat(),
         "expiration_date": policy.expiration_date.isoformat(),
         "status": policy.status_on(on),
-        "limits": [{"name": x.name, "amount": f"{x.amount:.2f}"} for x in policy.limit_rows()],
+        "limits": [{"name": x.name, "amount": format_money(x.amount)} for x in policy.limit_rows()],
     }
 
 

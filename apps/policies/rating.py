@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
-CENT = Decimal("0.01")
-
-
-def round_money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+from apps.core.money import ZERO, round_money
 
 
 def annual_unit_premium(rate, stated_value: Decimal | None) -> Decimal:
@@ -17,7 +13,7 @@ def annual_unit_premium(rate, stated_value: Decimal | None) -> Decimal:
     `rate` is a PolicyRate or None (no rating for the unit type: no premium).
     """
     if rate is None:
-        return Decimal("0.00")
+        return ZERO
     value = stated_value or Decimal("0")
     premium = rate.annual_rate + value / Decimal(100) * rate.rate_per_100_value
     return round_money(max(premium, rate.minimum_premium))

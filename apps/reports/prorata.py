@@ -4,7 +4,8 @@ property tests.
 A unit's premium for a period is its annual premium times the days it was scheduled inside
 both the period and the policy term, divided by the days of the policy year (365, or 366 when
 the year from the effective date holds a February 29th). Each row is rounded half-up to the
-cent; totals are sums of the rounded rows, so they always add up.
+cent; totals are sums of the rounded rows, so they always add up. Amounts stay Decimals
+here; the report's serializers (apps/reports/serializers.py) turn them into text, once.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from apps.policies.rating import round_money
-
-ZERO = Decimal("0.00")
+from apps.core.money import ZERO, round_money
 
 
 @dataclass(frozen=True)
@@ -97,12 +96,12 @@ def premium_rows(
                 "make": unit.make,
                 "vin": unit.vin,
                 "unit_type": unit.unit_type,
-                "stated_value": None if unit.stated_value is None else f"{unit.stated_value:.2f}",
-                "annual_premium": f"{unit.annual_premium:.2f}",
-                "policy_added_date": first_added.isoformat(),
-                "policy_removed_date": last_removed.isoformat() if last_removed else None,
+                "stated_value": unit.stated_value,
+                "annual_premium": unit.annual_premium,
+                "policy_added_date": first_added,
+                "policy_removed_date": last_removed,
                 "days_on_policy": days,
-                "premium": f"{premium:.2f}",
+                "premium": premium,
             }
         )
     return rows
@@ -113,17 +112,14 @@ def premium_mapping(rows: list[dict]) -> dict:
     by_type: dict[str, dict] = {}
     total = ZERO
     for row in rows:
-        premium = Decimal(row["premium"])
+        premium = row["premium"]
         total += premium
         bucket = by_type.setdefault(row["unit_type"], {"unit_count": 0, "premium": ZERO})
         bucket["unit_count"] += 1
         bucket["premium"] += premium
     return {
-        "total_premium": f"{total:.2f}",
-        "earned_premium": f"{total:.2f}",
+        "total_premium": total,
+        "earned_premium": total,
         "unit_count": len(rows),
-        "by_unit_type": {
-            name: {"unit_count": b["unit_count"], "premium": f"{b['premium']:.2f}"}
-            for name, b in sorted(by_type.items())
-        },
+        "by_unit_type": dict(sorted(by_type.items())),
     }

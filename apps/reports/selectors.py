@@ -45,21 +45,20 @@ def _fixed_data(report: PolicyPremiumReport) -> dict:
         "naic": policy.insurer.naic if policy.insurer_id else None,
         "coverage_type": policy.coverage_type.code,
         "coverage_type_name": policy.coverage_type.name,
-        "effective_date": policy.effective_date.isoformat(),
-        "expiration_date": policy.expiration_date.isoformat(),
-        "cancellation_date": policy.cancellation_date.isoformat()
-        if policy.cancellation_date
-        else None,
+        "effective_date": policy.effective_date,
+        "expiration_date": policy.expiration_date,
+        "cancellation_date": policy.cancellation_date,
         "producer": policy.producer.name if policy.producer_id else None,
         "agency": client.agency.name,
-        "period_start": report.period_start.isoformat(),
-        "period_end": report.period_end.isoformat(),
+        "period_start": report.period_start,
+        "period_end": report.period_end,
         "policy_year_days": policy_year_days(policy.effective_date),
     }
 
 
 def compute_raw_data(report: PolicyPremiumReport) -> dict:
-    """fixedData, tableData and premiumMapping, computed now (three queries, any fleet size)."""
+    """fixedData, tableData and premiumMapping, computed now (three queries, any fleet size),
+    as dates and Decimals: apps/reports/serializers.py renders them."""
     policy = report.policy
     period = Window(report.period_start, report.period_end + dt.timedelta(days=1))
     rates = {rate.unit_type_id: rate for rate in PolicyRate.objects.filter(policy_id=policy.id)}
@@ -101,7 +100,8 @@ def compute_raw_data(report: PolicyPremiumReport) -> dict:
 
 
 def report_raw_data(report: PolicyPremiumReport) -> dict:
-    """The stored snapshot when there is one, else the mapping computed now."""
+    """The stored snapshot when there is one, else the mapping computed now (render it with
+    RawDataSerializer)."""
     if report.snapshot is not None:
         return {
             "report_id": report.id,

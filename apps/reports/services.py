@@ -13,6 +13,7 @@ from apps.policies.selectors import today
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.prorata import month_window
 from apps.reports.selectors import compute_raw_data
+from apps.reports.serializers import ReportDataSerializer
 
 
 def parse_period(period: str | None) -> tuple[dt.date, dt.date]:
@@ -55,7 +56,7 @@ def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumRepo
         )
         .get(pk=report.pk)
     )
-    report.snapshot = compute_raw_data(report)
+    report.snapshot = dict(ReportDataSerializer(compute_raw_data(report)).data)
     report.snapshot_at = timezone.now()
     report.save(update_fields=["snapshot", "snapshot_at"])
     return report

@@ -99,9 +99,6 @@ class PolicySerializer(AuditedModelSerializer):
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["producer_name"] = instance.producer.name if instance.producer_id else None
-        data["limits"] = [
-            {"name": limit.name, "amount": f"{limit.amount:.2f}"} for limit in instance.limits.all()
-        ]
         return data
 
     def validate_policy_number(self, value):

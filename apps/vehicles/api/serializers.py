@@ -6,6 +6,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from apps.core.history import audit_trail
+from apps.core.money import format_money
 from apps.core.serializers import (
     AuditedModelSerializer,
     MoneyField,
@@ -158,11 +159,11 @@ def _billing(vehicle: Vehicle, on: dt.date) -> dict:
                 "policy_id": policy.id,
                 "policy_number": policy.policy_number,
                 "coverage_type": policy.coverage_type.code,
-                "annual_premium": f"{annual_unit_premium(rate, vehicle.stated_value):.2f}",
+                "annual_premium": format_money(annual_unit_premium(rate, vehicle.stated_value)),
             }
         )
     return {
-        "stated_value": f"{vehicle.stated_value:.2f}" if vehicle.stated_value is not None else None,
+        "stated_value": format_money(vehicle.stated_value),
         "premiums": premiums,
     }
 
@@ -233,9 +234,7 @@ class LienholderVehicleSerializer(serializers.Serializer):
             "unit": vehicle.unit,
             "model_year": vehicle.model_year,
             "make": vehicle.make.name,
-            "stated_value": f"{vehicle.stated_value:.2f}"
-            if vehicle.stated_value is not None
-            else None,
+            "stated_value": format_money(vehicle.stated_value),
             "power_unit": vehicle.unit_type.is_power_unit,
         }
 
