@@ -11,9 +11,10 @@ from apps.certificates.api.serializers import CertificateSerializer
 from apps.certificates.builder import client_certificate, vehicle_certificate
 from apps.certificates.numbers import parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
+from apps.core.params import AsOfParam, DotParam, IdParam, PlateParam, QueryParameters
 from apps.core.permissions import HasPermissions
 from apps.core.renderers import CamelCaseJSONRenderer
-from apps.coverages.api.params import exactly_one, parse_as_of, parse_dot, parse_id, parse_vin
+from apps.vehicles.params import VinParam
 
 
 class PdfRenderer(BaseRenderer):
@@ -47,6 +48,28 @@ RESPONSES = {
 
 
 NO_SUCH_CERTIFICATE = "No certificate has this number."
+
+
+class ClientCertificateParams(QueryParameters):
+    one_of = ("id", "dot")
+    id = IdParam()
+    dot = DotParam()
+    as_of = AsOfParam()
+
+
+class VehicleCertificateParams(QueryParameters):
+    one_of = ("id", "vin", "license_plate")
+    id = IdParam()
+    vin = VinParam()
+    license_plate = PlateParam()
+    as_of = AsOfParam()
+    client_id = IdParam()
+
+
+def _query(params_class: type[QueryParameters], request) -> dict:
+    params = params_class(data=request.query_params)
+    params.is_valid(raise_exception=True)
+    return dict(params.validated_data)
 
 
 class CertificateView(APIView):
@@ -89,15 +112,10 @@ class ClientCertificateView(CertificateView):
         operation_id="certificates_clients_retrieve",
     )
     def get(self, request):
-        params = request.query_params
-        which = exactly_one(params, ("id", "dot"))
-        lookup = (
-            {"client_id": parse_id(params["id"], "id")}
-            if which == "id"
-            else {"dot": parse_dot(params["dot"])}
-        )
+        query = _query(ClientCertificateParams, request)
+        lookup = {"client_id": query["id"]} if "id" in query else {"dot": query["dot"]}
         certificate = client_certificate(
-            user=request.user, on=parse_as_of(params), **lookup, **self.holder(params)
+            user=request.user, on=query["as_of"], **lookup, **self.holder(request.query_params)
         )
         return self.respond(request, certificate)
 
@@ -119,24 +137,14 @@ class VehicleCertificateView(CertificateView):
         operation_id="certificates_vehicles_retrieve",
     )
     def get(self, request):
-        params = request.query_params
-        which = exactly_one(params, ("id", "vin", "licensePlate"))
-        if which == "id":
-            lookup = {"vehicle_id": parse_id(params["id"], "id")}
-        elif which == "vin":
-            lookup = {"vin": parse_vin(params["vin"])}
-        else:
-            plate = params["licensePlate"].strip()
-            if len(plate) > 15:
-                raise ValidationError({"licensePlate": ["A plate has at most 15 characters."]})
-            lookup = {"license_plate": plate}
-        client_id = params.get("clientId")
+        query = _query(VehicleCertificateParams, request)
+        lookup = {"vehicle_id": query.pop("id")} if "id" in query else {}
         certificate = vehicle_certificate(
             user=request.user,
-            on=parse_as_of(params),
-            client_id=parse_id(client_id, "clientId") if client_id else None,
+            on=query.pop("as_of"),
             **lookup,
-            **self.holder(params),
+            **query,
+            **self.holder(request.query_params),
         )
         return self.respond(request, certificate)
 

@@ -4,8 +4,11 @@ import re
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from apps.compliance.api.serializers import ProfileRefField, compliance_field
+from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
+from apps.core.params import AsOfParam, DotListParam, DotParam, IdParam, PlateParam, QueryParameters
 from apps.core.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -17,6 +20,9 @@ from apps.coverages.choices import (
     VERIFICATION_STATUSES,
     CoverageStatus,
 )
+from apps.masterdata.lookup import resolve
+from apps.masterdata.models import State
+from apps.vehicles.params import VinParam
 
 DOT_RE = re.compile(r"^[0-9]{1,8}$")
 MAX_DOTS = 500
@@ -71,6 +77,69 @@ class VehicleAssignmentSerializer(AssignmentSerializer):
 
 class DriverAssignmentSerializer(AssignmentSerializer):
     driver_id = StrictIntegerField()
+
+
+# --- verification: query parameters -------------------------------------------------------
+
+
+def profile_choice(request, raw) -> ProfileChoice | None:
+    """The profile a verification names; unknown or another agency's: 400 on `profile`."""
+    if raw is None or raw == "":
+        return None
+    if not request.user.has_perm("compliance.view_requirementprofile"):
+        raise PermissionDenied("Checking against a profile needs permission to view profiles.")
+    choice = None
+    if len(str(raw)) <= 50:
+        choice = requirement_profile_resolve(user=request.user, ref=str(raw))
+    if choice is None:
+        raise ValidationError({"profile": [f"No requirement profile '{raw}'."]})
+    return choice
+
+
+class ProfileParam(serializers.Field):
+    """A requirement profile's id or code, resolved for the caller."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> ProfileChoice | None:
+        return profile_choice(self.context["request"], data)
+
+
+class StateParam(serializers.Field):
+    """A state by name or USPS code."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> State:
+        return resolve(State, data)
+
+
+class ClientVerificationParams(QueryParameters):
+    one_of = ("dots", "dot", "id")
+    as_of = AsOfParam()
+    profile = ProfileParam()
+    dots = DotListParam(most=MAX_DOTS)
+    dot = DotParam()
+    id = IdParam()
+
+
+class VehicleVerificationParams(QueryParameters):
+    one_of = ("vin", "license_plate")
+    as_of = AsOfParam()
+    profile = ProfileParam()
+    vin = VinParam()
+    license_plate_state = StateParam()
+    license_plate = PlateParam()
+
+    def to_internal_value(self, data):
+        if data.get("vin") not in (None, ""):  # a VIN lookup ignores the plate's state
+            data = data.copy()
+            data.pop("licensePlateState", None)
+        return super().to_internal_value(data)
 
 
 # --- verification (documented shapes) ------------------------------------------------------

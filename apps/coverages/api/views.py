@@ -3,19 +3,16 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
 from apps.core.exceptions import Conflict
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
-from apps.coverages.api.params import exactly_one, parse_as_of, parse_dot, parse_id, parse_vin
 from apps.coverages.selectors import verify_clients, verify_fleet, verify_vehicles
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
-from apps.masterdata.lookup import resolve
-from apps.masterdata.models import State
+from apps.policies.selectors import today
 
 AS_OF = OpenApiParameter(
     "asOf", str, description="The date to verify (default: today in the service's time zone)."
@@ -30,20 +27,6 @@ PROFILE = _q(
     "profile",
     "A requirement profile's id or code (e.g. federal-minimum): each result gains `compliance`.",
 )
-
-
-def _profile(request, raw) -> ProfileChoice | None:
-    """The profile a verification names; unknown or another agency's: 400 on `profile`."""
-    if raw is None or raw == "":
-        return None
-    if not request.user.has_perm("compliance.view_requirementprofile"):
-        raise PermissionDenied("Checking against a profile needs permission to view profiles.")
-    choice = None
-    if len(str(raw)) <= 50:
-        choice = requirement_profile_resolve(user=request.user, ref=str(raw))
-    if choice is None:
-        raise ValidationError({"profile": [f"No requirement profile '{raw}'."]})
-    return choice
 
 
 class ClientVerificationView(APIView):
@@ -65,32 +48,21 @@ class ClientVerificationView(APIView):
         operation_id="coverages_clients_verify",
     )
     def get(self, request):
-        params = request.query_params
-        which = exactly_one(params, ("dots", "dot", "id"))
-        on = parse_as_of(params)
-        profile = _profile(request, params.get("profile"))
-        if which == "id":
+        params = s.ClientVerificationParams(data=request.query_params, context={"request": request})
+        params.is_valid(raise_exception=True)
+        query = params.validated_data
+        on, profile = query["as_of"], query.get("profile")
+        if "id" in query:
             results = verify_clients(
-                user=request.user,
-                on=on,
-                client_id=parse_id(params["id"], "id"),
-                profile=profile,
+                user=request.user, on=on, client_id=query["id"], profile=profile
             )
             if not results:
                 raise NotFound("No client with this id.")
         else:
-            if which == "dot":
-                dots = [parse_dot(params["dot"])]
-            else:
-                raw = [p for value in params.getlist("dots") for p in value.split(",")]
-                dots = [parse_dot(value, "dots") for value in raw if value.strip()]
-                if len(set(dots)) > s.MAX_DOTS:
-                    raise ValidationError({"dots": [f"At most {s.MAX_DOTS} DOT numbers."]})
-                if not dots:
-                    raise ValidationError({"dots": ["Send at least one DOT number."]})
+            dots = query["dots"] if "dots" in query else [query["dot"]]
             results = verify_clients(user=request.user, on=on, dots=dots, profile=profile)
             if not any(r["found"] for r in results):
-                detail = "DOT number not found." if which == "dot" else "No DOT number was found."
+                detail = "DOT number not found." if "dot" in query else "No DOT number was found."
                 raise NotFound(detail)
         return Response({"as_of": on, "results": results})
 
@@ -113,30 +85,23 @@ class VehicleVerificationView(APIView):
         operation_id="coverages_vehicles_verify",
     )
     def get(self, request):
-        params = request.query_params
-        which = exactly_one(params, ("vin", "licensePlate"))
-        on = parse_as_of(params)
-        profile = _profile(request, params.get("profile"))
-        if which == "vin":
+        params = s.VehicleVerificationParams(
+            data=request.query_params, context={"request": request}
+        )
+        params.is_valid(raise_exception=True)
+        query = params.validated_data
+        on = query["as_of"]
+        if "vin" in query:
             results = verify_vehicles(
-                user=request.user, on=on, vin=parse_vin(params["vin"]), profile=profile
+                user=request.user, on=on, vin=query["vin"], profile=query.get("profile")
             )
         else:
-            state = None
-            if params.get("licensePlateState"):
-                try:
-                    state = resolve(State, params["licensePlateState"])
-                except ValidationError as exc:
-                    raise ValidationError({"licensePlateState": exc.detail}) from None
-            plate = params["licensePlate"].strip()
-            if len(plate) > 15:
-                raise ValidationError({"licensePlate": ["A plate has at most 15 characters."]})
             results = verify_vehicles(
                 user=request.user,
                 on=on,
-                license_plate=plate,
-                license_plate_state=state,
-                profile=profile,
+                license_plate=query["license_plate"],
+                license_plate_state=query.get("license_plate_state"),
+                profile=query.get("profile"),
             )
         if not results:
             raise NotFound("No vehicle matches.")
@@ -158,8 +123,8 @@ class FleetVerificationView(APIView):
     def post(self, request):
         body = s.FleetRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        on = body.validated_data.get("as_of") or parse_as_of({})
-        profile = _profile(request, body.validated_data.get("profile"))
+        on = body.validated_data.get("as_of") or today()
+        profile = s.profile_choice(request, body.validated_data.get("profile"))
         result = verify_fleet(
             user=request.user,
             on=on,

@@ -14,8 +14,8 @@ from rest_framework.response import Response
 
 from apps.core import idempotency
 from apps.core.pagination import PagePagination
+from apps.core.params import DotParam, IdParam, QueryParameters
 from apps.core.problems import problem_response
-from apps.coverages.api.params import exactly_one, parse_dot, parse_id
 from apps.documents.api.serializers import (
     ClientUploadSerializer,
     DocumentSerializer,
@@ -81,6 +81,13 @@ class DocumentCollectionView(DocumentView):
 
     upload_serializer: type = ClientUploadSerializer
     owner_field = "client_id"
+    Params: type[QueryParameters]
+
+    def parse(self, params) -> dict:
+        """The list's query parameters, parsed by the view's `Params`."""
+        query = self.Params(data=params)
+        query.is_valid(raise_exception=True)
+        return dict(query.validated_data)
 
     def get(self, request):
         documents = self.list_queryset(request.query_params).order_by("-uploaded_at", "-id")
@@ -138,13 +145,13 @@ class ClientDocumentsView(DocumentCollectionView):
 
     module = Module.CLIENT
 
+    class Params(QueryParameters):
+        one_of = ("client_id", "dot")
+        client_id = IdParam()
+        dot = DotParam()
+
     def list_queryset(self, params):
-        which = exactly_one(params, ("clientId", "dot"))
-        if which == "clientId":
-            return client_documents(
-                user=self.request.user, client_id=parse_id(params["clientId"], "clientId")
-            )
-        return client_documents(user=self.request.user, dot=parse_dot(params["dot"]))
+        return client_documents(user=self.request.user, **self.parse(params))
 
     @extend_schema(
         parameters=[OpenApiParameter("clientId", int), OpenApiParameter("dot", str)],
@@ -171,11 +178,12 @@ class PolicyDocumentsView(DocumentCollectionView):
     upload_serializer = PolicyUploadSerializer
     owner_field = "policy_id"
 
+    class Params(QueryParameters):
+        one_of = ("policy_id",)
+        policy_id = IdParam()
+
     def list_queryset(self, params):
-        exactly_one(params, ("policyId",))
-        return policy_documents(
-            user=self.request.user, policy_id=parse_id(params["policyId"], "policyId")
-        )
+        return policy_documents(user=self.request.user, **self.parse(params))
 
     @extend_schema(
         parameters=[OpenApiParameter("policyId", int, required=True)],
