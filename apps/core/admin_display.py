@@ -205,11 +205,11 @@ def _us_date(value: dt.date | None) -> str:
 
 
 def _timeline(assignments, on: dt.date) -> list[dict]:
-    from apps.coverages.selectors import assignment_summary
+    from apps.coverages.serializers import AssignmentSummarySerializer
 
     rows = []
     for assignment in assignments:
-        summary = assignment_summary(assignment, on)
+        summary = AssignmentSummarySerializer(assignment, context={"on": on}).data
         rows.append(
             {
                 **summary,
@@ -249,9 +249,7 @@ def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
 
 def _driver_verified(driver_coverages, on: dt.date) -> bool:
     """A driver is verified when an OA/DD period covers them today (as the API says)."""
-    from apps.coverages.selectors import assignment_summary
-
-    return any(assignment_summary(c, on)["covered"] for c in driver_coverages)
+    return any(c.in_force_on(on) for c in driver_coverages)
 
 
 _TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")

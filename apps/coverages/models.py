@@ -55,6 +55,11 @@ class Coverage(TimeStampedModel):
             self.policy_removed_date is None or self.policy_removed_date > on
         )
 
+    def in_force_on(self, on: dt.date) -> bool:
+        """The one-record twin of `AssignmentQuerySet.in_force_on`: the period covers its unit
+        on D under a policy in force on D (what "covered" and "verified" mean)."""
+        return self.covers_on(on) and self.policy.in_force_on(on)
+
 
 class VehicleCoverage(Coverage):
     """A period during which a vehicle is a scheduled unit of a policy."""

@@ -368,24 +368,3 @@ def verify_fleet(
         verdicts = [r["compliance"]["result"] for r in results if r["compliance"]]
         summary["compliance"] = {v.lower(): verdicts.count(v) for v in ("PASS", "CAUTION", "FAIL")}
     return {"results": results, "summary": summary}
-
-
-def assignment_summary(assignment, on: dt.date) -> dict:
-    """A unit's or driver's period on a policy, as the vehicle and driver details show it."""
-    policy = assignment.policy
-    return {
-        "assignment_id": assignment.id,
-        "policy_id": policy.id,
-        "policy_number": policy.policy_number,
-        "coverage_type": policy.coverage_type.code,
-        "coverage_type_name": policy.coverage_type.name,
-        "insurer_name": policy.insurer.name if policy.insurer_id else None,
-        "policy_status": policy.status_on(on),
-        "coverage_status": assignment.coverage_status,
-        "coverage_status_name": CoverageStatus(assignment.coverage_status).label,
-        "policy_added_date": assignment.policy_added_date.isoformat(),
-        "policy_removed_date": (
-            assignment.policy_removed_date.isoformat() if assignment.policy_removed_date else None
-        ),
-        "covered": assignment.covers_on(on) and policy.in_force_on(on),
-    }

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+
 from django.db.models import Count, DecimalField, Prefetch, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 
+from apps.coverages.choices import CoverageStatus
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
-from apps.policies.models import PolicyRate
+from apps.policies.models import Policy, PolicyRate
+from apps.policies.rating import annual_unit_premium
 from apps.vehicles.models import Lienholder, Vehicle
 
 VEHICLE_RELATIONS = (
@@ -50,13 +55,36 @@ def vehicle_detail_queryset(*, user) -> QuerySet[Vehicle]:
     )
 
 
-def lienholder_detail(*, user, lienholder_id: int) -> tuple[Lienholder, dict, list[Vehicle]]:
-    """A lienholder with its totals, aggregated in the database, and its live vehicles."""
+@dataclass(frozen=True)
+class UnitPremium:
+    """What a unit costs a year on a policy it is scheduled on."""
+
+    policy: Policy
+    annual_premium: Decimal
+
+
+def vehicle_premiums(vehicle: Vehicle) -> list[UnitPremium]:
+    """The unit's annual premium on each policy it is scheduled on, from the policy's rate for
+    its unit type (prefetched by `vehicle_detail_queryset`: no query)."""
+    premiums = []
+    for assignment in vehicle.coverages.all():
+        if assignment.coverage_status != CoverageStatus.SCHEDULED_UNIT:
+            continue
+        policy = assignment.policy
+        rate = next((r for r in policy.rates.all() if r.unit_type_id == vehicle.unit_type_id), None)
+        premiums.append(UnitPremium(policy, annual_unit_premium(rate, vehicle.stated_value)))
+    return premiums
+
+
+def lienholder_detail(*, user, lienholder_id: int) -> Lienholder | None:
+    """A lienholder with its totals, aggregated in the database, as attributes
+    (`vehicle_total_count`, `vehicle_value_total`, `power_unit`, `non_power_unit`) and its
+    live vehicles (`live_vehicles`); None when the user may not see it."""
     lienholder = (
         Lienholder.objects.for_user(user).select_related("agency").filter(pk=lienholder_id).first()
     )
     if lienholder is None:
-        return None, {}, []
+        return None
     vehicles = (
         Vehicle.objects.for_user(user)
         .live("client")
@@ -74,7 +102,10 @@ def lienholder_detail(*, user, lienholder_id: int) -> tuple[Lienholder, dict, li
         power_unit=Count("id", filter=Q(unit_type__is_power_unit=True)),
         non_power_unit=Count("id", filter=Q(unit_type__is_power_unit=False)),
     )
-    return lienholder, totals, list(vehicles)
+    for name, value in totals.items():
+        setattr(lienholder, name, value)
+    lienholder.live_vehicles = list(vehicles)
+    return lienholder
 
 
 def vehicle_history(vehicle: Vehicle):

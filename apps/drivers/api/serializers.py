@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from django.utils import timezone
 from rest_framework import serializers
 
 from apps.core.serializers import (
@@ -12,7 +11,7 @@ from apps.core.serializers import (
     reference_id_field,
     require_on_create,
 )
-from apps.coverages.selectors import assignment_summary
+from apps.coverages.serializers import AssignmentSummarySerializer, context_date
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
 from apps.masterdata.lookup import CityField, MasterDataField, MasterDataIdField, resolve_cities
@@ -92,24 +91,25 @@ class DriverSerializer(AuditedModelSerializer):
         return resolve_cities(attrs, self.instance, [("city", "state")])
 
 
+class DriverVehicleRefSerializer(serializers.Serializer):
+    vehicle_id = serializers.IntegerField()
+    unit = serializers.CharField(source="vehicle.unit")
+    vin = serializers.CharField(source="vehicle.serial_number")
+
+
 class DriverDetailSerializer(DriverSerializer):
     """The driver with its vehicles and its OA/DD coverage, in force or not today."""
 
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        on = timezone.localdate()
-        data["vehicles"] = [
-            {
-                "vehicle_id": link.vehicle_id,
-                "unit": link.vehicle.unit,
-                "vin": link.vehicle.serial_number,
-            }
-            for link in instance.vehicle_links.all()
-        ]
-        coverages = [assignment_summary(a, on) for a in instance.coverages.all()]
-        data["coverages"] = coverages
-        data["verified"] = any(c["covered"] for c in coverages)
-        return data
+    vehicles = DriverVehicleRefSerializer(source="vehicle_links", many=True, read_only=True)
+    coverages = AssignmentSummarySerializer(many=True, read_only=True)
+    verified = serializers.SerializerMethodField()
+
+    class Meta(DriverSerializer.Meta):
+        fields = [*DriverSerializer.Meta.fields, "vehicles", "coverages", "verified"]
+
+    def get_verified(self, driver) -> bool:
+        on = context_date(self)
+        return any(c.in_force_on(on) for c in driver.coverages.all())
 
 
 class DriverVehicleRequestSerializer(DriverSerializer):

@@ -57,12 +57,13 @@ class PolicyVehicleSerializer(VehicleSerializer):
 
     class Meta(VehicleSerializer.Meta):
         fields = [
-            *VehicleSerializer.Meta.fields,
+            *(name for name in VehicleSerializer.Meta.fields if name != "make"),
             "assignment_id",
             "coverage_status",
             "coverage_status_name",
             "policy_added_date",
             "policy_removed_date",
+            "make",  # last, where the list has always shown it
         ]
 
     def get_coverage_status_name(self, obj) -> str:

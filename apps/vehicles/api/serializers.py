@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-import datetime as dt
-
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.history import audit_trail
-from apps.core.money import format_money
 from apps.core.serializers import (
     AuditedModelSerializer,
     MoneyField,
@@ -14,17 +12,16 @@ from apps.core.serializers import (
     StrictCharField,
     StrictIntegerField,
     StrictMoneyField,
+    UtcDateTimeField,
     reference_id_field,
     require_on_create,
 )
-from apps.coverages.choices import CoverageStatus
-from apps.coverages.selectors import assignment_summary
+from apps.coverages.serializers import ISO, AssignmentSummarySerializer, context_date
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
-from apps.policies.rating import annual_unit_premium
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import VIN_RE, Vehicle
-from apps.vehicles.selectors import vehicle_history
+from apps.vehicles.selectors import vehicle_history, vehicle_premiums
 
 
 class VinField(serializers.CharField):
@@ -72,6 +69,7 @@ class VehicleSerializer(AuditedModelSerializer):
         source="lienholder.name", read_only=True, default=None, allow_null=True
     )
     deleted = StrictBooleanField(required=False)
+    make = MasterDataField(Make, read_only=True)
 
     class Meta:
         model = Vehicle
@@ -105,13 +103,9 @@ class VehicleSerializer(AuditedModelSerializer):
             "updated_at",
             "created_by",
             "updated_by",
+            "make",
         ]
         read_only_fields = ["id"]
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        data["make"] = data["makes"]
-        return data
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and isinstance(data.get("status"), str):
@@ -135,119 +129,137 @@ class VehicleSerializer(AuditedModelSerializer):
         return attrs
 
 
-class VehicleCoverageSummarySerializer(serializers.Serializer):
+class VehicleCoverageSummarySerializer(AssignmentSummarySerializer):
     """A vehicle's period on a policy, as the vehicle detail shows it."""
 
-    def to_representation(self, assignment):
-        policy = assignment.policy
-        return {
-            **assignment_summary(assignment, self.context["on"]),
-            "effective_date": policy.effective_date.isoformat(),
-            "expiration_date": policy.expiration_date.isoformat(),
-        }
+    effective_date = serializers.DateField(source="policy.effective_date", format=ISO)
+    expiration_date = serializers.DateField(source="policy.expiration_date", format=ISO)
 
 
-def _billing(vehicle: Vehicle, on: dt.date) -> dict:
-    premiums = []
-    for assignment in vehicle.coverages.all():
-        if assignment.coverage_status != CoverageStatus.SCHEDULED_UNIT:
-            continue
-        policy = assignment.policy
-        rate = next((r for r in policy.rates.all() if r.unit_type_id == vehicle.unit_type_id), None)
-        premiums.append(
-            {
-                "policy_id": policy.id,
-                "policy_number": policy.policy_number,
-                "coverage_type": policy.coverage_type.code,
-                "annual_premium": format_money(annual_unit_premium(rate, vehicle.stated_value)),
-            }
-        )
-    return {
-        "stated_value": format_money(vehicle.stated_value),
-        "premiums": premiums,
-    }
+class DriverCoverageRefSerializer(serializers.Serializer):
+    """An OA/DD policy a driver is scheduled on."""
+
+    policy_id = serializers.IntegerField()
+    policy_number = serializers.CharField(source="policy.policy_number", allow_null=True)
+    coverage_type = serializers.CharField(source="policy.coverage_type.code")
 
 
-def _driver_verification(driver, on: dt.date) -> dict:
-    """The OA/DD policies the driver is scheduled on and in force today (prefetched)."""
-    in_force = [
-        {
-            "policy_id": c.policy_id,
-            "policy_number": c.policy.policy_number,
-            "coverage_type": c.policy.coverage_type.code,
-        }
-        for c in driver.coverages.all()
-        if c.covers_on(on) and c.policy.in_force_on(on)
-    ]
-    return {"verified": bool(in_force), "driver_coverages": in_force}
+class VehicleDriverSerializer(serializers.Serializer):
+    """A driver linked to the vehicle, verified when an OA/DD policy covers them today."""
+
+    driver_id = serializers.IntegerField()
+    first_name = serializers.CharField(source="driver.first_name")
+    last_name = serializers.CharField(source="driver.last_name")
+    assigned_at = UtcDateTimeField(source="created_at")
+    verified = serializers.SerializerMethodField()
+    driver_coverages = serializers.SerializerMethodField()
+
+    def _in_force(self, link) -> list:
+        on = context_date(self)
+        return [c for c in link.driver.coverages.all() if c.in_force_on(on)]
+
+    def get_verified(self, link) -> bool:
+        return bool(self._in_force(link))
+
+    @extend_schema_field(DriverCoverageRefSerializer(many=True))
+    def get_driver_coverages(self, link) -> list:
+        return DriverCoverageRefSerializer(self._in_force(link), many=True).data
+
+
+class LienholderRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    phone = serializers.CharField()
+    address = serializers.CharField()
+
+
+class UnitPremiumSerializer(serializers.Serializer):
+    """What the unit costs a year on a policy it is scheduled on."""
+
+    policy_id = serializers.IntegerField(source="policy.id")
+    policy_number = serializers.CharField(source="policy.policy_number", allow_null=True)
+    coverage_type = serializers.CharField(source="policy.coverage_type.code")
+    annual_premium = MoneyField()
+
+
+class BillingSerializer(serializers.Serializer):
+    stated_value = MoneyField(allow_null=True)
+    premiums = serializers.SerializerMethodField()
+
+    @extend_schema_field(UnitPremiumSerializer(many=True))
+    def get_premiums(self, vehicle) -> list:
+        return UnitPremiumSerializer(vehicle_premiums(vehicle), many=True).data
+
+
+class AuditSerializer(serializers.Serializer):
+    created_at = UtcDateTimeField()
+    created_by = serializers.CharField(source="created_by.username", allow_null=True)
+    updated_at = UtcDateTimeField()
+    updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
+    changes = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_changes(self, vehicle) -> list:
+        return audit_trail(vehicle_history(vehicle))
 
 
 class VehicleDetailSerializer(VehicleSerializer):
     """The complete vehicle: drivers, coverages, policies, lienholder, billing and audit."""
 
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        on = timezone.localdate()
-        coverages = VehicleCoverageSummarySerializer(
-            instance.coverages.all(), many=True, context={"on": on}
-        ).data
-        data["driver_assignments"] = [
-            {
-                "driver_id": link.driver_id,
-                "first_name": link.driver.first_name,
-                "last_name": link.driver.last_name,
-                "assigned_at": link.created_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                **_driver_verification(link.driver, on),
-            }
-            for link in instance.driver_links.all()
+    driver_assignments = VehicleDriverSerializer(source="driver_links", many=True, read_only=True)
+    policy_associations = VehicleCoverageSummarySerializer(
+        source="coverages", many=True, read_only=True
+    )
+    coverage_types = serializers.SerializerMethodField()
+    covered = serializers.SerializerMethodField()
+    lienholder = LienholderRefSerializer(read_only=True, allow_null=True)
+    billing = BillingSerializer(source="*", read_only=True)
+    audit = AuditSerializer(source="*", read_only=True)
+
+    class Meta(VehicleSerializer.Meta):
+        fields = [
+            *VehicleSerializer.Meta.fields,
+            "driver_assignments",
+            "policy_associations",
+            "coverage_types",
+            "covered",
+            "lienholder",
+            "billing",
+            "audit",
         ]
-        data["policy_associations"] = coverages
-        data["coverage_types"] = sorted({c["coverage_type"] for c in coverages if c["covered"]})
-        data["covered"] = any(c["covered"] for c in coverages)
-        lienholder = instance.lienholder
-        data["lienholder"] = (
-            {
-                "id": lienholder.id,
-                "name": lienholder.name,
-                "phone": lienholder.phone,
-                "address": lienholder.address,
-            }
-            if lienholder
-            else None
-        )
-        data["billing"] = _billing(instance, on)
-        data["audit"] = {
-            "created_at": data["created_at"],
-            "created_by": data["created_by"],
-            "updated_at": data["updated_at"],
-            "updated_by": data["updated_by"],
-            "changes": audit_trail(vehicle_history(instance)),
-        }
-        return data
+
+    def _covering(self, vehicle) -> list:
+        on = context_date(self)
+        return [a for a in vehicle.coverages.all() if a.in_force_on(on)]
+
+    def get_coverage_types(self, vehicle) -> list[str]:
+        return sorted({a.policy.coverage_type.code for a in self._covering(vehicle)})
+
+    def get_covered(self, vehicle) -> bool:
+        return bool(self._covering(vehicle))
 
 
 class LienholderVehicleSerializer(serializers.Serializer):
-    def to_representation(self, vehicle):
-        return {
-            "id": vehicle.id,
-            "vin": vehicle.serial_number,
-            "unit": vehicle.unit,
-            "model_year": vehicle.model_year,
-            "make": vehicle.make.name,
-            "stated_value": format_money(vehicle.stated_value),
-            "power_unit": vehicle.unit_type.is_power_unit,
-        }
+    id = serializers.IntegerField()
+    vin = serializers.CharField(source="serial_number")
+    unit = serializers.CharField()
+    model_year = serializers.IntegerField()
+    make = serializers.CharField(source="make.name")
+    stated_value = MoneyField(allow_null=True)
+    power_unit = serializers.BooleanField(source="unit_type.is_power_unit")
 
 
 class LienholderDetailSerializer(serializers.Serializer):
-    lienholder_id = StrictIntegerField()
-    lienholder_name = StrictCharField()
+    """A lienholder with its totals (annotated by `lienholder_detail`) and its live vehicles."""
+
+    lienholder_id = StrictIntegerField(source="id")
+    lienholder_name = StrictCharField(source="name")
     phone = StrictCharField()
     address = StrictCharField()
-    agency = StrictCharField()
+    agency = StrictCharField(source="agency.name")
     agency_id = StrictIntegerField()
     vehicle_total_count = StrictIntegerField()
-    vehicle_value_total_count = MoneyField()
+    vehicle_value_total_count = MoneyField(source="vehicle_value_total")
     power_unit = StrictIntegerField()
     non_power_unit = StrictIntegerField()
-    vehicles = LienholderVehicleSerializer(many=True)
+    vehicles = LienholderVehicleSerializer(source="live_vehicles", many=True)

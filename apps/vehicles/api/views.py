@@ -69,20 +69,7 @@ class LienholderDetailView(APIView):
         responses=LienholderDetailSerializer, operation_id="vehicles_lienholders_retrieve"
     )
     def get(self, request, pk: int):
-        lienholder, totals, vehicles = lienholder_detail(user=request.user, lienholder_id=pk)
+        lienholder = lienholder_detail(user=request.user, lienholder_id=pk)
         if lienholder is None:
             raise NotFound("No lienholder with this id.")
-        data = {
-            "lienholder_id": lienholder.id,
-            "lienholder_name": lienholder.name,
-            "phone": lienholder.phone,
-            "address": lienholder.address,
-            "agency": lienholder.agency.name,
-            "agency_id": lienholder.agency_id,
-            "vehicle_total_count": totals["vehicle_total_count"],
-            "vehicle_value_total_count": totals["vehicle_value_total"],
-            "power_unit": totals["power_unit"],
-            "non_power_unit": totals["non_power_unit"],
-            "vehicles": vehicles,
-        }
-        return Response(LienholderDetailSerializer(data).data)
+        return Response(LienholderDetailSerializer(lienholder).data)

@@ -1,0 +1,51 @@
+"""Output shapes of coverage periods that other apps' responses and the admin pages embed.
+
+They live outside `api/` because the vehicle and driver details and the back-office pages
+render them too (no app imports another app's `api` package). The date the answer speaks for
+is `context["on"]` (default: today in the service's time zone).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from apps.coverages.choices import CoverageStatus
+
+ISO = "iso-8601"
+
+
+def context_date(serializer: serializers.Field) -> dt.date:
+    """The as-of date of a rendering, fixed once per response in the root's context."""
+    context = serializer.context
+    if "on" not in context:
+        context["on"] = timezone.localdate()
+    return context["on"]
+
+
+class AssignmentSummarySerializer(serializers.Serializer):
+    """A unit's or driver's period on a policy, as the vehicle and driver details show it."""
+
+    assignment_id = serializers.IntegerField(source="id")
+    policy_id = serializers.IntegerField()
+    policy_number = serializers.CharField(source="policy.policy_number", allow_null=True)
+    coverage_type = serializers.CharField(source="policy.coverage_type.code")
+    coverage_type_name = serializers.CharField(source="policy.coverage_type.name")
+    insurer_name = serializers.CharField(source="policy.insurer.name", allow_null=True)
+    policy_status = serializers.SerializerMethodField()
+    coverage_status = serializers.IntegerField()
+    coverage_status_name = serializers.SerializerMethodField()
+    policy_added_date = serializers.DateField(format=ISO)
+    policy_removed_date = serializers.DateField(format=ISO, allow_null=True)
+    covered = serializers.SerializerMethodField()
+
+    def get_policy_status(self, assignment) -> str:
+        return assignment.policy.status_on(context_date(self))
+
+    def get_coverage_status_name(self, assignment) -> str:
+        return CoverageStatus(assignment.coverage_status).label
+
+    def get_covered(self, assignment) -> bool:
+        return assignment.in_force_on(context_date(self))
