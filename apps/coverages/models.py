@@ -56,7 +56,7 @@ class Coverage(TimeStampedModel):
         )
 
     def in_force_on(self, on: dt.date) -> bool:
-        """The one-record twin of `AssignmentQuerySet.in_force_on`: the period covers its unit
+        """The one-record twin of `CoverageQuerySet.in_force_on`: the period covers its unit
         on D under a policy in force on D (what "covered" and "verified" mean)."""
         return self.covers_on(on) and self.policy.in_force_on(on)
 

@@ -12,6 +12,7 @@ import datetime as dt
 from django.utils import timezone
 from rest_framework import serializers
 
+from apps.core.serializers import MoneyField
 from apps.coverages.choices import CoverageStatus
 
 ISO = "iso-8601"
@@ -49,3 +50,10 @@ class AssignmentSummarySerializer(serializers.Serializer):
 
     def get_covered(self, assignment) -> bool:
         return assignment.in_force_on(context_date(self))
+
+
+class LimitSerializer(serializers.Serializer):
+    """A policy limit as verification and the certificate show it."""
+
+    name = serializers.CharField()
+    amount = MoneyField()

@@ -1,11 +1,12 @@
-"""The documented shape of the certificate (contract section 9)."""
+"""The certificate (contract section 9): these serializers render the JSON answer, so the
+documented shape is the answer's shape; the PDF is drawn from the same rendered data."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
 from apps.core.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
-from apps.coverages.api.serializers import LimitSerializer
+from apps.coverages.serializers import LimitSerializer
 
 
 class PartySerializer(serializers.Serializer):
@@ -13,8 +14,10 @@ class PartySerializer(serializers.Serializer):
     address = StrictCharField()
 
 
-class ProducerSerializer(PartySerializer):
+class ProducerSerializer(serializers.Serializer):
+    name = StrictCharField()
     contact_name = StrictCharField()
+    address = StrictCharField()
     phone = StrictCharField()
     email = StrictCharField()
 

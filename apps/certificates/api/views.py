@@ -85,7 +85,7 @@ class CertificateView(APIView):
         return {"holder_name": name, "holder_address": address}
 
     def respond(self, request, certificate: dict) -> Response:
-        response = Response(certificate)
+        response = Response(CertificateSerializer(certificate).data)
         if isinstance(request.accepted_renderer, PdfRenderer):
             filename = f"certificate-{certificate['certificate_number']}.pdf"
             response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -20,6 +20,7 @@ from apps.coverages.choices import (
     VERIFICATION_STATUSES,
     CoverageStatus,
 )
+from apps.coverages.serializers import LimitSerializer
 from apps.masterdata.lookup import resolve
 from apps.masterdata.models import State
 from apps.vehicles.params import VinParam
@@ -143,11 +144,6 @@ class VehicleVerificationParams(QueryParameters):
 
 
 # --- verification (documented shapes) ------------------------------------------------------
-
-
-class LimitSerializer(serializers.Serializer):
-    name = StrictCharField()
-    amount = StrictCharField()
 
 
 class ClientRefSerializer(serializers.Serializer):
