@@ -24,7 +24,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponseRedirect
 from django.urls import reverse
-from import_export import resources, widgets
+from import_export import fields, resources, widgets
 from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from rest_framework.exceptions import APIException
@@ -185,6 +185,12 @@ class DayWidget(widgets.Widget):
 
     def render(self, value, obj=None, **kwargs):
         return "" if value is None else value.isoformat()
+
+
+def column(name: str, widget, *, attribute: str | None = None) -> fields.Field:
+    """A column of a fleet file: its header, its widget, the attribute it fills (by default
+    the header's name)."""
+    return fields.Field(attribute=attribute or name, column_name=name, widget=widget)
 
 
 class ServiceResource(resources.ModelResource):

@@ -3,7 +3,7 @@ apps.core.admin_import for the rules every row goes through)."""
 
 from __future__ import annotations
 
-from import_export import fields, widgets
+from import_export import widgets
 
 from apps.core.admin_import import (
     ChoiceWidget,
@@ -13,6 +13,7 @@ from apps.core.admin_import import (
     ServiceResource,
     TextWidget,
     _text,
+    column,
 )
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
@@ -55,47 +56,27 @@ class DriverResource(ServiceResource):
     error_fields = {"client_id": "client"}
     required_columns = ("dot", "first_name", "last_name", "driver_type")
 
-    dot = fields.Field(attribute="client", column_name="dot", widget=ClientByDotWidget())
-    first_name = fields.Field(attribute="first_name", column_name="first_name", widget=TextWidget())
-    last_name = fields.Field(attribute="last_name", column_name="last_name", widget=TextWidget())
-    driver_type = fields.Field(
-        attribute="driver_type",
-        column_name="driver_type",
-        widget=LookupWidget("driver type", DriverType),
+    dot = column("dot", ClientByDotWidget(), attribute="client")
+    first_name = column("first_name", TextWidget())
+    last_name = column("last_name", TextWidget())
+    driver_type = column("driver_type", LookupWidget("driver type", DriverType))
+    date_of_birth = column("date_of_birth", DayWidget())
+    hire_date = column("hire_date", DayWidget())
+    license_number = column("license_number", TextWidget())
+    license_state = column(
+        "license_state", LookupWidget("state", State, codes=True, render_attr="code")
     )
-    date_of_birth = fields.Field(
-        attribute="date_of_birth", column_name="date_of_birth", widget=DayWidget()
+    license_expiration_date = column("license_expiration_date", DayWidget())
+    license_type = column(
+        "license_type", LookupWidget("license type", LicenseType), attribute="dl_type"
     )
-    hire_date = fields.Field(attribute="hire_date", column_name="hire_date", widget=DayWidget())
-    license_number = fields.Field(
-        attribute="license_number", column_name="license_number", widget=TextWidget()
-    )
-    license_state = fields.Field(
-        attribute="license_state",
-        column_name="license_state",
-        widget=LookupWidget("state", State, codes=True, render_attr="code"),
-    )
-    license_expiration_date = fields.Field(
-        attribute="license_expiration_date",
-        column_name="license_expiration_date",
-        widget=DayWidget(),
-    )
-    license_type = fields.Field(
-        attribute="dl_type",
-        column_name="license_type",
-        widget=LookupWidget("license type", LicenseType),
-    )
-    address = fields.Field(attribute="address", column_name="address", widget=TextWidget())
-    city = fields.Field(attribute="city", column_name="city", widget=TextWidget())
-    state = fields.Field(attribute="state", column_name="state", widget=TextWidget())
-    zip_code = fields.Field(attribute="zip_code", column_name="zip_code", widget=TextWidget())
-    phone = fields.Field(attribute="phone", column_name="phone", widget=TextWidget())
-    email = fields.Field(attribute="email", column_name="email", widget=TextWidget())
-    status = fields.Field(
-        attribute="status",
-        column_name="status",
-        widget=ChoiceWidget("status", DriverStatus.choices, DriverStatus.ACTIVE),
-    )
+    address = column("address", TextWidget())
+    city = column("city", TextWidget())
+    state = column("state", TextWidget())
+    zip_code = column("zip_code", TextWidget())
+    phone = column("phone", TextWidget())
+    email = column("email", TextWidget())
+    status = column("status", ChoiceWidget("status", DriverStatus.choices, DriverStatus.ACTIVE))
 
     class Meta(ServiceResource.Meta):
         model = Driver

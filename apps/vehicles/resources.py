@@ -3,7 +3,7 @@ apps.core.admin_import for the rules every row goes through)."""
 
 from __future__ import annotations
 
-from import_export import fields, widgets
+from import_export import widgets
 
 from apps.core.admin_import import (
     ChoiceWidget,
@@ -13,6 +13,7 @@ from apps.core.admin_import import (
     ServiceResource,
     TextWidget,
     YearWidget,
+    column,
 )
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
@@ -42,32 +43,22 @@ class VehicleResource(ServiceResource):
     error_fields = {"client_id": "client", "lienholder_id": "client"}
     required_columns = ("dot", "unit", "vin", "year", "make", "unit_type")
 
-    dot = fields.Field(attribute="client", column_name="dot", widget=ClientByDotWidget())
-    unit = fields.Field(attribute="unit", column_name="unit", widget=TextWidget())
-    vin = fields.Field(attribute="serial_number", column_name="vin", widget=VinWidget())
-    year = fields.Field(attribute="model_year", column_name="year", widget=YearWidget())
-    make = fields.Field(attribute="make", column_name="make", widget=LookupWidget("make", Make))
-    unit_type = fields.Field(
-        attribute="unit_type", column_name="unit_type", widget=LookupWidget("unit type", UnitType)
-    )
-    plate = fields.Field(attribute="license_plate", column_name="plate", widget=TextWidget())
-    plate_state = fields.Field(
+    dot = column("dot", ClientByDotWidget(), attribute="client")
+    unit = column("unit", TextWidget())
+    vin = column("vin", VinWidget(), attribute="serial_number")
+    year = column("year", YearWidget(), attribute="model_year")
+    make = column("make", LookupWidget("make", Make))
+    unit_type = column("unit_type", LookupWidget("unit type", UnitType))
+    plate = column("plate", TextWidget(), attribute="license_plate")
+    plate_state = column(
+        "plate_state",
+        LookupWidget("state", State, codes=True, render_attr="code"),
         attribute="license_plate_state",
-        column_name="plate_state",
-        widget=LookupWidget("state", State, codes=True, render_attr="code"),
     )
-    owner = fields.Field(attribute="owner", column_name="owner", widget=TextWidget())
-    garaging_address = fields.Field(
-        attribute="garaging_address", column_name="garaging_address", widget=TextWidget()
-    )
-    stated_value = fields.Field(
-        attribute="stated_value", column_name="stated_value", widget=MoneyWidget()
-    )
-    status = fields.Field(
-        attribute="status",
-        column_name="status",
-        widget=ChoiceWidget("status", VehicleStatus.choices, VehicleStatus.ACTIVE),
-    )
+    owner = column("owner", TextWidget())
+    garaging_address = column("garaging_address", TextWidget())
+    stated_value = column("stated_value", MoneyWidget())
+    status = column("status", ChoiceWidget("status", VehicleStatus.choices, VehicleStatus.ACTIVE))
 
     class Meta(ServiceResource.Meta):
         model = Vehicle
