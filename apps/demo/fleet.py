@@ -15,6 +15,7 @@ from django.core.files.base import ContentFile
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
 from apps.drivers.models import Driver, DriverVehicle
+from apps.drivers.services import driver_vehicle_link
 from apps.masterdata.models import (
     CoverageType,
     DriverType,
@@ -313,7 +314,8 @@ def seed_fleet(world, *, admin) -> None:
     )
     _driver(gulf, "Ana", "Lopez", "Lease Operator", "TX55512345", dt.date(1988, 2, 9))
     for driver, unit in ((maria, t1), (james, t2)):
-        DriverVehicle.objects.get_or_create(driver=driver, vehicle=unit)
+        if not DriverVehicle.objects.filter(driver=driver, vehicle=unit).exists():
+            driver_vehicle_link(user=admin, vehicle_id=unit.pk, driver_id=driver.pk)
     _schedule(admin, DRIVER, maria, occupational, start)
 
 
