@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from decimal import Decimal
 
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen.canvas import Canvas
+
+from apps.core.money import format_dollars
 
 WIDTH, HEIGHT = letter  # 612 x 792 points
 LEFT, RIGHT = 24, WIDTH - 24
@@ -46,10 +47,6 @@ COLUMN_HEADS = [
 
 def _date(iso: str | None) -> str:
     return dt.date.fromisoformat(iso).strftime("%m/%d/%Y") if iso else ""
-
-
-def _money(amount: str) -> str:
-    return f"${Decimal(amount):,.0f}"
 
 
 def _caption(c: Canvas, x: float, y: float, text: str, size: float = 5.5) -> None:
@@ -165,7 +162,7 @@ def _wrap(
 
 
 def _limit_lines(row: dict) -> list[tuple[str, str]]:
-    lines = [(limit["name"].upper(), _money(limit["amount"])) for limit in row["limits"]]
+    lines = [(limit["name"].upper(), format_dollars(limit["amount"])) for limit in row["limits"]]
     if row.get("covered_autos"):
         lines.insert(0, ("COVERED AUTOS", row["covered_autos"].upper()))
     return lines

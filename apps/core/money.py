@@ -2,7 +2,8 @@
 
 Code computes with `Decimal` end to end; the one place an amount becomes text is
 `format_money`, which `apps.core.serializers.MoneyField` (every money field of every response)
-and the admin's import/export widget call. Nothing formats money by hand.
+and the admin's import/export widget call; the printed certificate shows whole dollars through
+`format_dollars`. Nothing formats money by hand.
 """
 
 from __future__ import annotations
@@ -25,3 +26,10 @@ def format_money(amount: Decimal | str | int | None) -> str | None:
     if not isinstance(amount, Decimal):
         amount = Decimal(amount)
     return f"{amount:.2f}"
+
+
+def format_dollars(amount: Decimal | str) -> str:
+    """'$1,000,000': an amount in whole dollars, as the printed ACORD 25 shows limits."""
+    if not isinstance(amount, Decimal):
+        amount = Decimal(amount)
+    return f"${amount:,.0f}"
