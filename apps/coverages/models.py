@@ -78,7 +78,12 @@ class VehicleCoverage(Coverage):
         ordering = ["policy_added_date", "id"]
         indexes = [
             models.Index(fields=["vehicle", "policy"], name="coverages_vehicle_policy_idx"),
-            models.Index(fields=["policy", "policy_added_date"], name="coverages_vpolicy_idx"),
+            # A policy's units by added date, then unit id: GET /v1/policies/{id}/vehicles
+            # pages a 250,000-unit policy from either end without sorting it (issue 18).
+            models.Index(
+                fields=["policy", "policy_added_date", "vehicle"],
+                name="coverages_vpolicy_vehicle_idx",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 
+from apps.coverages.models import VehicleCoverage
 from apps.policies.models import Policy
 from apps.policies.selectors import today
 from tests.clients.test_api import field_errors
@@ -269,3 +270,43 @@ def test_list_query_count_is_constant(api, carrier, django_assert_max_num_querie
     with django_assert_max_num_queries(9) as large:
         api.get("/v1/policies?limit=200")
     assert len(small.captured_queries) == len(large.captured_queries)
+
+
+def test_policy_vehicles_order_ties_and_pages_from_both_ends(
+    api, carrier, django_assert_max_num_queries
+):
+    """Ordered by the latest period's added date, then the vehicle id, on every page (the
+    last pages are read backwards); a unit appears once, with its latest period, ties on the
+    added date going to the later period. The query count does not grow with the page."""
+    policy = PolicyFactory(client=carrier)
+    start = policy.effective_date
+    units = [VehicleFactory(client=carrier, unit=f"P-{n}") for n in range(7)]
+    added = {}
+    for n, unit in enumerate(units):
+        day = start + dt.timedelta(days=(7 - n) % 3)  # three dates, several units on each
+        VehicleCoverageFactory(vehicle=unit, policy=policy, policy_added_date=day)
+        added[unit.id] = day
+    twice = units[0]  # removed and scheduled again on the same day: the later period answers
+    VehicleCoverage.objects.filter(vehicle=twice).update(policy_removed_date=added[twice.id])
+    again = VehicleCoverageFactory(
+        vehicle=twice, policy=policy, policy_added_date=added[twice.id], coverage_status=1
+    )
+    expected = sorted(added, key=lambda pk: (added[pk], pk))
+    pages = [
+        api.get(f"/v1/policies/{policy.id}/vehicles?limit=2&page={page}").json()
+        for page in range(1, 5)
+    ]
+    assert [p["count"] for p in pages] == [7] * 4
+    assert [r["id"] for p in pages for r in p["results"]] == expected
+    listed = {r["id"]: r for p in pages for r in p["results"]}
+    assert listed[twice.id]["assignmentId"] == again.id
+    assert listed[twice.id]["coverageStatus"] == 1
+    desc = api.get(f"/v1/policies/{policy.id}/vehicles?sort=-policyAddedDate&limit=7").json()
+    assert [r["id"] for r in desc["results"]] == sorted(
+        added, key=lambda pk: (-added[pk].toordinal(), pk)
+    )
+    with django_assert_max_num_queries(12) as one:
+        api.get(f"/v1/policies/{policy.id}/vehicles?limit=1")
+    with django_assert_max_num_queries(12) as seven:
+        api.get(f"/v1/policies/{policy.id}/vehicles?limit=7&page=1")
+    assert len(one.captured_queries) == len(seven.captured_queries)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers
@@ -128,18 +128,22 @@ class PolicyVehiclesView(ListAPIView):
         policy = policy_queryset(user=self.request.user).filter(pk=self.kwargs["pk"]).first()
         if policy is None:
             raise NotFound("No policy with this id.")
-        latest = VehicleCoverage.objects.filter(policy=policy, vehicle=OuterRef("pk")).order_by(
-            "-policy_added_date", "-id"
+        # Each vehicle once, joined to its latest period on the policy: the one no later period
+        # (by added date, then id) follows. One filter() call, so the anti-join's OuterRefs use
+        # the same join; ordered by the period's added date and the vehicle id, page 1 of a
+        # 250,000-unit policy walks coverages_vpolicy_vehicle_idx and stops after 25 rows.
+        added = OuterRef("coverages__policy_added_date")
+        later = VehicleCoverage.objects.filter(policy=policy, vehicle=OuterRef("pk")).filter(
+            Q(policy_added_date__gt=added)
+            | Q(policy_added_date=added, id__gt=OuterRef("coverages__id"))
         )
         return (
-            Vehicle.objects.filter(
-                Exists(VehicleCoverage.objects.filter(policy=policy, vehicle=OuterRef("pk")))
-            )
+            Vehicle.objects.filter(Q(coverages__policy=policy), ~Exists(later))
             .select_related(*VEHICLE_RELATIONS)
             .annotate(
-                assignment_id=Subquery(latest.values("id")[:1]),
-                coverage_status=Subquery(latest.values("coverage_status")[:1]),
-                policy_added_date=Subquery(latest.values("policy_added_date")[:1]),
-                policy_removed_date=Subquery(latest.values("policy_removed_date")[:1]),
+                assignment_id=F("coverages__id"),
+                coverage_status=F("coverages__coverage_status"),
+                policy_added_date=F("coverages__policy_added_date"),
+                policy_removed_date=F("coverages__policy_removed_date"),
             )
         )
