@@ -14,12 +14,25 @@ from djangorestframework_camel_case.util import (
     underscore_to_camel,
 )
 
+_KEYS: dict[str, str] = {}
+_KEYS_KEPT = 4096  # field names are few; a dict keyed by data must not grow the memo forever
+
+
+def camel_key(key: str) -> str:
+    """snake_case -> camelCase, each distinct key converted once (the renderer's hot path)."""
+    new = _KEYS.get(key)
+    if new is None:
+        new = camelize_re.sub(underscore_to_camel, key) if "_" in key else key
+        if len(_KEYS) < _KEYS_KEPT:
+            _KEYS[key] = new
+    return new
+
 
 def camel(name: str | None) -> str | None:
     """snake_case -> camelCase (as the renderer does), also inside dotted paths of nested fields."""
     if name is None:
         return None
-    return camelize_re.sub(underscore_to_camel, name)
+    return camel_key(name)
 
 
 def snake(name: str) -> str:

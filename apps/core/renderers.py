@@ -13,18 +13,9 @@ from __future__ import annotations
 from djangorestframework_camel_case import util
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer as LibraryRenderer
 
-_KEYS: dict[str, str] = {}
-_KEYS_KEPT = 4096  # field names are few; a dict keyed by data must not grow the memo forever
+from apps.core.camel_case import camel_key
+
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-
-
-def _camel_key(key: str) -> str:
-    new = _KEYS.get(key)
-    if new is None:
-        new = util.camelize_re.sub(util.underscore_to_camel, key) if "_" in key else key
-        if len(_KEYS) < _KEYS_KEPT:
-            _KEYS[key] = new
-    return new
 
 
 def camelize(data):
@@ -39,7 +30,7 @@ def camelize(data):
         for key, value in data.items():
             if type(key) is not str:  # lazy or non-string keys: the library's rules
                 return util.camelize(data)
-            out[_camel_key(key)] = camelize(value)
+            out[camel_key(key)] = camelize(value)
         return out
     if isinstance(data, list):  # ReturnList and other list subclasses
         return [camelize(item) for item in data]

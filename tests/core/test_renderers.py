@@ -60,7 +60,7 @@ def test_serializer_output_renders_alike():
 def test_memo_is_bounded():
     for n in range(10_000):
         camelize({f"key_{n}": n})
-    from apps.core import renderers
+    from apps.core import camel_case
 
-    assert len(renderers._KEYS) <= renderers._KEYS_KEPT
+    assert len(camel_case._KEYS) <= camel_case._KEYS_KEPT
     assert camelize({"key_9999": 1}) == {"key9999": 1}
