@@ -5,16 +5,16 @@ Black-box: a real gunicorn started from the repository root the way the README s
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
-from tests.processes import free_port, wait_for_port
+from tests.processes import HTTP_TIMEOUT, free_port, stop, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,13 +37,12 @@ def test_gunicorn_reads_the_project_config_by_default():
 
 
 def _get(port: int, path: str, headers: dict | None = None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request("GET", path, headers={"Connection": "close", **(headers or {})})
-        response = conn.getresponse()
-        return response.status, response.read(), dict(response.getheaders())
-    finally:
-        conn.close()
+    response = httpx.get(
+        f"http://127.0.0.1:{port}{path}",
+        headers={"Connection": "close", **(headers or {})},
+        timeout=HTTP_TIMEOUT,
+    )
+    return response.status_code, response.content, response.headers
 
 
 @pytest.fixture
@@ -75,8 +74,7 @@ def gunicorn(tmp_path):
             wait_for_port(port, process)
             yield port, log
         finally:
-            process.terminate()
-            process.wait(20)
+            stop(process)
 
 
 def test_served_by_gunicorn_without_flags(gunicorn):

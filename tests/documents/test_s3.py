@@ -21,7 +21,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.documents.models import Document
 from tests.factories import ClientFactory
-from tests.processes import free_port, wait_for_port
+from tests.processes import free_port, stop, wait_for_port
 
 pytestmark = pytest.mark.django_db
 BUCKET = "documents"
@@ -49,8 +49,7 @@ def moto_endpoint():
         ).create_bucket(Bucket=BUCKET)
         yield endpoint, "test", "test"
     finally:
-        process.terminate()
-        process.wait(10)
+        stop(process)
 
 
 def _s3rver_binary() -> Path | None:
@@ -107,8 +106,7 @@ def s3rver_endpoint(tmp_path_factory):
         wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}", "S3RVER", "S3RVER"
     finally:
-        process.terminate()
-        process.wait(10)
+        stop(process)
 
 
 def _use_s3(settings, endpoint, access, secret, ttl=900):
