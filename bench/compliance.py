@@ -72,10 +72,10 @@ def _world() -> tuple[list[str], list[str]]:
 
     from apps.agencies.models import Agency, AgencyMembership
     from apps.clients.models import Client
+    from apps.core.dates import today
     from apps.coverages.models import VehicleCoverage
     from apps.masterdata.models import CoverageType, Insurer, Make, UnitType
     from apps.policies.models import Policy, PolicyLimit
-    from apps.policies.selectors import today
     from apps.vehicles.models import Vehicle
 
     on = today()

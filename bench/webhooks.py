@@ -130,10 +130,10 @@ def build_dataset() -> None:
 
     from apps.agencies.models import Agency, AgencyMembership
     from apps.clients.models import Client
+    from apps.core.dates import today
     from apps.demo.access import groups_ensure
     from apps.masterdata.models import CoverageType, Insurer, Make, State, UnitType
     from apps.policies.models import Policy
-    from apps.policies.selectors import today
     from apps.vehicles.models import Vehicle
 
     if Agency.objects.filter(name="Bench Large").exists():
@@ -209,12 +209,12 @@ def main() -> None:
     from apps.agencies.models import Agency
     from apps.clients.models import Client
     from apps.clients.services import client_update
+    from apps.core.dates import today
     from apps.coverages.services import VEHICLE, coverage_assign, coverage_update
     from apps.events.calendar import calendar_events_emit
     from apps.events.models import CalendarMark
     from apps.events.services import event_emit
     from apps.policies.models import Policy
-    from apps.policies.selectors import today
     from apps.vehicles.models import Vehicle
     from apps.webhooks.models import Webhook, WebhookDelivery
     from apps.webhooks.services import webhook_create

@@ -10,11 +10,11 @@ from django.contrib.auth import get_user_model
 
 from apps.agencies.models import Agency, AgencyMembership, Producer
 from apps.clients.models import Client
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.drivers.models import Driver
 from apps.masterdata.models import CoverageType, DriverType, Insurer, Make, State, UnitType
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
 
 

@@ -11,7 +11,7 @@ from rest_framework.exceptions import NotFound
 
 from apps.certificates.builder import client_certificate, vehicle_certificate
 from apps.certificates.pdf import render_certificate_pdf
-from apps.policies.selectors import today
+from apps.core.dates import today
 
 
 def _download(modeladmin, request, queryset, build):

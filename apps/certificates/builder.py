@@ -14,12 +14,12 @@ from rest_framework.exceptions import NotFound
 from apps.certificates.numbers import certificate_number
 from apps.clients.models import Client
 from apps.core import counting
+from apps.core.dates import today
 from apps.core.models import live_q
 from apps.core.money import format_money
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
 from apps.policies.models import Policy, PolicyLimit
-from apps.policies.selectors import today
 from apps.vehicles.models import Vehicle, plate_key
 
 FORM = "ACORD 25"

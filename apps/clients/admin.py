@@ -12,12 +12,12 @@ from apps.core.admin_display import (
     OneClickCertificateMixin,
     YesNoFilter,
 )
-from apps.core.admin_site import covered_today_filter
+from apps.core.dates import today
 from apps.core.models import live_q
+from apps.coverages.selectors import covered_today_filter
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from apps.vehicles.models import Vehicle
 
 

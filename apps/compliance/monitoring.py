@@ -122,7 +122,7 @@ def compliance_changes_for_day(*, day: dt.date) -> int:
 @contextmanager
 def compliance_watch(*, client_ids: Iterable[int], on: dt.date | None = None) -> Iterator[None]:
     """Emit `compliance.changed` for the clients whose verdict the block changes."""
-    from apps.policies.selectors import today
+    from apps.core.dates import today
 
     day = on or today()
     clients = {pk for pk in client_ids if pk is not None}
@@ -137,7 +137,7 @@ def compliance_watch(*, client_ids: Iterable[int], on: dt.date | None = None) ->
 def compliance_profile_watch(*, profile_id: int, agency_id: int) -> Iterator[None]:
     """Emit `compliance.changed` for the agency's clients whose verdict under this profile
     the block (a change of its rules) changes."""
-    from apps.policies.selectors import today
+    from apps.core.dates import today
 
     day = today()
     with transaction.atomic():

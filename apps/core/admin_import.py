@@ -32,7 +32,8 @@ from rest_framework.exceptions import APIException
 from apps.core.money import CENT, format_money
 
 
-def _text(value) -> str:
+def cell_text(value) -> str:
+    """A spreadsheet cell as text (XLSX numbers without their ".0")."""
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -44,7 +45,7 @@ class TextWidget(widgets.Widget):
     """Text as typed; a number cell of an XLSX file (a licence number) without its ".0"."""
 
     def clean(self, value, row=None, **kwargs):
-        return _text(value)
+        return cell_text(value)
 
     def render(self, value, obj=None, **kwargs):
         return value or ""
@@ -71,7 +72,7 @@ class LookupWidget(widgets.Widget):
         return self._table
 
     def clean(self, value, row=None, **kwargs):
-        text = _text(value)
+        text = cell_text(value)
         if not text:
             return None
         found = self.table().get(text.lower())
@@ -83,37 +84,6 @@ class LookupWidget(widgets.Widget):
         return "" if value is None else getattr(value, self.render_attr)
 
 
-class ClientByDotWidget(widgets.Widget):
-    """The row's client, by DOT number, among the importing staff member's live clients."""
-
-    def __init__(self):
-        super().__init__()
-        self._clients: dict | None = None
-
-    def reset(self) -> None:
-        self._clients = None
-
-    def clean(self, value, row=None, **kwargs):
-        from apps.clients.models import Client
-
-        dot = _text(value)
-        if not dot:
-            raise ValueError("The DOT number of the client is missing.")
-        if self._clients is None:
-            self._clients = {}
-            for client in Client.objects.for_user(kwargs["user"]).live():
-                self._clients.setdefault(client.dot, []).append(client)
-        matches = self._clients.get(dot, [])
-        if not matches:
-            raise ValueError(f"No client with DOT {dot} in your agencies.")
-        if len(matches) > 1:
-            raise ValueError(f"DOT {dot} names several of your clients; import them one by one.")
-        return matches[0]
-
-    def render(self, value, obj=None, **kwargs):
-        return "" if value is None else value.dot
-
-
 class ChoiceWidget(widgets.Widget):
     """A status written as staff write it ("Out of service", "ACTIVE", "active")."""
 
@@ -122,7 +92,7 @@ class ChoiceWidget(widgets.Widget):
         self.noun, self.choices, self.default = noun, choices, default
 
     def clean(self, value, row=None, **kwargs):
-        text = _text(value)
+        text = cell_text(value)
         if not text:
             return self.default
         key = re.sub(r"[\s-]+", "_", text.upper())
@@ -138,7 +108,7 @@ class ChoiceWidget(widgets.Widget):
 
 class YearWidget(widgets.Widget):
     def clean(self, value, row=None, **kwargs):
-        text = _text(value)
+        text = cell_text(value)
         if not text:
             return None
         if not text.isdigit():
@@ -151,14 +121,14 @@ class YearWidget(widgets.Widget):
 
 class MoneyWidget(widgets.Widget):
     def clean(self, value, row=None, **kwargs):
-        text = _text(value).replace("$", "").replace(",", "")
+        text = cell_text(value).replace("$", "").replace(",", "")
         if not text:
             return None
         try:
             return Decimal(text).quantize(CENT)
         except InvalidOperation as exc:
             raise ValueError(
-                f"The amount “{_text(value)}” is not a number like 145000.00."
+                f"The amount “{cell_text(value)}” is not a number like 145000.00."
             ) from exc
 
     def render(self, value, obj=None, **kwargs):
@@ -173,7 +143,7 @@ class DayWidget(widgets.Widget):
             return value.date()
         if isinstance(value, dt.date):
             return value
-        text = _text(value)
+        text = cell_text(value)
         if not text:
             return None
         for fmt in ("%Y-%m-%d", "%m/%d/%Y", "%m-%d-%Y"):

@@ -13,6 +13,7 @@ import hmac
 import ipaddress
 import logging
 import os
+from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.db.models import Count, Min
@@ -25,6 +26,20 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 logger = logging.getLogger(__name__)
 
 
+# Scrape-time gauges of the apps above core (webhook deliveries, registered by apps.webhooks
+# in its AppConfig.ready): (name, labels, a function yielding the family). core imports no
+# domain app, so they come to it.
+SCRAPE_FAMILIES: list[tuple[str, list[str], Callable[[], Iterator[GaugeMetricFamily]]]] = []
+
+
+def scrape_family_register(
+    name: str, labels: list[str], collect: Callable[[], Iterator[GaugeMetricFamily]]
+) -> None:
+    """Add a gauge family read from the database at each scrape (once per name)."""
+    if all(existing != name for existing, _, _ in SCRAPE_FAMILIES):
+        SCRAPE_FAMILIES.append((name, labels, collect))
+
+
 class DatabaseStateCollector:
     """Counts rows at scrape time: queued tasks and their age, webhook deliveries by status."""
 
@@ -32,7 +47,8 @@ class DatabaseStateCollector:
         """The families' names, without touching the database (registration calls this)."""
         yield GaugeMetricFamily("tasks_queue_depth", "", labels=["queue"])
         yield GaugeMetricFamily("tasks_queue_oldest_age_seconds", "", labels=["queue"])
-        yield GaugeMetricFamily("webhook_deliveries", "", labels=["status"])
+        for name, labels, _ in SCRAPE_FAMILIES:
+            yield GaugeMetricFamily(name, "", labels=labels)
 
     def collect(self):
         depth = GaugeMetricFamily(
@@ -63,32 +79,15 @@ class DatabaseStateCollector:
             logger.warning("task queue metrics unavailable", exc_info=True)
         yield depth
         yield age
-        yield from _webhook_deliveries()
+        for name, _, collect in SCRAPE_FAMILIES:
+            try:
+                yield from collect()
+            except Exception:  # a scrape must answer even when the database does not
+                logger.warning("%s metrics unavailable", name, exc_info=True)
 
 
 def _queues() -> list[str]:
     return list(settings.TASKS.get("default", {}).get("QUEUES", ["default"]))
-
-
-def _webhook_deliveries():
-    """Webhook deliveries by status, when the webhooks app is installed."""
-    try:
-        from apps.webhooks.models import WebhookDelivery
-    except ImportError:
-        return
-    family = GaugeMetricFamily(
-        "webhook_deliveries", "Webhook deliveries by status", labels=["status"]
-    )
-    try:
-        counts = dict(
-            WebhookDelivery.objects.values_list("status").annotate(n=Count("pk")).order_by()
-        )
-    except Exception:
-        logger.warning("webhook metrics unavailable", exc_info=True)
-        return
-    for status in sorted({"pending", "delivered", "failed", *counts}):
-        family.add_metric([status], counts.get(status, 0))
-    yield family
 
 
 _COLLECTOR = DatabaseStateCollector()

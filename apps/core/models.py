@@ -18,12 +18,10 @@ def agency_ids_for(user) -> list[int] | None:
         return None
     cached = getattr(user, "_agency_ids", None)
     if cached is None:
-        from apps.agencies.models import AgencyMembership
-
+        # Through the reverse accessor apps.agencies declares on the user model (core
+        # imports no domain app): one query, the same as reading AgencyMembership.
         cached = list(
-            AgencyMembership.objects.filter(user_id=user.pk)
-            .order_by("agency_id")
-            .values_list("agency_id", flat=True)
+            user.agency_memberships.order_by("agency_id").values_list("agency_id", flat=True)
         )
         user._agency_ids = cached
     return cached

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from datetime import timedelta
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
@@ -12,7 +12,6 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils import timezone
 
 
 def landing(request: HttpRequest) -> HttpResponse:
@@ -50,24 +49,15 @@ def cache_reachable() -> bool:
         return False
 
 
-def worker_check() -> str | None:
-    """The background worker's heartbeat: "ok", "stale", "missing", or None without one.
+# Checks of the apps above core (the background worker's heartbeat, registered by
+# apps.events in its AppConfig.ready): name -> a function answering "ok" or why not, or None
+# when it has nothing to check. core imports no domain app, so they come to it.
+READINESS_CHECKS: dict[str, Callable[[], str | None]] = {}
 
-    None while the events app (which provides the heartbeat) is not installed: no check
-    rather than a made-up one.
-    """
-    try:
-        from apps.events.worker import last_heartbeat
-    except ImportError:
-        return None
-    try:
-        beat = last_heartbeat()
-    except Exception:  # the heartbeat is read from the database or cache
-        return "unavailable"
-    if beat is None:
-        return "missing"
-    age = timezone.now() - beat
-    return "ok" if age <= timedelta(seconds=settings.WORKER_HEARTBEAT_MAX_AGE) else "stale"
+
+def readiness_check_register(name: str, check: Callable[[], str | None]) -> None:
+    """Add a check to /readyz, after the database, storage and cache."""
+    READINESS_CHECKS[name] = check
 
 
 def readyz(request: HttpRequest) -> JsonResponse:
@@ -81,9 +71,10 @@ def readyz(request: HttpRequest) -> JsonResponse:
         checks["database"] = "unavailable"
     checks["storage"] = "ok" if storage_reachable() else "unavailable"
     checks["cache"] = "ok" if cache_reachable() else "unavailable"
-    worker = worker_check()
-    if worker is not None:
-        checks["worker"] = worker
+    for name, check in READINESS_CHECKS.items():
+        answer = check()
+        if answer is not None:
+            checks[name] = answer
     ready = all(value == "ok" for value in checks.values())
     return JsonResponse(
         {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503

@@ -11,7 +11,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db.models import Prefetch, Q
+from django.db.models import Exists, OuterRef, Prefetch, Q
 
 from apps.clients.models import Client
 from apps.compliance.evaluation import verdict
@@ -179,6 +179,11 @@ def verify_clients(
             _client_result(dot, client, policies.get(client.id, []) if client else [], on, profile)
         )
     return results
+
+
+def covered_today_filter(on: dt.date) -> Exists:
+    """SQL for 'this vehicle is covered on D': a covering period under a policy in force."""
+    return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).in_force_on(on))
 
 
 def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from rest_framework.exceptions import NotFound
 
+from apps.core.dates import today
 from apps.core.exceptions import Conflict
 from apps.coverages.choices import (
     DRIVER_STATUSES,
@@ -22,7 +23,6 @@ from apps.events.records import assignment_record
 from apps.events.services import event_emit, status_watch
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from apps.vehicles.models import Vehicle
 
 

@@ -20,12 +20,12 @@ from apps.accounts.models import ApiKey, hash_api_key
 from apps.accounts.services import api_key_create
 from apps.agencies.models import Agency, AgencyMembership
 from apps.clients.models import Client
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.demo.access import groups_ensure
 from apps.drivers.models import Driver
 from apps.masterdata.models import CoverageType, DriverType, Insurer, Make, State, UnitType
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
-from apps.policies.selectors import today
 from apps.vehicles.models import Vehicle
 
 BENCH_API_KEY = "bench-api-key"

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from django.core.files.base import ContentFile
 
+from apps.core.dates import today
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
 from apps.drivers.models import Driver, DriverVehicle
@@ -25,7 +26,6 @@ from apps.masterdata.models import (
     UnitType,
 )
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
-from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
 from apps.vehicles.services import lienholder_create
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from import_export import widgets
 
+from apps.clients.resources import ClientByDotWidget
 from apps.core.admin_import import (
     ChoiceWidget,
-    ClientByDotWidget,
     DayWidget,
     LookupWidget,
     ServiceResource,
     TextWidget,
-    _text,
+    cell_text,
     column,
 )
 from apps.drivers.choices import DriverStatus
@@ -31,7 +31,7 @@ class CityWidget(widgets.Widget):
         self.states = states
 
     def clean(self, value, row=None, **kwargs):
-        name = _text(value)
+        name = cell_text(value)
         if not name:
             return None
         state = self.states.clean((row or {}).get("state"))

@@ -8,11 +8,11 @@ from typing import TypedDict, Unpack
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
+from apps.clients.selectors import visible_client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.drivers.models import Driver, DriverVehicle
 from apps.masterdata.models import City, DriverType, LicenseType, State
-from apps.policies.services import visible_client
 from apps.vehicles.models import Vehicle
 
 

@@ -105,7 +105,7 @@ def status_watch(
     verification status (ACTIVE/INACTIVE, as verification computes it) differs after the block,
     and `compliance.changed` for every watched (client, profile) verdict that differs; a
     constant number of queries whatever the number of clients or units."""
-    from apps.policies.selectors import today
+    from apps.core.dates import today
 
     day = on or today()
     clients = {pk for pk in client_ids if pk is not None}

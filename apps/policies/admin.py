@@ -15,10 +15,10 @@ from apps.core.admin_display import (
     DeletedFilter,
     DropdownFilter,
 )
+from apps.core.dates import today
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
-from apps.policies.selectors import today
 from apps.policies.services import POLICY_FIELDS, RATE_FIELDS, policy_create, policy_update
 
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db.models import Prefetch, QuerySet
-from django.utils import timezone
 
+from apps.core.dates import today
 from apps.policies.models import Policy, PolicyLimit
-
-
-def today() -> dt.date:
-    """Today in the service's time zone (TIME_ZONE)."""
-    return timezone.localdate()
 
 
 def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:

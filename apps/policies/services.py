@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.agencies.models import Producer
-from apps.clients.models import Client
+from apps.clients.selectors import visible_client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.events.records import policy_record
@@ -62,14 +62,6 @@ class PolicyChanges(PolicyFields, total=False):
 
 
 POLICY_FIELDS = tuple(PolicyFields.__annotations__)
-
-
-def visible_client(user, client_id: int, *, field: str = "client_id") -> Client:
-    """A live client the user may see, or a 400 naming the field (never a hint it exists)."""
-    client = Client.objects.for_user(user).live().filter(pk=client_id).first()
-    if client is None:
-        raise ValidationError({field: "No client with this id."})
-    return client
 
 
 def _producer(

@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.dates import today
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.prorata import month_window
 from apps.reports.selectors import compute_raw_data

@@ -17,10 +17,10 @@ from apps.core.admin_display import (
     YesNoFilter,
 )
 from apps.core.admin_import import StaffImportExportMixin
-from apps.core.admin_site import covered_today_filter
+from apps.core.dates import today
+from apps.coverages.selectors import covered_today_filter
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from apps.vehicles.models import Lienholder, Vehicle
 from apps.vehicles.resources import VehicleResource
 from apps.vehicles.services import (

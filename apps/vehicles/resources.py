@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from import_export import widgets
 
+from apps.clients.resources import ClientByDotWidget
 from apps.core.admin_import import (
     ChoiceWidget,
-    ClientByDotWidget,
     LookupWidget,
     MoneyWidget,
     ServiceResource,

@@ -9,12 +9,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.agencies.services import agency_record_create, agency_record_update
+from apps.clients.selectors import visible_client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.events.records import vehicle_record
 from apps.events.services import client_event_emit, status_watch
 from apps.masterdata.models import Make, State, UnitType
-from apps.policies.services import visible_client
 from apps.vehicles.models import Lienholder, Vehicle
 
 

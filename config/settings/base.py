@@ -32,7 +32,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Applications
 # ---------------------------------------------------------------------------
 DJANGO_APPS = [
-    "apps.core.admin_site.BackOfficeAdminConfig",
+    "apps.backoffice.apps.BackOfficeAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -69,6 +69,7 @@ LOCAL_APPS = [
     "apps.events",
     "apps.webhooks",
     "apps.demo",
+    "apps.backoffice",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 

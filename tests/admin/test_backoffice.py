@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 
 from apps.clients.models import Client
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
-from apps.policies.selectors import today
 from tests.factories import (
     ClientFactory,
     DriverFactory,

@@ -12,10 +12,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from apps.core.dates import today
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import CoverageType
-from apps.policies.selectors import today
 from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,

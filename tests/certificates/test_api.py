@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
+from apps.core.dates import today
 from apps.masterdata.models import CoverageType, Insurer
 from apps.policies.models import PolicyLimit
-from apps.policies.selectors import today
 from tests.conftest import assert_problem, staff_member
 from tests.factories import (
     ClientFactory,

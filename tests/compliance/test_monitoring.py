@@ -7,10 +7,10 @@ import datetime as dt
 import pytest
 
 from apps.compliance.monitoring import compliance_changes_for_day, compliance_watch
+from apps.core.dates import today
 from apps.events.models import Event
 from apps.masterdata.models import CoverageType
 from apps.policies.models import PolicyLimit
-from apps.policies.selectors import today
 from apps.webhooks.models import Webhook, WebhookDelivery
 from tests.admin.formdata import form_data
 from tests.factories import ClientFactory, PolicyFactory, UserFactory

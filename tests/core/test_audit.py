@@ -6,11 +6,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.clients.models import Client
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.documents.models import Document
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from apps.vehicles.models import Vehicle
 from tests.conftest import staff_member
 from tests.factories import ClientFactory, PolicyFactory, VehicleFactory

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
+from apps.core.dates import today
 from apps.coverages.models import CoverageEvent, VehicleCoverage
 from apps.masterdata.models import CoverageType
-from apps.policies.selectors import today
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem
 from tests.factories import ClientFactory, DriverFactory, PolicyFactory, VehicleFactory

@@ -6,10 +6,10 @@ import datetime as dt
 
 import pytest
 
+from apps.core.dates import today
 from apps.coverages.services import VEHICLE, coverage_update
 from apps.masterdata.models import State
 from apps.policies.models import PolicyLimit
-from apps.policies.selectors import today
 from tests.conftest import assert_problem
 from tests.factories import (
     ClientFactory,

@@ -10,13 +10,13 @@ from django.core.management import call_command
 from django.db import connection, transaction  # noqa: F401
 
 from apps.clients.services import client_update
+from apps.core.dates import today
 from apps.events.calendar import calendar_run
 from apps.events.models import Event
 from apps.events.services import event_emit
 from apps.events.tasks import events_prune
 from apps.events.worker import last_heartbeat
 from apps.masterdata.models import Insurer
-from apps.policies.selectors import today
 from tests.admin.formdata import form_data
 from tests.conftest import assert_problem
 from tests.factories import PolicyFactory, VehicleFactory

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.policies.models import Policy
-from apps.policies.selectors import today
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem
 from tests.factories import (

@@ -90,7 +90,7 @@ def test_snapshot_is_frozen_while_the_computed_view_moves(api, rated, manager):
 
 
 def test_default_period_is_the_current_month(rated):
-    from apps.policies.selectors import today
+    from apps.core.dates import today
 
     report = premium_report_create(user=None, policy=rated[0])
     assert report.period_start == today().replace(day=1)

@@ -16,10 +16,10 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from apps.certificates.numbers import certificate_number
+from apps.core.dates import today
 from apps.documents.models import Document, Module
 from apps.documents.services import document_upload
 from apps.masterdata.models import CoverageType
-from apps.policies.selectors import today
 from apps.reports.services import premium_report_create
 from tests.factories import (
     ClientFactory,

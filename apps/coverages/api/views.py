@@ -7,12 +7,12 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.dates import today
 from apps.core.exceptions import Conflict
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
 from apps.coverages.selectors import verify_clients, verify_fleet, verify_vehicles
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
-from apps.policies.selectors import today
 
 AS_OF = OpenApiParameter(
     "asOf", str, description="The date to verify (default: today in the service's time zone)."

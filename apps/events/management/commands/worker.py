@@ -41,7 +41,7 @@ class Command(BaseCommand):
 
     def housekeeping(self, worker_id: str, calendar_day):
         """Beat, sweep, and the calendar job when the service day changed; the day done."""
-        from apps.policies.selectors import today
+        from apps.core.dates import today
         from apps.webhooks.delivery import deliveries_sweep
 
         heartbeat(worker_id=worker_id)

@@ -1,0 +1,248 @@
+"""The change-page summaries of the back-office (vehicle, driver, client).
+
+They answer the questions staff ask all day ("is unit 101 covered, since when, under which
+policy?") from the same selectors as the API and verification, so the admin can never
+disagree with what an integrator is told. Every query is scoped to the staff member's
+agencies. They read several domain apps, so they live above them, not in apps.core.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db.models import Q
+from django.urls import reverse
+
+from apps.compliance.selectors import requirement_profile_resolve
+from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
+from apps.coverages.models import DriverCoverage, VehicleCoverage
+from apps.coverages.selectors import (
+    covered_today_filter,
+    verify_clients,
+    verify_vehicles,
+)
+from apps.coverages.serializers import AssignmentSummarySerializer
+from apps.documents.models import Document
+from apps.drivers.models import Driver, DriverVehicle
+from apps.policies.models import Policy
+from apps.vehicles.models import Vehicle
+from apps.vehicles.selectors import vehicle_history
+
+
+def _history(records) -> list[dict]:
+    """The newest audit records, each with the fields it changed (diffed against the next
+    older record already fetched: no query per row)."""
+    records = list(records)
+    kinds = {"+": "Created", "~": "Changed", "-": "Deleted"}
+    rows = []
+    for index, record in enumerate(records[:10]):
+        older = records[index + 1] if index + 1 < len(records) else None
+        changed = []
+        if older is not None and record.history_type == "~":
+            changed = [c.field for c in record.diff_against(older).changes]
+        rows.append(
+            {
+                "when": when(record.history_date),
+                "user": _who(record),
+                "kind": kinds.get(record.history_type, record.history_type),
+                "changed": ", ".join(changed),
+            }
+        )
+    return rows
+
+
+def _who(record) -> str:
+    """Who made a change: the request's user, else (a command, a seed) the record's own
+    updated_by stamp."""
+    if record.history_user_id:
+        return record.history_user.username
+    stamp = getattr(record, "updated_by", None)
+    return f"{stamp.username} (no request)" if stamp is not None else "—"
+
+
+def _us_date(value: dt.date | None) -> str:
+    return value.strftime("%m/%d/%Y") if value else "—"
+
+
+def _timeline(assignments, on: dt.date) -> list[dict]:
+
+    rows = []
+    for assignment in assignments:
+        summary = AssignmentSummarySerializer(assignment, context={"on": on}).data
+        rows.append(
+            {
+                **summary,
+                "status_label": coverage_status_label(assignment.coverage_status),
+                "added": _us_date(assignment.policy_added_date),
+                "removed": _us_date(assignment.policy_removed_date),
+                "policy_url": reverse("admin:policies_policy_change", args=[assignment.policy_id]),
+                "assignment_url": admin_url(assignment),
+            }
+        )
+    return rows
+
+
+def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
+
+    documents = (
+        Document.objects.for_user(user)
+        .live()
+        .filter(Q(client_id=client_id, policy__isnull=True) | Q(policy_id__in=list(policy_ids)))
+        .select_related("policy")
+        .order_by("-uploaded_at", "id")
+    )
+    return [
+        {
+            "file_name": d.file_name,
+            "module": d.get_module_display(),
+            "policy": d.policy.policy_number if d.policy_id else "",
+            "size": human_size(d.size),
+            "uploaded_at": when(d.uploaded_at),
+            "url": reverse("admin:documents_document_download", args=[d.pk]),
+            "change_url": admin_url(d),
+        }
+        for d in documents
+    ]
+
+
+def _driver_verified(driver_coverages, on: dt.date) -> bool:
+    """A driver is verified when an OA/DD period covers them today (as the API says)."""
+    return any(c.in_force_on(on) for c in driver_coverages)
+
+
+_TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")
+
+
+def _periods(coverages) -> list:
+    """A vehicle's or driver's coverages, newest first, with what the timeline shows of them."""
+    return list(
+        coverages.select_related(*_TIMELINE_RELATIONS).order_by("-policy_added_date", "-id")
+    )
+
+
+def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
+    """Coverage timeline, today's verification, drivers, lienholder, documents, audit."""
+    periods = _periods(VehicleCoverage.objects.filter(vehicle=vehicle))
+    timeline = _timeline(periods, on)
+    # Today's verification is the verification endpoint's own answer for this VIN.
+    matches = [
+        r
+        for r in verify_vehicles(user=user, on=on, vin=vehicle.serial_number)
+        if r["vehicle"]["id"] == vehicle.pk
+    ]
+    links = list(
+        DriverVehicle.objects.filter(vehicle=vehicle)
+        .select_related("driver")
+        .order_by("driver__last_name", "driver__first_name", "id")
+    )
+    driver_coverages: dict[int, list] = {}
+    for coverage in DriverCoverage.objects.filter(
+        driver_id__in=[link.driver_id for link in links]
+    ).select_related(*_TIMELINE_RELATIONS):
+        driver_coverages.setdefault(coverage.driver_id, []).append(coverage)
+    drivers = [
+        {
+            "name": str(link.driver),
+            "license": link.driver.license_number,
+            "url": admin_url(link.driver),
+            "verified": _driver_verified(driver_coverages.get(link.driver_id, []), on),
+        }
+        for link in links
+    ]
+    verification = matches[0] if matches else None
+    return {
+        "on": on,
+        "verification": verification,
+        "in_force": [row for row in timeline if row["covered"]],
+        "timeline": timeline,
+        "drivers": drivers,
+        "lienholder": vehicle.lienholder,
+        "lienholder_url": admin_url(vehicle.lienholder) if vehicle.lienholder_id else "",
+        "documents": _documents(
+            user, client_id=vehicle.client_id, policy_ids={p.policy_id for p in periods}
+        ),
+        "history": _history(
+            vehicle_history(vehicle)
+            .select_related("updated_by")
+            .order_by("-history_date", "-history_id")[:11]
+        ),
+        "history_url": admin_url(vehicle, "history"),
+        "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk]),
+    }
+
+
+def driver_summary(*, user, driver, on: dt.date) -> dict:
+    """The driver's OA/DD timeline, today's verification, vehicles, documents, audit."""
+
+    periods = _periods(DriverCoverage.objects.filter(driver=driver))
+    timeline = _timeline(periods, on)
+    vehicles = [
+        {"name": str(link.vehicle), "url": admin_url(link.vehicle)}
+        for link in DriverVehicle.objects.filter(driver=driver)
+        .select_related("vehicle")
+        .order_by("vehicle__unit", "id")
+    ]
+    history = Driver.history.filter(id=driver.pk).select_related("history_user", "updated_by")
+    return {
+        "on": on,
+        "verified": any(row["covered"] for row in timeline),
+        "in_force": [row for row in timeline if row["covered"]],
+        "timeline": timeline,
+        "vehicles": vehicles,
+        "documents": _documents(
+            user, client_id=driver.client_id, policy_ids={p.policy_id for p in periods}
+        ),
+        "history": _history(history.order_by("-history_date", "-history_id")[:11]),
+        "history_url": admin_url(driver, "history"),
+    }
+
+
+def client_summary(*, user, client, on: dt.date) -> dict:
+    """Policies in force, units covered and not covered today, and a certificate link."""
+
+    in_force = list(
+        Policy.objects.filter(client=client)
+        .in_force_on(on)
+        .select_related("coverage_type", "insurer")
+        .order_by("coverage_type__code", "policy_number")
+    )
+    units = (
+        Vehicle.objects.live()
+        .filter(client=client)
+        .annotate(covered=covered_today_filter(on))
+        .values_list("covered", flat=True)
+    )
+    covered = sum(1 for c in units if c)
+    verification = _client_verification(user=user, client=client, on=on)
+    changelist = reverse("admin:vehicles_vehicle_changelist")
+    return {
+        "on": on,
+        "verification": verification,
+        "compliance": (verification or {}).get("compliance"),
+        "policies": [
+            {
+                "number": p.policy_number,
+                "type": p.coverage_type.code,
+                "type_name": p.coverage_type.name,
+                "insurer": p.insurer.name if p.insurer_id else "—",
+                "term": f"{p.effective_date:%m/%d/%Y} to {p.expiration_date:%m/%d/%Y}",
+                "url": admin_url(p),
+            }
+            for p in in_force
+        ],
+        "covered": covered,
+        "not_covered": len(units) - covered,
+        "covered_url": f"{changelist}?client__id__exact={client.pk}&covered=yes",
+        "not_covered_url": f"{changelist}?client__id__exact={client.pk}&covered=no",
+        "certificate_url": reverse("admin:clients_client_certificate", args=[client.pk]),
+    }
+
+
+def _client_verification(*, user, client, on: dt.date) -> dict | None:
+    """Verification's own answer for the client, with its compliance under the agency's
+    built-in `federal-minimum` profile (contract section 15), resolved as the API resolves
+    `profile=federal-minimum`."""
+
+    profile = requirement_profile_resolve(user=user, ref="federal-minimum")
+    results = verify_clients(user=user, on=on, client_id=client.pk, profile=profile)
+    return results[0] if results else None
