@@ -210,8 +210,8 @@ def main() -> None:
     from apps.clients.models import Client
     from apps.clients.services import client_update
     from apps.core.dates import today
+    from apps.coverages.calendar import calendar_events_emit
     from apps.coverages.services import VEHICLE, coverage_assign, coverage_update
-    from apps.events.calendar import calendar_events_emit
     from apps.events.models import CalendarMark
     from apps.events.services import event_emit
     from apps.policies.models import Policy
@@ -291,7 +291,7 @@ def main() -> None:
 
     # Today's calendar job runs now, before any subscription exists, so the worker started
     # below does not begin with its backlog (measured above) in front of the latency events.
-    from apps.events.calendar import calendar_run
+    from apps.coverages.calendar import calendar_run
 
     calendar_run(day=day)
     receiver = Receiver()

@@ -26,9 +26,9 @@ from apps.documents.api.views import (
 )
 from apps.drivers.api.views import DriverVehicleView, DriverViewSet
 from apps.events.api.views import EventFeedView
-from apps.policies.api.views import PolicyVehiclesView, PolicyViewSet
+from apps.policies.api.views import PolicyViewSet
 from apps.reports.api.views import ReportRawDataView
-from apps.vehicles.api.views import LienholderDetailView, VehicleViewSet
+from apps.vehicles.api.views import LienholderDetailView, PolicyVehiclesView, VehicleViewSet
 from apps.webhooks.api.views import WebhookViewSet
 
 router = SimpleRouter(trailing_slash=False)

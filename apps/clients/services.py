@@ -13,8 +13,9 @@ from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
-from apps.events.records import client_record
-from apps.events.services import client_event_emit, status_watch
+from apps.coverages.status import status_watch
+from apps.events.records import record
+from apps.events.services import client_event_emit
 from apps.masterdata.models import City, ClientType, State
 
 
@@ -114,7 +115,7 @@ def client_create(
     _check_dot_free(client)
     client.full_clean(validate_constraints=False)
     client.save()
-    client_event_emit(type="client.created", client=client, data=client_record(client))
+    client_event_emit(type="client.created", client=client, data=record("client", client))
     return client
 
 
@@ -150,5 +151,5 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
     kind = "updated"
     if client.deleted != was_deleted:
         kind = "deleted" if client.deleted else "restored"
-    client_event_emit(type=f"client.{kind}", client=client, data=client_record(client))
+    client_event_emit(type=f"client.{kind}", client=client, data=record("client", client))
     return client

@@ -5,12 +5,14 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 
 from apps.compliance.models import RequirementProfile
+from apps.compliance.monitoring import clients_insured_by, compliance_watch
 from apps.compliance.services import (
     requirement_profile_create,
     requirement_profile_delete,
     requirement_profile_update,
 )
 from apps.core.admin import ServiceFormAdmin
+from apps.masterdata.models import Insurer
 
 RULES_HELP = (
     'A JSON list, e.g. [{"kind": "coverage", "coverageType": "AL", "minimumLimit": '
@@ -75,3 +77,20 @@ class RequirementProfileAdmin(ServiceFormAdmin):
             r.get("coverage_type", r["kind"]) if r["kind"] == "coverage" else r["kind"]
             for r in obj.rules
         )
+
+
+@admin.register(Insurer)
+class InsurerAdmin(admin.ModelAdmin):
+    """Master data, registered here rather than in apps.masterdata: its AM Best rating is read
+    by the compliance rules, and master data imports no app above it."""
+
+    list_display = ["name", "naic", "am_best_rating"]
+    list_filter = ["am_best_rating"]
+    list_editable = ["am_best_rating"]
+    search_fields = ["name", "naic"]
+
+    def save_model(self, request, obj, form, change):
+        """A new AM Best rating can change the verdict of every client this insurer covers:
+        watched profiles announce it (`compliance.changed`), from the form or the list."""
+        with compliance_watch(client_ids=clients_insured_by(obj.pk) if change else []):
+            super().save_model(request, obj, form, change)

@@ -18,9 +18,10 @@ from apps.coverages.choices import (
     CoverageStatus,
 )
 from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
+from apps.coverages.status import status_watch
 from apps.drivers.models import Driver
-from apps.events.records import assignment_record
-from apps.events.services import event_emit, status_watch
+from apps.events.records import record
+from apps.events.services import event_emit
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
@@ -81,7 +82,7 @@ def _emit(assignment, subject: Subject, kind: str, client) -> None:
         type=f"{subject.field}.{kind}",
         agency_id=client.agency_id,
         client_id=client.pk,
-        data=assignment_record(assignment, subject.field),
+        data=record(f"{subject.field}_assignment", assignment),
     )
 
 

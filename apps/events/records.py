@@ -1,33 +1,21 @@
-"""The changed record as the API shows it, for an event's `data`."""
+"""The changed record as the API shows it, for an event's `data`.
+
+events imports no domain app: each app registers the serializer of its records (its API
+serializer) here from its `AppConfig.ready`, and its services ask for `record(kind, obj)`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-
-def client_record(client) -> dict[str, Any]:
-    from apps.clients.api.serializers import ClientSerializer
-
-    return dict(ClientSerializer(client).data)
+SERIALIZERS: dict[str, type] = {}
 
 
-def policy_record(policy) -> dict[str, Any]:
-    from apps.policies.api.serializers import PolicySerializer
-
-    return dict(PolicySerializer(policy).data)
-
-
-def vehicle_record(vehicle) -> dict[str, Any]:
-    from apps.vehicles.api.serializers import VehicleSerializer
-
-    return dict(VehicleSerializer(vehicle).data)
+def record_serializer_register(kind: str, serializer_class: type) -> None:
+    """Name the serializer that shows a kind of record in events ("client": ClientSerializer)."""
+    SERIALIZERS[kind] = serializer_class
 
 
-def assignment_record(assignment, field: str) -> dict[str, Any]:
-    from apps.coverages.api.serializers import (
-        DriverAssignmentSerializer,
-        VehicleAssignmentSerializer,
-    )
-
-    serializer = VehicleAssignmentSerializer if field == "vehicle" else DriverAssignmentSerializer
-    return dict(serializer(assignment).data)
+def record(kind: str, obj) -> dict[str, Any]:
+    """`obj` as the API shows it, by the serializer its app registered for `kind`."""
+    return dict(SERIALIZERS[kind](obj).data)

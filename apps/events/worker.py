@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db.models import Max
@@ -33,3 +34,23 @@ def worker_check() -> str:
         return "missing"
     age = timezone.now() - beat
     return "ok" if age <= dt.timedelta(seconds=settings.WORKER_HEARTBEAT_MAX_AGE) else "stale"
+
+
+# The worker's periodic jobs of the apps above events, registered in their AppConfig.ready
+# (events imports no app above it): each beat runs HOUSEKEEPING (the sweep of overdue webhook
+# deliveries); each new service day runs DAILY (the calendar job, `job(day=…)` answering how
+# many events it emitted), then prunes old events.
+HOUSEKEEPING: list[Callable[[], object]] = []
+DAILY: list[Callable[..., int]] = []
+
+
+def housekeeping_register(job: Callable[[], object]) -> None:
+    """Run `job()` on every beat of the worker."""
+    if job not in HOUSEKEEPING:
+        HOUSEKEEPING.append(job)
+
+
+def daily_register(job: Callable[..., int]) -> None:
+    """Run `job(day=…)` once per service day, before the pruning of old events."""
+    if job not in DAILY:
+        DAILY.append(job)

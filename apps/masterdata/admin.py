@@ -1,3 +1,6 @@
+"""The back-office of master data. Insurers are registered by apps.compliance.admin: a new
+AM Best rating is a compliance event, and master data sits below the apps that use it."""
+
 from django.contrib import admin
 
 from apps.masterdata.models import (
@@ -5,7 +8,6 @@ from apps.masterdata.models import (
     ClientType,
     CoverageType,
     DriverType,
-    Insurer,
     LicenseType,
     Make,
     State,
@@ -41,22 +43,6 @@ class CoverageTypeAdmin(admin.ModelAdmin):
     list_display = ["code", "name", "schedules_units", "schedules_drivers"]
     list_filter = ["schedules_units", "schedules_drivers"]
     search_fields = ["code", "name"]
-
-
-@admin.register(Insurer)
-class InsurerAdmin(admin.ModelAdmin):
-    list_display = ["name", "naic", "am_best_rating"]
-    list_filter = ["am_best_rating"]
-    list_editable = ["am_best_rating"]
-    search_fields = ["name", "naic"]
-
-    def save_model(self, request, obj, form, change):
-        """A new AM Best rating can change the verdict of every client this insurer covers:
-        watched profiles announce it (`compliance.changed`), from the form or the list."""
-        from apps.compliance.monitoring import clients_insured_by, compliance_watch
-
-        with compliance_watch(client_ids=clients_insured_by(obj.pk) if change else []):
-            super().save_model(request, obj, form, change)
 
 
 @admin.register(Make, DriverType, LicenseType, ClientType)

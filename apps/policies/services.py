@@ -14,8 +14,9 @@ from apps.agencies.models import Producer
 from apps.clients.selectors import visible_client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
-from apps.events.records import policy_record
-from apps.events.services import client_event_emit, status_watch
+from apps.coverages.status import status_watch
+from apps.events.records import record
+from apps.events.services import client_event_emit
 from apps.masterdata.models import CoverageType, Insurer, State, UnitType
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 
@@ -171,7 +172,7 @@ def policy_create(
         policy.save()
         _replace_limits(policy, limits or [])
         _replace_rates(policy, rates or [])
-    client_event_emit(type="policy.created", client=client, data=policy_record(policy))
+    client_event_emit(type="policy.created", client=client, data=record("policy", policy))
     return policy
 
 
@@ -211,5 +212,5 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         kind = "deleted" if policy.deleted else "restored"
     elif policy.cancellation_date is not None and policy.cancellation_date != was[2]:
         kind = "cancelled"
-    client_event_emit(type=f"policy.{kind}", client=policy.client, data=policy_record(policy))
+    client_event_emit(type=f"policy.{kind}", client=policy.client, data=record("policy", policy))
     return policy

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import django_filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
 from apps.core.filters import DeletedFilterSet, IdFilter, MoneyFilter
@@ -56,3 +58,25 @@ class VehicleFilterSet(DeletedFilterSet):
 
     def filter_policy(self, queryset, name, value):
         return queryset.filter(coverages__policy_id=value).distinct()
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class CoverageStatusFilter(django_filters.TypedChoiceFilter):
+    """The coverage status of the vehicle's latest period (an annotation, not a column)."""
+
+
+class PolicyVehicleFilterSet(django_filters.FilterSet):
+    """Filters over the vehicle and over its latest period on the policy."""
+
+    make = MakeFilter(field_name="make")
+    minValue = MoneyFilter(field_name="stated_value", lookup_expr="gte")
+    maxValue = MoneyFilter(field_name="stated_value", lookup_expr="lte")
+    status = CoverageStatusFilter(
+        field_name="coverage_status",
+        choices=[(v, str(v)) for v in (1, 2, 4)],
+        coerce=int,
+    )
+
+    class Meta:
+        model = Vehicle
+        fields = []

@@ -12,8 +12,9 @@ from apps.agencies.services import agency_record_create, agency_record_update
 from apps.clients.selectors import visible_client
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
-from apps.events.records import vehicle_record
-from apps.events.services import client_event_emit, status_watch
+from apps.coverages.status import status_watch
+from apps.events.records import record
+from apps.events.services import client_event_emit
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.models import Lienholder, Vehicle
 
@@ -82,7 +83,7 @@ def vehicle_create(
     _check_vin_free(vehicle)
     vehicle.full_clean(validate_constraints=False)
     vehicle.save()
-    client_event_emit(type="vehicle.created", client=client, data=vehicle_record(vehicle))
+    client_event_emit(type="vehicle.created", client=client, data=record("vehicle", vehicle))
     return vehicle
 
 
@@ -110,7 +111,9 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
             user=user,
             check=_check_vin_free,
         )
-    client_event_emit(type="vehicle.updated", client=vehicle.client, data=vehicle_record(vehicle))
+    client_event_emit(
+        type="vehicle.updated", client=vehicle.client, data=record("vehicle", vehicle)
+    )
     return vehicle
 
 

@@ -11,7 +11,7 @@ from django.db import connection, transaction  # noqa: F401
 
 from apps.clients.services import client_update
 from apps.core.dates import today
-from apps.events.calendar import calendar_run
+from apps.coverages.calendar import calendar_run
 from apps.events.models import Event
 from apps.events.services import event_emit
 from apps.events.tasks import events_prune

@@ -313,7 +313,7 @@ def test_scheduling_a_vehicle_notifies(api, carrier, private_ok):
 def test_calendar_events_reach_subscriptions(api, carrier, private_ok):
     """The daily job's events fan out like any other (in bulk: one insert of deliveries)."""
     from apps.core.dates import today
-    from apps.events.calendar import calendar_run
+    from apps.coverages.calendar import calendar_run
 
     day = today()
     policy = PolicyFactory(

@@ -1,11 +1,9 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.compliance.evaluation import REASON_CODES
 from apps.compliance.models import RequirementProfile, code_validator
 from apps.compliance.rules import KINDS, rules_clean
 from apps.core.serializers import (
@@ -96,44 +94,3 @@ class RequirementProfileSerializer(AuditedModelSerializer):
             if missing:
                 raise serializers.ValidationError(missing)
         return attrs
-
-
-# --- verification (documented shapes) ------------------------------------------------------
-
-
-class ReasonSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=REASON_CODES)
-    coverage_type = StrictCharField(allow_null=True)
-    required = StrictCharField(allow_null=True)
-    actual = StrictCharField(allow_null=True)
-    message = StrictCharField()
-
-
-class ComplianceSerializer(serializers.Serializer):
-    profile_id = StrictIntegerField()
-    result = serializers.ChoiceField(choices=["PASS", "CAUTION", "FAIL"])
-    reasons = ReasonSerializer(many=True)
-
-
-def compliance_field() -> ComplianceSerializer:
-    return ComplianceSerializer(
-        required=False,
-        allow_null=True,
-        help_text="Present when a profile was named; null for what was not found.",
-    )
-
-
-@extend_schema_field(OpenApiTypes.STR)
-class ProfileRefField(serializers.Field):
-    """A profile id (number or digits) or code, as the batch body names it."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, str | int):
-            raise serializers.ValidationError("Expected a profile id or code.")
-        value = str(data).strip()
-        if not value:
-            raise serializers.ValidationError("Expected a profile id or code.")
-        return value
-
-    def to_representation(self, value):
-        return value

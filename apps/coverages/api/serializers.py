@@ -6,8 +6,8 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
-from apps.compliance.api.serializers import ProfileRefField, compliance_field
 from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
+from apps.compliance.serializers import ProfileRefField, compliance_field
 from apps.core.params import AsOfParam, DotListParam, DotParam, IdParam, PlateParam, QueryParameters
 from apps.core.serializers import (
     StrictBooleanField,

@@ -16,6 +16,7 @@ from apps.core.serializers import (
     reference_id_field,
     require_on_create,
 )
+from apps.coverages.choices import CoverageStatus
 from apps.coverages.serializers import ISO, AssignmentSummarySerializer, context_date
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
@@ -263,3 +264,28 @@ class LienholderDetailSerializer(serializers.Serializer):
     power_unit = StrictIntegerField()
     non_power_unit = StrictIntegerField()
     vehicles = LienholderVehicleSerializer(source="live_vehicles", many=True)
+
+
+class PolicyVehicleSerializer(VehicleSerializer):
+    """A vehicle of the policy (contract section 13): the fields of `GET /v1/vehicles` plus
+    its latest period on this policy."""
+
+    assignment_id = serializers.IntegerField(read_only=True)
+    coverage_status = serializers.IntegerField(read_only=True)
+    coverage_status_name = serializers.SerializerMethodField()
+    policy_added_date = serializers.DateField(read_only=True)
+    policy_removed_date = serializers.DateField(read_only=True, allow_null=True)
+
+    class Meta(VehicleSerializer.Meta):
+        fields = [
+            *(name for name in VehicleSerializer.Meta.fields if name != "make"),
+            "assignment_id",
+            "coverage_status",
+            "coverage_status_name",
+            "policy_added_date",
+            "policy_removed_date",
+            "make",  # last, where the list has always shown it
+        ]
+
+    def get_coverage_status_name(self, obj) -> str:
+        return CoverageStatus(obj.coverage_status).label

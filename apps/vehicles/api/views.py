@@ -2,18 +2,27 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.exceptions import NotFound
+from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.permissions import HasPermissions
 from apps.core.viewsets import ScopedViewSet
+from apps.policies.selectors import policy_queryset
 from apps.vehicles.api.serializers import (
     LienholderDetailSerializer,
+    PolicyVehicleSerializer,
     VehicleDetailSerializer,
     VehicleSerializer,
 )
-from apps.vehicles.filtersets import VehicleFilterSet
-from apps.vehicles.selectors import lienholder_detail, vehicle_detail_queryset, vehicle_queryset
+from apps.vehicles.filtersets import PolicyVehicleFilterSet, VehicleFilterSet
+from apps.vehicles.models import Vehicle
+from apps.vehicles.selectors import (
+    lienholder_detail,
+    policy_vehicle_queryset,
+    vehicle_detail_queryset,
+    vehicle_queryset,
+)
 from apps.vehicles.services import vehicle_create, vehicle_update
 
 VEHICLE_SORT_FIELDS = {
@@ -73,3 +82,37 @@ class LienholderDetailView(APIView):
         if lienholder is None:
             raise NotFound("No lienholder with this id.")
         return Response(LienholderDetailSerializer(lienholder).data)
+
+
+class PolicyVehiclesView(ListAPIView):
+    """The vehicles scheduled on a policy, each once with its latest period on it.
+
+    The spec promises "paginated vehicles of the policy": an item is the vehicle (its `id` is
+    the vehicle's), not a scheduling period; a unit removed and scheduled again appears once,
+    with the period that began last. Status filters and sorts apply to that period.
+    """
+
+    serializer_class = PolicyVehicleSerializer
+    filterset_class = PolicyVehicleFilterSet
+    permission_classes = [HasPermissions]
+    required_permissions = ("policies.view_policy", "vehicles.view_vehicle")
+    sort_fields = {
+        "policyAddedDate": "policy_added_date",
+        "policyRemovedDate": "policy_removed_date",
+        "status": "coverage_status",
+        "unit": "unit",
+        "make": "make__name",
+        "value": "stated_value",
+        "minValue": "stated_value",
+        "maxValue": "stated_value",
+        "vin": "serial_number",
+    }
+    default_sort = ("policy_added_date",)
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Vehicle.objects.none()
+        policy = policy_queryset(user=self.request.user).filter(pk=self.kwargs["pk"]).first()
+        if policy is None:
+            raise NotFound("No policy with this id.")
+        return policy_vehicle_queryset(policy=policy)

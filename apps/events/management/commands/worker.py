@@ -18,9 +18,9 @@ from django.db import close_old_connections, connection
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Worker
 
-from apps.events.calendar import calendar_run
+from apps.core.dates import today
 from apps.events.tasks import events_prune
-from apps.events.worker import heartbeat
+from apps.events.worker import DAILY, HOUSEKEEPING, heartbeat
 
 logger = logging.getLogger("apps.events.worker")
 
@@ -41,14 +41,12 @@ class Command(BaseCommand):
 
     def housekeeping(self, worker_id: str, calendar_day):
         """Beat, sweep, and the calendar job when the service day changed; the day done."""
-        from apps.core.dates import today
-        from apps.webhooks.delivery import deliveries_sweep
-
         heartbeat(worker_id=worker_id)
-        deliveries_sweep()
+        for job in HOUSEKEEPING:
+            job()
         day = today()
         if day != calendar_day:
-            emitted = calendar_run(day=day)
+            emitted = sum(job(day=day) for job in DAILY)
             events_prune()
             logger.info("calendar %s: %d events", day, emitted)
         return day

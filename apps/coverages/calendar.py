@@ -13,9 +13,12 @@ import datetime as dt
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from apps.compliance.monitoring import compliance_changes_for_day
+from apps.coverages.models import VehicleCoverage
+from apps.coverages.status import client_statuses, status_events, vehicle_statuses
 from apps.events.models import CalendarMark
-from apps.events.services import events_emit_many, status_events
-from apps.events.status import client_statuses, vehicle_statuses
+from apps.events.services import events_emit_many
+from apps.policies.models import Policy
 
 EXPIRING_DAYS = (30, 7)
 
@@ -35,9 +38,6 @@ def _policy_data(policy: dict, **extra) -> dict:
 def calendar_events_emit(*, day: dt.date) -> int:
     """Emit the day's calendar events and the status changes they cause; how many.
     Call inside a transaction that has claimed the day (see `calendar_run`)."""
-    from apps.coverages.models import VehicleCoverage
-    from apps.policies.models import Policy
-
     expiring = [day + dt.timedelta(days=n) for n in EXPIRING_DAYS]
     policies = list(
         Policy.objects.live("client")
@@ -108,8 +108,6 @@ def calendar_run(*, day: dt.date) -> int:
             CalendarMark.objects.create(policy_id=0, type="calendar.day", day=day)
             emitted = calendar_events_emit(day=day)
             # What time alone changed in compliance verdicts (contract section 15).
-            from apps.compliance.monitoring import compliance_changes_for_day
-
             return emitted + compliance_changes_for_day(day=day)
     except IntegrityError:
         return 0

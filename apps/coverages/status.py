@@ -1,0 +1,126 @@
+"""Verification status of many clients or units at once, by the rules verification applies.
+
+A client is ACTIVE when it is live and one of its policies is in force on the day (what
+`verify_clients` answers); a unit when it is live, its client is live and a period covers it
+under a policy in force (what `verify_vehicles` answers). Two queries per call, whatever the
+number of records.
+
+`status_watch` wraps a write and emits `carrier.status_changed` / `vehicle.status_changed`
+(and `compliance.changed`) for what the write changed; the daily calendar job
+(apps.coverages.calendar) emits what the day alone changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+
+from apps.clients.models import Client
+from apps.compliance.monitoring import compliance_changes_emit, compliance_snapshot
+from apps.core.dates import today
+from apps.coverages.models import VehicleCoverage
+from apps.events.services import event_emit
+from apps.policies.models import Policy
+from apps.vehicles.models import Vehicle
+
+ACTIVE, INACTIVE = "ACTIVE", "INACTIVE"
+
+
+def client_statuses(client_ids: Iterable[int], on: dt.date) -> dict[int, tuple[int, str]]:
+    """{client id: (agency id, status)}."""
+    ids = list(client_ids)
+    in_force = set(
+        Policy.objects.in_force_on(on).filter(client_id__in=ids).values_list("client_id", flat=True)
+    )
+    return {
+        pk: (agency_id, ACTIVE if pk in in_force and not deleted else INACTIVE)
+        for pk, agency_id, deleted in Client.objects.filter(pk__in=ids).values_list(
+            "pk", "agency_id", "deleted"
+        )
+    }
+
+
+def vehicle_statuses(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, tuple[int, int, str]]:
+    """{vehicle id: (agency id, client id, status)}."""
+    ids = list(vehicle_ids)
+    covered = set(
+        VehicleCoverage.objects.filter(vehicle_id__in=ids)
+        .in_force_on(on)
+        .values_list("vehicle_id", flat=True)
+    )
+    rows = Vehicle.objects.filter(pk__in=ids).values_list(
+        "pk", "client__agency_id", "client_id", "deleted", "client__deleted"
+    )
+    return {
+        pk: (
+            agency_id,
+            client_id,
+            ACTIVE if pk in covered and not deleted and not client_deleted else INACTIVE,
+        )
+        for pk, agency_id, client_id, deleted, client_deleted in rows
+    }
+
+
+@contextmanager
+def status_watch(
+    *, client_ids: Iterable[int] = (), vehicle_ids: Iterable[int] = (), on: dt.date | None = None
+) -> Iterator[None]:
+    """Emit `carrier.status_changed` / `vehicle.status_changed` for every client or unit whose
+    verification status (ACTIVE/INACTIVE, as verification computes it) differs after the block,
+    and `compliance.changed` for every watched (client, profile) verdict that differs; a
+    constant number of queries whatever the number of clients or units."""
+    day = on or today()
+    clients = {pk for pk in client_ids if pk is not None}
+    vehicles = {pk for pk in vehicle_ids if pk is not None}
+    # A client's verdict under a watched profile (issue 16) moves with the same writes as
+    # its status; one query when no subscription watches a profile.
+    with transaction.atomic():
+        before_c = client_statuses(clients, day) if clients else {}
+        before_v = vehicle_statuses(vehicles, day) if vehicles else {}
+        before_p = compliance_snapshot(on=day, client_ids=clients) if clients else {}
+        yield
+        after_c = client_statuses(clients, day) if clients else {}
+        after_v = vehicle_statuses(vehicles, day) if vehicles else {}
+        status_events_emit(before_c, after_c, before_v, after_v, day)
+        if before_p:
+            after_p = compliance_snapshot(on=day, client_ids=clients)
+            compliance_changes_emit(before=before_p, after=after_p, day=day)
+
+
+def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> list:
+    """One status event (as `event_emit` keywords) per client or unit whose status differs."""
+    items = []
+    for pk, (agency_id, new) in sorted(after_c.items()):
+        old = before_c.get(pk, (agency_id, "INACTIVE"))[1]
+        if old != new:
+            items.append(
+                {
+                    "type": "carrier.status_changed",
+                    "agency_id": agency_id,
+                    "client_id": pk,
+                    "data": {"client_id": pk, "from": old, "to": new, "as_of": day},
+                }
+            )
+    for pk, (agency_id, client_id, new) in sorted(after_v.items()):
+        old = before_v.get(pk, (agency_id, client_id, "INACTIVE"))[2]
+        if old != new:
+            items.append(
+                {
+                    "type": "vehicle.status_changed",
+                    "agency_id": agency_id,
+                    "client_id": client_id,
+                    "data": {"vehicle_id": pk, "from": old, "to": new, "as_of": day},
+                }
+            )
+    return items
+
+
+def status_events_emit(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> int:
+    """Emit one status event per client or unit whose status differs; how many."""
+    items = status_events(before_c, after_c, before_v, after_v, day)
+    for item in items:
+        event_emit(**item)
+    return len(items)
