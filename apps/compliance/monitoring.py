@@ -22,16 +22,20 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
+from apps.clients.models import Client
 from apps.compliance.evaluation import CompiledProfile, verdict
 from apps.compliance.models import RequirementProfile
+from apps.core.dates import today
+from apps.coverages.selectors import _policies_by_client
+from apps.events.services import event_emit
+from apps.policies.models import Policy
+from apps.webhooks.models import Webhook
 
 # {(client id, profile id): (agency id, result, reasons)}
 Snapshot = dict[tuple[int, int], tuple[int, str, list]]
 
 
 def _watched_profiles(profile_id: int | None = None) -> list[RequirementProfile]:
-    from apps.webhooks.models import Webhook
-
     ids = Webhook.objects.filter(active=True, profile_id__isnull=False)
     if profile_id is not None:
         ids = ids.filter(profile_id=profile_id)
@@ -47,8 +51,6 @@ def compliance_snapshot(
 ) -> Snapshot:
     """Every live client's verdict under every watched profile of its agency, on a day (all
     clients of those agencies when `client_ids` is None; one profile with `profile_id`)."""
-    from apps.clients.models import Client
-    from apps.coverages.selectors import _policies_by_client
 
     profiles = _watched_profiles(profile_id)
     if not profiles:
@@ -87,7 +89,6 @@ def compliance_snapshot(
 def compliance_changes_emit(*, before: Snapshot, after: Snapshot, day: dt.date) -> int:
     """One `compliance.changed` per (client, profile) whose result differs; how many. A pair
     absent before (a new client, a new subscription) has no `from` and emits nothing."""
-    from apps.events.services import event_emit
 
     emitted = 0
     for (client_id, profile_id), (agency_id, new, reasons) in sorted(after.items()):
@@ -122,7 +123,6 @@ def compliance_changes_for_day(*, day: dt.date) -> int:
 @contextmanager
 def compliance_watch(*, client_ids: Iterable[int], on: dt.date | None = None) -> Iterator[None]:
     """Emit `compliance.changed` for the clients whose verdict the block changes."""
-    from apps.core.dates import today
 
     day = on or today()
     clients = {pk for pk in client_ids if pk is not None}
@@ -137,7 +137,6 @@ def compliance_watch(*, client_ids: Iterable[int], on: dt.date | None = None) ->
 def compliance_profile_watch(*, profile_id: int, agency_id: int) -> Iterator[None]:
     """Emit `compliance.changed` for the agency's clients whose verdict under this profile
     the block (a change of its rules) changes."""
-    from apps.core.dates import today
 
     day = today()
     with transaction.atomic():
@@ -150,7 +149,6 @@ def compliance_profile_watch(*, profile_id: int, agency_id: int) -> Iterator[Non
 def clients_insured_by(insurer_id: int) -> list[int]:
     """The clients with a live policy of this insurer: whose verdicts a change of its AM Best
     rating can move (rule `insurer_rating`)."""
-    from apps.policies.models import Policy
 
     return list(
         Policy.objects.live()

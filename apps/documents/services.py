@@ -10,6 +10,7 @@ from apps.clients.models import Client
 from apps.core.exceptions import UnprocessableEntity
 from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.storage import check_upload, clean_file_name, remove, store
+from apps.events.services import event_emit
 from apps.policies.models import Policy
 
 
@@ -30,7 +31,6 @@ def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy 
 
 def _emit(kind: str, document: Document, agency_id: int) -> None:
     """`document.uploaded|replaced|deleted`, with the document's metadata (never the file)."""
-    from apps.events.services import event_emit
 
     event_emit(
         type=f"document.{kind}",

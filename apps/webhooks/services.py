@@ -12,9 +12,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.agencies.services import authorized_agency
+from apps.clients.models import Client
+from apps.compliance.models import RequirementProfile
 from apps.core.services import model_update
 from apps.events.models import Event
+from apps.events.services import EVENT_TYPES, event_emit
+from apps.webhooks.delivery import TargetRefused, target_check
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
+from apps.webhooks.tasks import deliver
 
 # A rotated-out secret keeps signing this long, so receivers can switch without a gap.
 ROTATION_OVERLAP = dt.timedelta(hours=24)
@@ -40,10 +45,6 @@ def secret_new() -> str:
 
 
 def _check(webhook: Webhook) -> None:
-    from apps.clients.models import Client
-    from apps.events.services import EVENT_TYPES
-    from apps.webhooks.delivery import TargetRefused, target_check
-
     unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES))
     if unknown:
         raise ValidationError({"event_types": f"Unknown event types: {', '.join(unknown)}."})
@@ -56,13 +57,13 @@ def _check(webhook: Webhook) -> None:
         missing = sorted(set(webhook.client_ids) - found)
         if missing:
             raise ValidationError({"client_ids": f"No client with id {missing[0]}."})
-    if webhook.profile_id is not None:
-        from apps.compliance.models import RequirementProfile
-
-        if not RequirementProfile.objects.filter(
+    if (
+        webhook.profile_id is not None
+        and not RequirementProfile.objects.filter(
             pk=webhook.profile_id, agency_id=webhook.agency_id
-        ).exists():
-            raise ValidationError({"profile_id": "No requirement profile with this id."})
+        ).exists()
+    ):
+        raise ValidationError({"profile_id": "No requirement profile with this id."})
     try:
         target_check(webhook.url)
     except TargetRefused as exc:
@@ -180,7 +181,6 @@ def deliveries_fan_out_many(*, events: list[Event]) -> list[WebhookDelivery]:
 
 def deliveries_enqueue_on_commit(delivery_ids: list[int]) -> None:
     """Queue the sending of these deliveries once the surrounding transaction commits."""
-    from apps.webhooks.tasks import deliver
 
     def enqueue() -> None:
         for pk in delivery_ids:
@@ -203,7 +203,6 @@ def delivery_redeliver(*, user, delivery: WebhookDelivery) -> WebhookDelivery:
 @transaction.atomic
 def webhook_ping(*, user, webhook: Webhook) -> WebhookDelivery:
     """A `webhook.ping` event delivered to this subscription only."""
-    from apps.events.services import event_emit
 
     event = event_emit(
         type="webhook.ping",
