@@ -160,10 +160,6 @@ class DropdownFilter(ScopedRelatedFieldListFilter):
     template = "admin/bo_dropdown_filter.html"
 
 
-class ChoiceDropdownFilter(admin.ChoicesFieldListFilter):
-    template = "admin/bo_dropdown_filter.html"
-
-
 class OneClickCertificateMixin:
     """A "Download certificate" button on the change page: the list's certificate action,
     run on this one record (same builder, same scoping, same PDF)."""
