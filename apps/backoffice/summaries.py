@@ -107,7 +107,7 @@ def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
 
 def _driver_verified(driver_coverages, on: dt.date) -> bool:
     """A driver is verified when an OA/DD period covers them today (as the API says)."""
-    return any(c.in_force_on(on) for c in driver_coverages)
+    return any(c.covered_on(on) for c in driver_coverages)
 
 
 _TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")

@@ -224,7 +224,7 @@ def client_certificate(
     covered = (
         Vehicle.objects.live()
         .filter(client=client)
-        .filter(Exists(VehicleCoverage.objects.filter(vehicle_id=OuterRef("pk")).in_force_on(on)))
+        .filter(Exists(VehicleCoverage.objects.filter(vehicle_id=OuterRef("pk")).covered_on(on)))
     )
     vehicles = list(covered.select_related("make").order_by("unit", "id")[:VEHICLES_LISTED])
     # Exact, never an estimate: counting.count() keeps it in the shared cache under its SQL
@@ -232,7 +232,7 @@ def client_certificate(
     # The count joins the fleet with its periods once (a hash semi-join), not a probe per unit.
     counted = Vehicle.objects.filter(
         pk__in=VehicleCoverage.objects.filter(live_q("vehicle"), vehicle__client=client)
-        .in_force_on(on)
+        .covered_on(on)
         .values("vehicle_id")
     )
     vehicle_count = len(vehicles) if len(vehicles) < VEHICLES_LISTED else counting.count(counted)

@@ -29,7 +29,7 @@ from apps.compliance.rules import (
 )
 from apps.core.money import format_money
 from apps.masterdata.models import AM_BEST_ORDER
-from apps.policies.choices import LimitName
+from apps.policies.choices import LimitName, PolicyStatus
 
 PASS, CAUTION, FAIL = "PASS", "CAUTION", "FAIL"
 COVERAGE_MISSING = "COVERAGE_MISSING"
@@ -116,10 +116,7 @@ def _renewed(policy, same_type: list, on: dt.date) -> bool:
     """Another policy of the line takes over on or before this one ends."""
     end = policy.expiration_date
     return any(
-        other is not policy
-        and other.effective_date <= end < other.expiration_date
-        and (other.cancellation_date is None or other.cancellation_date > end)
-        for other in same_type
+        other is not policy and other.status_on(end) == PolicyStatus.ACTIVE for other in same_type
     )
 
 

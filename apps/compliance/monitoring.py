@@ -26,7 +26,7 @@ from apps.clients.models import Client
 from apps.compliance.evaluation import CompiledProfile, verdict
 from apps.compliance.models import RequirementProfile
 from apps.core.dates import today
-from apps.coverages.selectors import _policies_by_client
+from apps.coverages.selectors import policies_by_client
 from apps.events.services import event_emit
 from apps.policies.models import Policy
 from apps.webhooks.models import Webhook
@@ -65,7 +65,7 @@ def compliance_snapshot(
     clients = list(clients)
     if not clients:
         return {}
-    policies = _policies_by_client((c.id for c in clients), on)
+    policies = policies_by_client((c.id for c in clients), on)
     snapshot: Snapshot = {}
     for profile in profiles:
         compiled = CompiledProfile.of(profile)

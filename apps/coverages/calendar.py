@@ -18,7 +18,8 @@ from apps.coverages.models import VehicleCoverage
 from apps.coverages.status import client_statuses, status_events, vehicle_statuses
 from apps.events.models import CalendarMark
 from apps.events.services import events_emit_many
-from apps.policies.models import Policy
+from apps.policies.choices import PolicyStatus
+from apps.policies.models import Policy, policy_status
 
 EXPIRING_DAYS = (30, 7)
 
@@ -61,8 +62,13 @@ def calendar_events_emit(*, day: dt.date) -> int:
     )
     wanted = []
     for policy in policies:
-        cancelled = policy["cancellation_date"] is not None and policy["cancellation_date"] <= day
-        if cancelled:
+        status = policy_status(
+            day,
+            effective_date=policy["effective_date"],
+            expiration_date=policy["expiration_date"],
+            cancellation_date=policy["cancellation_date"],
+        )
+        if status == PolicyStatus.CANCELLED:
             continue  # its status change is still computed below
         if policy["effective_date"] == day:
             wanted.append(("policy.effective", policy, {}))

@@ -16,6 +16,22 @@ from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, user_stamp
 from apps.coverages.choices import CoverageStatus
+from apps.policies.models import in_force_q
+
+
+def period_covers_q(on: dt.date, prefix: str = "") -> Q:
+    """The period includes D: added on or before D, not removed on or before D (Python:
+    `Coverage.covers_on`)."""
+    return Q(**{f"{prefix}policy_added_date__lte": on}) & (
+        Q(**{f"{prefix}policy_removed_date__isnull": True})
+        | Q(**{f"{prefix}policy_removed_date__gt": on})
+    )
+
+
+def covered_q(on: dt.date, prefix: str = "") -> Q:
+    """Covered on D: a period covering D under a policy in force on D (Python:
+    `Coverage.covered_on`)."""
+    return period_covers_q(on, prefix) & in_force_q(on, f"{prefix}policy__")
 
 
 class CoverageQuerySet(AgencyScopedQuerySet):
@@ -25,19 +41,11 @@ class CoverageQuerySet(AgencyScopedQuerySet):
 
     def covering_on(self, on: dt.date) -> CoverageQuerySet:
         """Periods that cover their unit on D (the policy's own force is checked separately)."""
-        return self.filter(
-            Q(policy_removed_date__isnull=True) | Q(policy_removed_date__gt=on),
-            policy_added_date__lte=on,
-        )
+        return self.filter(period_covers_q(on))
 
-    def in_force_on(self, on: dt.date) -> CoverageQuerySet:
+    def covered_on(self, on: dt.date) -> CoverageQuerySet:
         """Periods that cover their unit on D under a policy in force on D: coverage."""
-        return self.covering_on(on).filter(
-            Q(policy__cancellation_date__isnull=True) | Q(policy__cancellation_date__gt=on),
-            policy__deleted=False,
-            policy__effective_date__lte=on,
-            policy__expiration_date__gt=on,
-        )
+        return self.filter(covered_q(on))
 
 
 class Coverage(TimeStampedModel):
@@ -51,13 +59,14 @@ class Coverage(TimeStampedModel):
         abstract = True
 
     def covers_on(self, on: dt.date) -> bool:
+        """The period includes D (SQL: `period_covers_q`)."""
         return self.policy_added_date <= on and (
             self.policy_removed_date is None or self.policy_removed_date > on
         )
 
-    def in_force_on(self, on: dt.date) -> bool:
-        """The one-record twin of `CoverageQuerySet.in_force_on`: the period covers its unit
-        on D under a policy in force on D (what "covered" and "verified" mean)."""
+    def covered_on(self, on: dt.date) -> bool:
+        """Covered on D: the period includes D and its policy is in force on D (SQL:
+        `covered_q`)."""
         return self.covers_on(on) and self.policy.in_force_on(on)
 
 

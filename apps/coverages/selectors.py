@@ -73,13 +73,13 @@ def vehicle_ref(vehicle: Vehicle) -> dict:
     }
 
 
-def _policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
-    """Policies in force on D, and those that start later, per client (two queries)."""
+def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
+    """The live policies not ended on D (in force, or starting later), per client, with what
+    verification and compliance read (two queries); compliance monitoring uses it too."""
     policies = (
         Policy.objects.live()
+        .not_ended_on(on)
         .filter(client_id__in=list(client_ids))
-        .filter(Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on))
-        .filter(expiration_date__gt=on)
         .select_related("coverage_type", "insurer")
         .prefetch_related(LIMITS)
         .order_by("coverage_type__code", "effective_date", "id")
@@ -159,7 +159,7 @@ def verify_clients(
         clients = list(clients.filter(pk=client_id))
     else:
         clients = list(clients.filter(dot__in=dots).order_by("id"))
-    policies = _policies_by_client((c.id for c in clients), on)
+    policies = policies_by_client((c.id for c in clients), on)
     if client_id is not None:
         return [_client_result(None, c, policies.get(c.id, []), on, profile) for c in clients]
 
@@ -183,7 +183,7 @@ def verify_clients(
 
 def covered_today_filter(on: dt.date) -> Exists:
     """SQL for 'this vehicle is covered on D': a covering period under a policy in force."""
-    return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).in_force_on(on))
+    return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).covered_on(on))
 
 
 def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:
@@ -195,7 +195,7 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     """
     periods = list(
         VehicleCoverage.objects.filter(vehicle_id__in=list(vehicle_ids))
-        .in_force_on(on)
+        .covered_on(on)
         .order_by("policy__coverage_type__code", "policy_added_date", "id")
     )
     policies = (
@@ -282,7 +282,7 @@ def verify_vehicles(
 def _unit_clients_policies(profile, vehicles: list[Vehicle], on: dt.date) -> dict:
     if profile is None:
         return {}
-    return _policies_by_client({v.client_id for v in vehicles}, on)
+    return policies_by_client({v.client_id for v in vehicles}, on)
 
 
 def _unit_compliance(profile, vehicle, client_policies: dict, periods, on) -> dict:

@@ -49,7 +49,7 @@ class AssignmentSummarySerializer(serializers.Serializer):
         return CoverageStatus(assignment.coverage_status).label
 
     def get_covered(self, assignment) -> bool:
-        return assignment.in_force_on(context_date(self))
+        return assignment.covered_on(context_date(self))
 
 
 class LimitSerializer(serializers.Serializer):

@@ -72,10 +72,6 @@ def _visible(user, model, pk: int, field: str):
     return found
 
 
-def _inside_term(policy: Policy, day: dt.date) -> bool:
-    return policy.effective_date <= day < policy.expiration_date
-
-
 def _emit(assignment, subject: Subject, kind: str, client) -> None:
     """`vehicle.scheduled|removed|declined|rescheduled` (or `driver.…`) for the change."""
     event_emit(
@@ -128,7 +124,7 @@ def coverage_assign(
         added = policy_added_date
         if added is None:
             raise ValidationError({"policy_added_date": "Required when the policy is active."})
-        if not _inside_term(policy, added):
+        if not policy.in_term(added):
             raise ValidationError({"policy_added_date": "Must be inside the policy term."})
     elif status == PolicyStatus.FUTURE:
         added = policy.effective_date
@@ -198,7 +194,7 @@ def coverage_update(
                     "schedule it again with POST."
                 }
             )
-        if not _inside_term(assignment.policy, added):
+        if not assignment.policy.in_term(added):
             raise ValidationError({"policy_added_date": "Must be inside the policy term."})
         assignment.policy_added_date = added
         effective = added

@@ -48,7 +48,7 @@ def vehicle_statuses(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, tuple
     ids = list(vehicle_ids)
     covered = set(
         VehicleCoverage.objects.filter(vehicle_id__in=ids)
-        .in_force_on(on)
+        .covered_on(on)
         .values_list("vehicle_id", flat=True)
     )
     rows = Vehicle.objects.filter(pk__in=ids).values_list(

@@ -29,20 +29,42 @@ class PolicyQuerySet(SoftDeleteQuerySet):
         return super().bulk_create(objs, *args, **kwargs)
 
     def in_force_on(self, on: dt.date) -> PolicyQuerySet:
-        """Not deleted, not cancelled on or before D, effective <= D < expiration."""
-        return self.filter(
-            Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on),
-            deleted=False,
-            effective_date__lte=on,
-            expiration_date__gt=on,
-        )
+        """Live and ACTIVE on D (`in_force_q`)."""
+        return self.filter(in_force_q(on))
+
+    def not_ended_on(self, on: dt.date) -> PolicyQuerySet:
+        """ACTIVE or FUTURE on D: in force, or starting later (`not_ended_q`)."""
+        return self.filter(not_ended_q(on))
 
     def with_status(self, on: dt.date) -> PolicyQuerySet:
         return self.annotate(status=status_expression(on))
 
 
+# The status of a policy on a date, and what follows from it, each written once: the Python form
+# (for a loaded policy, or the dates of a `.values()` row) beside the SQL form (to filter, sort
+# and annotate). tests/policies/test_status_rule.py runs both on a grid of dates.
+
+
+def policy_status(
+    on: dt.date,
+    *,
+    effective_date: dt.date,
+    expiration_date: dt.date,
+    cancellation_date: dt.date | None,
+) -> PolicyStatus:
+    """CANCELLED from the cancellation date, FUTURE before the effective date, EXPIRED from the
+    expiration date, ACTIVE in between (SQL: `status_expression`)."""
+    if cancellation_date is not None and cancellation_date <= on:
+        return PolicyStatus.CANCELLED
+    if effective_date > on:
+        return PolicyStatus.FUTURE
+    if expiration_date <= on:
+        return PolicyStatus.EXPIRED
+    return PolicyStatus.ACTIVE
+
+
 def status_expression(on: dt.date, prefix: str = "") -> Case:
-    """The derived status as SQL, so it can be filtered and sorted on."""
+    """`policy_status` as SQL, so it can be filtered and sorted on."""
     return Case(
         When(
             **{f"{prefix}cancellation_date__isnull": False, f"{prefix}cancellation_date__lte": on},
@@ -53,6 +75,25 @@ def status_expression(on: dt.date, prefix: str = "") -> Case:
         default=Value(PolicyStatus.ACTIVE.value),
         output_field=models.CharField(),
     )
+
+
+def in_term_q(on: dt.date, prefix: str = "") -> Q:
+    """D inside the term, effective <= D < expiration (Python: `Policy.in_term`)."""
+    return Q(**{f"{prefix}effective_date__lte": on, f"{prefix}expiration_date__gt": on})
+
+
+def not_ended_q(on: dt.date, prefix: str = "") -> Q:
+    """Status ACTIVE or FUTURE on D: not cancelled on or before D, expiring after D."""
+    return (
+        Q(**{f"{prefix}cancellation_date__isnull": True})
+        | Q(**{f"{prefix}cancellation_date__gt": on})
+    ) & Q(**{f"{prefix}expiration_date__gt": on})
+
+
+def in_force_q(on: dt.date, prefix: str = "") -> Q:
+    """Live and ACTIVE on D (Python: `Policy.in_force_on`); `prefix` reaches the policy from a
+    related model (`"policy__"`)."""
+    return live_q(prefix.removesuffix("__")) & not_ended_q(on, prefix) & in_term_q(on, prefix)
 
 
 class Policy(TimeStampedModel):
@@ -153,16 +194,17 @@ class Policy(TimeStampedModel):
     def __str__(self) -> str:
         return f"{self.coverage_type.code} {self.policy_number or '(unnumbered)'}"
 
-    def status_on(self, on: dt.date) -> str:
-        if self.cancellation_date is not None and self.cancellation_date <= on:
-            return PolicyStatus.CANCELLED
-        if self.effective_date > on:
-            return PolicyStatus.FUTURE
-        if self.expiration_date <= on:
-            return PolicyStatus.EXPIRED
-        return PolicyStatus.ACTIVE
+    def status_on(self, on: dt.date) -> PolicyStatus:
+        """The policy's status on D (`policy_status`)."""
+        return policy_status(
+            on,
+            effective_date=self.effective_date,
+            expiration_date=self.expiration_date,
+            cancellation_date=self.cancellation_date,
+        )
 
     def in_force_on(self, on: dt.date) -> bool:
+        """Live and ACTIVE on D (SQL: `in_force_q`)."""
         return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
 
     def limit_rows(self) -> list[PolicyLimit]:
@@ -170,6 +212,10 @@ class Policy(TimeStampedModel):
         (Prefetch(..., to_attr=...) builds no queryset per policy), else `limits.all()`."""
         rows = getattr(self, "prefetched_limits", None)
         return rows if rows is not None else list(self.limits.all())
+
+    def in_term(self, on: dt.date) -> bool:
+        """D inside the term, cancellation aside (SQL: `in_term_q`)."""
+        return self.effective_date <= on < self.expiration_date
 
 
 class PolicyLimitQuerySet(AgencyScopedQuerySet):

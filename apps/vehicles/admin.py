@@ -1,6 +1,6 @@
 from django import forms
 from django.contrib import admin
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
@@ -54,8 +54,8 @@ class AssignToPolicyForm(forms.Form):
         self.fields["policy"].queryset = (
             Policy.objects.for_user(user)
             .live()
-            .filter(coverage_type__schedules_units=True, expiration_date__gt=on)
-            .filter(Q(cancellation_date__isnull=True) | Q(cancellation_date__gt=on))
+            .not_ended_on(on)
+            .filter(coverage_type__schedules_units=True)
             .select_related("client", "coverage_type")
             .order_by("client__client_name", "coverage_type__code", "policy_number")
         )

@@ -109,7 +109,7 @@ class DriverDetailSerializer(DriverSerializer):
 
     def get_verified(self, driver) -> bool:
         on = context_date(self)
-        return any(c.in_force_on(on) for c in driver.coverages.all())
+        return any(c.covered_on(on) for c in driver.coverages.all())
 
 
 class DriverVehicleRequestSerializer(DriverSerializer):

@@ -157,7 +157,7 @@ class VehicleDriverSerializer(serializers.Serializer):
 
     def _in_force(self, link) -> list:
         on = context_date(self)
-        return [c for c in link.driver.coverages.all() if c.in_force_on(on)]
+        return [c for c in link.driver.coverages.all() if c.covered_on(on)]
 
     def get_verified(self, link) -> bool:
         return bool(self._in_force(link))
@@ -231,7 +231,7 @@ class VehicleDetailSerializer(VehicleSerializer):
 
     def _covering(self, vehicle) -> list:
         on = context_date(self)
-        return [a for a in vehicle.coverages.all() if a.in_force_on(on)]
+        return [a for a in vehicle.coverages.all() if a.covered_on(on)]
 
     def get_coverage_types(self, vehicle) -> list[str]:
         return sorted({a.policy.coverage_type.code for a in self._covering(vehicle)})

@@ -1,0 +1,64 @@
+"""The rule "covered on a date" is one rule written twice, side by side in apps/coverages/models.py:
+`Assignment.covered_on` for a loaded period and `covered_q` / `covered_on()` in SQL. These
+tests run both on a grid of periods, policies and dates and require the same answers."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from apps.coverages.models import VehicleCoverage
+from tests.factories import ClientFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
+
+START = dt.date(2026, 1, 10)
+END = dt.date(2027, 1, 10)
+GRID = [START + dt.timedelta(days=n) for n in (-1, 0, 1, 19, 20, 21, 59, 60, 61, 364, 365, 366)]
+
+
+def test_covered_on_in_python_and_sql_agree_on_every_date(db):
+    client = ClientFactory()
+    policies = [
+        PolicyFactory(client=client, effective_date=START, expiration_date=END),
+        PolicyFactory(
+            client=client,
+            effective_date=START,
+            expiration_date=END,
+            cancellation_date=START + dt.timedelta(days=60),
+        ),
+        PolicyFactory(client=client, effective_date=START, expiration_date=END, deleted=True),
+    ]
+    periods = []
+    for policy in policies:
+        for added, removed in [
+            (START, None),
+            (START + dt.timedelta(days=20), None),
+            (START, START + dt.timedelta(days=20)),
+        ]:
+            periods.append(
+                VehicleCoverageFactory(
+                    vehicle=VehicleFactory(client=client),
+                    policy=policy,
+                    policy_added_date=added,
+                    policy_removed_date=removed,
+                )
+            )
+    ids = [p.pk for p in periods]
+    for on in GRID:
+        in_sql = set(
+            VehicleCoverage.objects.filter(pk__in=ids).covered_on(on).values_list("pk", flat=True)
+        )
+        assert in_sql == {p.pk for p in periods if p.covered_on(on)}, on
+        covering = VehicleCoverage.objects.filter(pk__in=ids).covering_on(on)
+        assert set(covering.values_list("pk", flat=True)) == {
+            p.pk for p in periods if p.covers_on(on)
+        }, on
+
+
+def test_a_period_is_not_coverage_when_its_policy_is_not_in_force(db):
+    policy = PolicyFactory(
+        effective_date=START, expiration_date=END, cancellation_date=START + dt.timedelta(days=5)
+    )
+    period = VehicleCoverageFactory(vehicle=VehicleFactory(client=policy.client), policy=policy)
+
+    assert period.covers_on(START + dt.timedelta(days=10))
+    assert not period.covered_on(START + dt.timedelta(days=10))
+    assert period.covered_on(START + dt.timedelta(days=4))
