@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from apps.core.identifiers import dot_or_none, dot_validator
 from apps.core.models import SoftDeleteQuerySet, TimeStampedModel, live_q
-from apps.core.params import dot_or_none
-
-dot_validator = RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.", code="invalid")
 
 
 class CargoClass(models.TextChoices):

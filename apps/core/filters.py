@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.core.validators import RegexValidator
 
-from apps.core.params import MAX_BIGINT, is_ascii_int, normalize_dot
+from apps.core.identifiers import dot_validator, normalize_dot
+from apps.core.params import MAX_BIGINT, is_ascii_int
 
 
 class DotFilter(django_filters.CharFilter):
@@ -14,9 +14,7 @@ class DotFilter(django_filters.CharFilter):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.extra["validators"] = [
-            RegexValidator(r"^[0-9]{1,8}$", "A DOT number is 1 to 8 digits.")
-        ]
+        self.extra["validators"] = [dot_validator]
 
     def filter(self, qs, value):
         if value in (None, ""):

@@ -3,7 +3,8 @@
 Python's int() reads "\uff11" (a fullwidth digit) as 1, "1_0" as 10 and " 7 " as 7, and happily
 returns integers no database column holds; str.isdigit() says yes to superscripts. Every
 integer taken from a path, a query or a form therefore goes through `ascii_int`, and every DOT
-through `normalize_dot`, so that what is stored, compared and verified is the same string.
+through `normalize_dot` (apps/core/identifiers.py, with the VIN), so that what is stored,
+compared and verified is the same string.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from apps.core.identifiers import normalize_dot
 from apps.core.problems import camel
 
 MAX_BIGINT = 2**63 - 1
 _ASCII_DIGITS = re.compile(r"[0-9]+")
-DOT_MAX_DIGITS = 8
 
 
 def is_ascii_int(raw) -> bool:
@@ -42,27 +43,6 @@ def ascii_int(raw, *, field: str, minimum: int = 1, maximum: int = MAX_BIGINT) -
     if not minimum <= value <= min(maximum, MAX_BIGINT):
         raise ValidationError({field: [message]})
     return value
-
-
-def normalize_dot(raw, *, field: str = "dot") -> str:
-    """A USDOT number as stored: ASCII digits, leading zeros dropped (01234567 is 1234567),
-    at most 8 digits; all zeros or anything else is a 400."""
-    text = raw.strip() if isinstance(raw, str) else raw
-    if not is_ascii_int(text) or len(text) > DOT_MAX_DIGITS:
-        raise ValidationError({field: [f"'{raw}' is not a DOT number (1 to 8 digits)."]})
-    value = text.lstrip("0")
-    if not value:
-        raise ValidationError({field: [f"'{raw}' is not a DOT number (it is all zeros)."]})
-    return value
-
-
-def dot_or_none(raw) -> str | None:
-    """The normalised DOT, or None when `raw` is not one (for model code, which must not raise
-    a DRF error)."""
-    try:
-        return normalize_dot(raw)
-    except ValidationError:
-        return None
 
 
 # --- query parameters, parsed by serializer fields -----------------------------------------

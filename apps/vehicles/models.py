@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import re
 
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from apps.core.identifiers import normalize_vin, vin_validator
 from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, TimeStampedModel, live_q
 from apps.vehicles.choices import VehicleStatus
-
-VIN_RE = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")
-vin_validator = RegexValidator(
-    VIN_RE, "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9.", code="invalid_vin"
-)
-
-
-def normalize_vin(value: str) -> str:
-    return value.strip().upper()
 
 
 def plate_key(value: str) -> str:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
 
+from apps.core.identifiers import parse_vin
 from apps.core.problems import camel
-from apps.vehicles.models import VIN_RE
 
 
 class VinParam(serializers.Field):
@@ -17,16 +16,7 @@ class VinParam(serializers.Field):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> str:
-        value = data.strip().upper()
-        if not VIN_RE.match(value):
-            raise ValidationError(
-                {
-                    camel(self.field_name): [
-                        f"'{data}' is not a VIN (17 characters of A-H J-N P R-Z 0-9)."
-                    ]
-                }
-            )
-        return value
+        return parse_vin(data, field=camel(self.field_name))
 
     def to_representation(self, value):
         return value

@@ -15,9 +15,10 @@ from apps.core.admin_import import (
     YearWidget,
     column,
 )
+from apps.core.identifiers import is_vin, normalize_vin
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
-from apps.vehicles.models import VIN_RE, Vehicle, normalize_vin
+from apps.vehicles.models import Vehicle
 from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create
 
 
@@ -26,7 +27,7 @@ class VinWidget(widgets.Widget):
         vin = normalize_vin(str(value or ""))
         if not vin:
             raise ValueError("The VIN is missing.")
-        if not VIN_RE.match(vin):
+        if not is_vin(vin):
             raise ValueError(f"Bad VIN “{vin}”: a VIN is 17 letters and digits, without I, O or Q.")
         return vin
 

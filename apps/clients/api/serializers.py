@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.clients.models import CargoClass, Client, dot_validator
-from apps.core.params import normalize_dot
+from apps.clients.models import CargoClass, Client
+from apps.core.identifiers import dot_validator, normalize_dot
 from apps.core.serializers import (
     AuditedModelSerializer,
     StrictBooleanField,

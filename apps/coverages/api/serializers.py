@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import re
-
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
 from apps.compliance.serializers import ProfileRefField, compliance_field
+from apps.core.identifiers import parse_vin
 from apps.core.params import AsOfParam, DotListParam, DotParam, IdParam, PlateParam, QueryParameters
 from apps.core.serializers import (
     StrictBooleanField,
@@ -25,7 +24,6 @@ from apps.masterdata.lookup import resolve
 from apps.masterdata.models import State
 from apps.vehicles.params import VinParam
 
-DOT_RE = re.compile(r"^[0-9]{1,8}$")
 MAX_DOTS = 500
 MAX_BATCH = 1000
 
@@ -224,14 +222,12 @@ class FleetRequestSerializer(serializers.Serializer):
     )
 
     def validate_vins(self, values):
-        from apps.vehicles.models import VIN_RE
-
         cleaned, errors = [], {}
         for index, value in enumerate(values):
-            vin = value.strip().upper()
-            if not VIN_RE.match(vin):
-                errors[index] = [f"'{value}' is not a VIN (17 characters of A-H J-N P R-Z 0-9)."]
-            cleaned.append(vin)
+            try:
+                cleaned.append(parse_vin(value, field=index))
+            except serializers.ValidationError as exc:
+                errors.update(exc.detail)
         if errors:
             raise serializers.ValidationError(errors)
         return cleaned

@@ -5,6 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.history import audit_trail
+from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.serializers import (
     AuditedModelSerializer,
     MoneyField,
@@ -21,22 +22,22 @@ from apps.coverages.serializers import ISO, AssignmentSummarySerializer, context
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
-from apps.vehicles.models import VIN_RE, Vehicle
+from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import vehicle_history, vehicle_premiums
 
 
 class VinField(serializers.CharField):
     """A VIN: 17 characters of the VIN alphabet (no I, O or Q); case is ignored."""
 
-    default_error_messages = {"invalid_vin": "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9."}
+    default_error_messages = {"invalid_vin": VIN_MESSAGE}
 
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", 64)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
-        value = super().to_internal_value(data).strip().upper()
-        if not VIN_RE.match(value):
+        value = normalize_vin(super().to_internal_value(data))
+        if not is_vin(value):
             self.fail("invalid_vin")
         return value
 

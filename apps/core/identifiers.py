@@ -1,0 +1,69 @@
+"""The identifiers of the trade, each validated one way everywhere (contract section 13).
+
+A DOT number and a VIN have one definition each, here: the model field's validator, the
+serializers, the query parameters, the list filters and the admin's fleet import all use it, so
+what is stored, compared and verified is the same string. The messages differ by surface (a
+field error, a query parameter naming the value sent) but the rule does not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.validators import RegexValidator
+from rest_framework.exceptions import ValidationError
+
+# --- DOT: 1 to 8 ASCII digits, stored without leading zeros; all zeros is not a DOT.
+
+DOT_MAX_DIGITS = 8
+_DOT_DIGITS = re.compile(rf"[0-9]{{1,{DOT_MAX_DIGITS}}}")  # ASCII only: never str.isdigit()
+DOT_MESSAGE = "A DOT number is 1 to 8 digits."
+dot_validator = RegexValidator(rf"^[0-9]{{1,{DOT_MAX_DIGITS}}}$", DOT_MESSAGE, code="invalid")
+
+
+def normalize_dot(raw, *, field: str = "dot") -> str:
+    """A USDOT number as stored: ASCII digits, leading zeros dropped (01234567 is 1234567),
+    at most 8 digits; all zeros or anything else is a 400 on `field`."""
+    text = raw.strip() if isinstance(raw, str) else raw
+    if not isinstance(text, str) or _DOT_DIGITS.fullmatch(text) is None:
+        raise ValidationError({field: [f"'{raw}' is not a DOT number (1 to 8 digits)."]})
+    value = text.lstrip("0")
+    if not value:
+        raise ValidationError({field: [f"'{raw}' is not a DOT number (it is all zeros)."]})
+    return value
+
+
+def dot_or_none(raw) -> str | None:
+    """The normalised DOT, or None when `raw` is not one (for model code, which must not raise
+    a DRF error)."""
+    try:
+        return normalize_dot(raw)
+    except ValidationError:
+        return None
+
+
+# --- VIN: 17 characters of the VIN alphabet (no I, O or Q), compared in upper case.
+
+VIN_RE = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")
+VIN_MESSAGE = "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9."
+vin_validator = RegexValidator(VIN_RE, VIN_MESSAGE, code="invalid_vin")
+
+
+def normalize_vin(value: str) -> str:
+    """The VIN as stored: trimmed, upper case (not yet checked; see `is_vin`)."""
+    return value.strip().upper()
+
+
+def is_vin(value: str) -> bool:
+    """Whether a normalised value is a VIN."""
+    return VIN_RE.match(value) is not None
+
+
+def parse_vin(raw: str, *, field: str = "vin") -> str:
+    """A VIN from a query or a batch, normalised; a 400 on `field` naming what was sent."""
+    value = normalize_vin(raw)
+    if not is_vin(value):
+        raise ValidationError(
+            {field: [f"'{raw}' is not a VIN (17 characters of A-H J-N P R-Z 0-9)."]}
+        )
+    return value

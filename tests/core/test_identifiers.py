@@ -1,0 +1,41 @@
+"""DOT numbers and VINs are validated one way everywhere (apps/core/identifiers.py): the model
+field, the serializers, the query parameters and the fleet import all reach the same rule."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.exceptions import ValidationError
+
+from apps.clients.models import Client
+from apps.core.identifiers import dot_validator, normalize_dot, parse_vin, vin_validator
+from apps.vehicles.models import Vehicle
+
+
+@pytest.mark.parametrize(("raw", "stored"), [("1234567", "1234567"), ("01234567", "1234567")])
+def test_a_dot_is_stored_without_leading_zeros(raw, stored):
+    assert normalize_dot(raw) == stored
+
+
+@pytest.mark.parametrize("raw", ["0", "00000000", "123456789", "12a", "\uff11", "1_0", "-1", ""])
+def test_what_is_not_a_dot_is_a_400_naming_the_field(raw):
+    with pytest.raises(ValidationError) as caught:
+        normalize_dot(raw, field="dots")
+    assert list(caught.value.detail) == ["dots"]
+
+
+def test_the_model_fields_use_the_one_validator_of_each_identifier():
+    assert dot_validator in Client._meta.get_field("dot").validators
+    assert vin_validator in Vehicle._meta.get_field("serial_number").validators
+
+
+def test_a_vin_is_compared_in_upper_case_without_spaces():
+    assert parse_vin(" 1xkydp9x5mj000001 ") == "1XKYDP9X5MJ000001"
+
+
+@pytest.mark.parametrize("raw", ["1XKYDP9X5MJ00000", "1XKYDP9X5MJ0000011", "1XKYDP9X5MJ00000I"])
+def test_what_is_not_a_vin_fails_both_forms_alike(raw):
+    with pytest.raises(ValidationError):
+        parse_vin(raw)
+    with pytest.raises(DjangoValidationError):
+        vin_validator(raw)
