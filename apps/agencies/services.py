@@ -50,7 +50,7 @@ def agency_record_update(*, user, instance, fields, changes):
     if changes.get("agency_id", record.agency_id) != record.agency_id:
         noun = record._meta.verbose_name
         raise ValidationError({"agency_id": f"A {noun} cannot move to another agency."})
-    model_update(instance=record, fields=fields, data=changes, validate_constraints=True)
+    model_update(instance=record, fields=fields, data=changes)
     return record
 
 
@@ -92,7 +92,7 @@ def agency_update(*, user, instance: Agency, **changes: Unpack[AgencyChanges]) -
     """Partial update of an agency the user acts for."""
     agency = Agency.objects.select_for_update().get(pk=authorized_agency(user, instance.pk).pk)
     fields = tuple(AgencyChanges.__annotations__)
-    model_update(instance=agency, fields=fields, data=changes, validate_constraints=True)
+    model_update(instance=agency, fields=fields, data=changes)
     return agency
 
 

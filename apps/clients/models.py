@@ -87,7 +87,9 @@ class Client(TimeStampedModel):
                 fields=["agency", "dot"],
                 condition=live_q(),
                 name="%(app_label)s_%(class)s_unique_live_dot_per_agency",
-                violation_error_message="A live client with this DOT number already exists.",
+                violation_error_message=(
+                    "A live client with DOT {dot} already exists in this agency."
+                ),
             )
         ]
 

@@ -11,7 +11,6 @@ from django.utils import timezone
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
-from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -82,19 +81,6 @@ def _check_parent(user, client: Client, agency_id: int, parent_id: int | None) -
     return parent
 
 
-def _check_dot_free(client: Client) -> None:
-    if not client.dot or client.deleted:
-        return
-    taken = (
-        Client.objects.live()
-        .filter(agency_id=client.agency_id, dot=client.dot)
-        .exclude(pk=client.pk)
-        .exists()
-    )
-    if taken:
-        raise Conflict(f"A live client with DOT {client.dot} already exists in this agency.")
-
-
 @transaction.atomic
 def client_create(
     *,
@@ -112,8 +98,7 @@ def client_create(
     client.parent_client = _check_parent(user, client, agency.pk, parent_client_id)
     if deleted:
         client.deleted, client.deleted_at = True, timezone.now()
-    _check_dot_free(client)
-    client.full_clean(validate_constraints=False)
+    client.full_clean()
     client.save()
     client_event_emit(type="client.created", client=client, data=record("client", client))
     return client
@@ -146,7 +131,6 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             fields=(*CLIENT_FIELDS, "agency", "producer", "parent_client", "deleted", "deleted_at"),
             data=data,
             user=user,
-            check=_check_dot_free,
         )
     kind = "updated"
     if client.deleted != was_deleted:

@@ -46,7 +46,7 @@ class RequirementProfile(TimeStampedModel):
             models.UniqueConstraint(
                 fields=["agency", "code"],
                 name="%(app_label)s_%(class)s_unique_code_per_agency",
-                violation_error_message="This agency already has a profile with that code.",
+                violation_error_message="This agency already has a profile with the code '{code}'.",
             ),
             models.UniqueConstraint(
                 fields=["agency"],

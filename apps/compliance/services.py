@@ -48,16 +48,6 @@ def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
     return len(missing)
 
 
-def _check_code_free(profile: RequirementProfile) -> None:
-    taken = (
-        RequirementProfile.objects.filter(agency_id=profile.agency_id, code=profile.code)
-        .exclude(pk=profile.pk)
-        .exists()
-    )
-    if taken:
-        raise Conflict(f"This agency already has a profile with the code '{profile.code}'.")
-
-
 def _code_from_name(name: str) -> str:
     code = slugify(name)[:50].strip("-") or "profile"
     return f"profile-{code}" if code.isdigit() else code
@@ -77,8 +67,7 @@ def requirement_profile_create(
         created_by=user,
         updated_by=user,
     )
-    _check_code_free(profile)
-    profile.full_clean(validate_constraints=False)
+    profile.full_clean()
     profile.save()
     return profile
 
@@ -112,7 +101,6 @@ def requirement_profile_update(
             fields=("name", "code", "rules"),
             data=data,
             user=user,
-            check=_check_code_free,
         )
     return profile
 

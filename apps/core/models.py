@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import models, router
 from django.db.models import Q
 
 
@@ -76,7 +77,52 @@ def user_stamp(**options) -> models.ForeignKey:
     )
 
 
-class TimeStampedModel(models.Model):
+UNIQUE = "unique"
+
+
+class _RecordValues(dict):
+    """A record's field values by name, for the placeholders of a violation message."""
+
+    def __init__(self, record: models.Model):
+        super().__init__()
+        self.record = record
+
+    def __missing__(self, key: str):
+        return getattr(self.record, key)
+
+
+class UniqueRulesMixin:
+    """Uniqueness lives once, in the model's UniqueConstraints: `full_clean()` checks them and
+    every broken one comes out with the code "unique" and its `violation_error_message`, whose
+    placeholders name the record's fields ("A live client with DOT {dot} …"). The problem
+    handler (apps/core/problems.py) answers such an error 409, and a race that only the database
+    catches (IntegrityError) too."""
+
+    def validate_constraints(self, exclude=None) -> None:
+        using = router.db_for_write(type(self), instance=self)
+        errors: dict = {}
+        for model, constraints in self.get_constraints():
+            for constraint in constraints:
+                try:
+                    constraint.validate(model, self, exclude=exclude, using=using)
+                except ValidationError as broken:
+                    error = broken
+                    if isinstance(constraint, models.UniqueConstraint):
+                        message = constraint.get_violation_error_message()
+                        filled = message.format_map(_RecordValues(self))
+                        error = ValidationError(filled, code=UNIQUE)
+                    errors = error.update_error_dict(errors)
+        if errors:
+            raise ValidationError(errors)
+
+
+def unique_violations(exc: ValidationError) -> list[str]:
+    """The messages of the broken uniqueness rules in a `full_clean()` error."""
+    found = exc.error_dict.values() if hasattr(exc, "error_dict") else [exc.error_list]
+    return [e.message for errors in found for e in errors if e.code == UNIQUE]
+
+
+class TimeStampedModel(UniqueRulesMixin, models.Model):
     """Abstract base: who created and last changed a record, and when."""
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from http import HTTPStatus
 
+from django.apps import apps as django_apps
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError
+from django.db.models import UniqueConstraint
 from django.http import Http404, JsonResponse
 from drf_standardized_errors.formatter import ExceptionFormatter, flatten_errors
 from drf_standardized_errors.handler import ExceptionHandler
@@ -17,6 +20,7 @@ from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
 from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable
+from apps.core.models import unique_violations
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -67,14 +71,51 @@ class ProblemFormatter(ExceptionFormatter):
         return problem_body(status, str(detail))
 
 
+RACE_MESSAGE = "The request conflicts with an existing record."
+
+
+@functools.cache
+def _unique_messages() -> dict[str, str]:
+    """Each UniqueConstraint's message, under its name (PostgreSQL names the constraint) and
+    under its columns (SQLite names them): `table.column, table.column`."""
+    messages: dict[str, str] = {}
+    for model in django_apps.get_models():
+        table = model._meta.db_table
+        for constraint in model._meta.constraints:
+            if not isinstance(constraint, UniqueConstraint) or not constraint.fields:
+                continue
+            message = constraint.get_violation_error_message()
+            if constraint.violation_error_message == constraint.default_violation_error_message:
+                continue  # no message of its own
+            if "{" in message:
+                continue  # it names the record's values, which a database error does not carry
+            columns = ", ".join(
+                f"{table}.{model._meta.get_field(name).column}" for name in constraint.fields
+            )
+            messages[constraint.name] = messages[columns] = message
+    return messages
+
+
+def race_message(exc: IntegrityError) -> str:
+    """The broken rule's own message when the database error names it, else a general one."""
+    text = str(exc)
+    for key, message in _unique_messages().items():
+        if f'"{key}"' in text or text.endswith(f"failed: {key}"):
+            return message
+    return RACE_MESSAGE
+
+
 class ProblemExceptionHandler(ExceptionHandler):
     """Maps Django and database exceptions to their HTTP meaning before formatting."""
 
     def convert_known_exceptions(self, exc: Exception) -> Exception:
         if isinstance(exc, DjangoValidationError):
+            broken = unique_violations(exc)
+            if broken:  # a uniqueness rule found by full_clean(): 409, whatever else failed
+                return Conflict(broken[0])
             return exceptions.ValidationError(detail=as_serializer_error(exc))
-        if isinstance(exc, IntegrityError):
-            return Conflict("The request conflicts with an existing record.")
+        if isinstance(exc, IntegrityError):  # a race that only the database caught
+            return Conflict(race_message(exc))
         if isinstance(exc, RequestDataTooBig):
             return PayloadTooLarge()
         if isinstance(exc, DatabaseError):

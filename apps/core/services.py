@@ -17,7 +17,6 @@ def model_update(
     data: Mapping[str, Any],
     user=None,
     check: Callable[[M], None] | None = None,
-    validate_constraints: bool = False,
 ) -> tuple[M, bool]:
     """Apply a partial update: the `fields` present in `data`, and only those, then
     `full_clean()` and `save()` when something changed (HackSoft's `model_update`).
@@ -25,9 +24,9 @@ def model_update(
     Every update service applies its plain fields through here, so "absent means unchanged"
     is written once. `user` becomes `updated_by` when something changed; `check` runs the
     service's rules that need the record as it will be (a free DOT, dates in order) after the
-    fields are applied and before anything is written; `validate_constraints` lets the
-    model's constraints give their own messages (services whose rules are explicit checks
-    leave it off). Returns the instance and whether it
+    fields are applied and before anything is written. `full_clean()` checks the model's
+    constraints too, so a broken uniqueness rule comes out with its own message and the code
+    "unique" (409, apps/core/models.py UniqueRulesMixin). Returns the instance and whether it
     changed; an unchanged record is neither validated again nor saved.
     """
     model_fields = {field.name: field for field in instance._meta.get_fields()}
@@ -52,7 +51,7 @@ def model_update(
         check(instance)
     if user is not None and "updated_by" in model_fields:
         instance.updated_by = user
-    instance.full_clean(validate_constraints=validate_constraints)
+    instance.full_clean()
     # A whole save, not HackSoft's update_fields: several models derive columns in save()
     # (a policy's agency, a plate's search key, a normalized VIN) that must follow.
     instance.save()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import QueryDict
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -17,7 +17,6 @@ from rest_framework.reverse import reverse
 from rest_framework.viewsets import GenericViewSet
 
 from apps.core.camel_case import camel
-from apps.core.exceptions import Conflict
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page, parse_positive_int
 from apps.core.serializers import StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, sort_fields_of
@@ -59,11 +58,8 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
     def create(self, request, *args, **kwargs):
         serializer = self.get_input_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            with transaction.atomic():
-                obj = type(self).create_service(user=request.user, **serializer.validated_data)
-        except IntegrityError as exc:
-            raise Conflict("The record conflicts with an existing one.") from exc
+        with transaction.atomic():  # a broken uniqueness rule: 409 from the problem handler
+            obj = type(self).create_service(user=request.user, **serializer.validated_data)
         location = reverse(f"{self.basename}-detail", kwargs={"pk": obj.pk}, request=request)
         return self.render_object(obj, status_code=status.HTTP_201_CREATED, Location=location)
 
@@ -71,13 +67,10 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
         instance = self.get_object()
         serializer = self.get_input_serializer(instance, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        try:
-            with transaction.atomic():
-                obj = type(self).update_service(
-                    user=request.user, instance=instance, **serializer.validated_data
-                )
-        except IntegrityError as exc:
-            raise Conflict("The record conflicts with an existing one.") from exc
+        with transaction.atomic():
+            obj = type(self).update_service(
+                user=request.user, instance=instance, **serializer.validated_data
+            )
         return self.render_object(obj)
 
 

@@ -99,7 +99,7 @@ class VehicleCoverage(Coverage):
                 fields=["vehicle", "policy"],
                 condition=Q(policy_removed_date__isnull=True),
                 name="%(app_label)s_%(class)s_one_open_period",
-                violation_error_message="The vehicle is already scheduled on this policy.",
+                violation_error_message="The unit is already scheduled on this policy.",
             )
         ]
 

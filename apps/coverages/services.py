@@ -10,7 +10,6 @@ from django.db import transaction
 from rest_framework.exceptions import NotFound
 
 from apps.core.dates import today
-from apps.core.exceptions import Conflict
 from apps.coverages.choices import (
     DRIVER_STATUSES,
     ENDING_STATUSES,
@@ -130,21 +129,24 @@ def coverage_assign(
         added = policy.effective_date
     else:
         raise ValidationError({"policy_id": f"The policy is {status.lower()}."})
-    # Lock the pair's rows so two concurrent assignments cannot both pass the check.
-    periods = subject.assignment.objects.select_for_update().filter(
-        **{subject.field: target}, policy=policy
-    )
-    if any(p.policy_removed_date is None for p in periods):
-        raise Conflict(f"The {subject.noun} is already scheduled on this policy.")
-    with status_watch(vehicle_ids=_watched(subject, target.pk)):
-        assignment = subject.assignment.objects.create(
-            **{subject.field: target},
-            policy=policy,
-            coverage_status=subject.scheduled_status,
-            policy_added_date=added,
-            created_by=user,
-            updated_by=user,
+    # Lock the pair's rows so two concurrent assignments cannot both pass the check; the
+    # one-open-period constraint is the rule (full_clean() checks it, the database backs it).
+    list(
+        subject.assignment.objects.select_for_update().filter(
+            **{subject.field: target}, policy=policy
         )
+    )
+    assignment = subject.assignment(
+        **{subject.field: target},
+        policy=policy,
+        coverage_status=subject.scheduled_status,
+        policy_added_date=added,
+        created_by=user,
+        updated_by=user,
+    )
+    assignment.full_clean()
+    with status_watch(vehicle_ids=_watched(subject, target.pk)):
+        assignment.save()
         _log(assignment, subject, user=user, effective_date=added)
     _emit(assignment, subject, "scheduled", policy.client)
     return assignment

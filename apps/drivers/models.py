@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, user_stamp
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, UniqueRulesMixin, user_stamp
 from apps.drivers.choices import DriverStatus
 
 
@@ -59,7 +59,7 @@ class DriverVehicleQuerySet(AgencyScopedQuerySet):
     agency_field = "driver__client__agency"
 
 
-class DriverVehicle(models.Model):
+class DriverVehicle(UniqueRulesMixin, models.Model):
     """A driver is associated with (drives) a vehicle of the same client."""
 
     driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="vehicle_links")

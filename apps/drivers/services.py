@@ -9,7 +9,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.clients.selectors import visible_client
-from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.drivers.models import Driver, DriverVehicle
 from apps.masterdata.models import City, DriverType, LicenseType, State
@@ -58,7 +57,7 @@ def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Dr
     client = visible_client(user, client_id)
     driver = Driver(client=client, created_by=user, updated_by=user, **fields)
     _check_dates(driver)
-    driver.full_clean(validate_constraints=False)
+    driver.full_clean()
     driver.save()
     return driver
 
@@ -113,6 +112,7 @@ def driver_vehicle_link(
             raise ValidationError({"driver_id": "No driver with this id."})
         if driver.client_id != vehicle.client_id:
             raise ValidationError({"driver_id": "The driver belongs to another client."})
-    if DriverVehicle.objects.filter(driver=driver, vehicle=vehicle).exists():
-        raise Conflict("The driver is already associated with this vehicle.")
-    return DriverVehicle.objects.create(driver=driver, vehicle=vehicle, created_by=user)
+    link = DriverVehicle(driver=driver, vehicle=vehicle, created_by=user)
+    link.full_clean()  # the unique pair: 409 through the problem handler
+    link.save()
+    return link

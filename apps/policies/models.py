@@ -170,25 +170,38 @@ class Policy(TimeStampedModel):
                 fields=["agency", "insurer", "policy_number"],
                 condition=live_q(),
                 name="%(app_label)s_%(class)s_unique_live_number_per_agency_insurer",
-                violation_error_message="A live policy with this number exists for the insurer.",
+                violation_error_message=(
+                    "A live policy numbered {policy_number} exists for this insurer in this agency."
+                ),
             ),
         ]
 
+    def _follow_client(self) -> bool:
+        """Copy the client's agency; whether it changed."""
+        if self.client_id is None:
+            return False
+        client_agency = (
+            self.client.agency_id
+            if "client" in self._state.fields_cache
+            else type(self.client)
+            .objects.filter(pk=self.client_id)
+            .values_list("agency_id", flat=True)
+            .first()
+        )
+        if client_agency is None or client_agency == self.agency_id:
+            return False
+        self.agency_id = client_agency
+        return True
+
+    def clean_fields(self, exclude=None) -> None:
+        self._follow_client()  # before full_clean() checks the per-agency uniqueness rule
+        super().clean_fields(exclude=exclude)
+
     def save(self, *args, **kwargs) -> None:
-        if self.client_id is not None:
-            client_agency = (
-                self.client.agency_id
-                if "client" in self._state.fields_cache
-                else type(self.client)
-                .objects.filter(pk=self.client_id)
-                .values_list("agency_id", flat=True)
-                .first()
-            )
-            if client_agency is not None and client_agency != self.agency_id:
-                self.agency_id = client_agency
-                update_fields = kwargs.get("update_fields")
-                if update_fields is not None:
-                    kwargs["update_fields"] = {*update_fields, "agency"}
+        if self._follow_client():
+            update_fields = kwargs.get("update_fields")
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "agency"}
         super().save(*args, **kwargs)
 
     def __str__(self) -> str:

@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from apps.agencies.models import Producer
 from apps.clients.selectors import visible_client
-from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -91,30 +90,6 @@ def _check_dates(policy: Policy) -> None:
         raise ValidationError({"cancellation_date": "Cannot precede the effective date."})
 
 
-def _check_number_free(policy: Policy) -> None:
-    if not policy.policy_number or policy.deleted:
-        return
-    taken = (
-        Policy.objects.live()
-        .filter(
-            agency_id=policy.client.agency_id,
-            insurer_id=policy.insurer_id,
-            policy_number=policy.policy_number,
-        )
-        .exclude(pk=policy.pk)
-        .exists()
-    )
-    if taken:
-        raise Conflict(
-            f"A live policy numbered {policy.policy_number} exists for this insurer in this agency."
-        )
-
-
-def _check(policy: Policy) -> None:
-    _check_dates(policy)
-    _check_number_free(policy)
-
-
 def _replace_limits(policy: Policy, limits: list[PolicyLimitRow]) -> None:
     names = [limit["name"] for limit in limits]
     if len(names) != len(set(names)):
@@ -166,8 +141,8 @@ def policy_create(
     policy.producer = _producer(client.agency_id, producer_id, producer_name) or client.producer
     policy.deleted = bool(deleted)
     policy.deleted_at = timezone.now() if policy.deleted else None
-    _check(policy)
-    policy.full_clean(validate_constraints=False)
+    _check_dates(policy)
+    policy.full_clean()
     with status_watch(client_ids=[client.pk]):
         policy.save()
         _replace_limits(policy, limits or [])
@@ -198,7 +173,7 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             fields=(*POLICY_FIELDS, "client", "producer", "deleted", "deleted_at"),
             data=data,
             user=user,
-            check=_check,
+            check=_check_dates,
         )
         if "limits" in changes:
             _replace_limits(policy, changes["limits"] or [])

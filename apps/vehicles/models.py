@@ -115,7 +115,9 @@ class Vehicle(TimeStampedModel):
             models.UniqueConstraint(
                 fields=["client", "serial_number"],
                 name="%(app_label)s_%(class)s_unique_vin_per_client",
-                violation_error_message="This client already has a vehicle with this VIN.",
+                violation_error_message=(
+                    "This client already has a vehicle with VIN {serial_number}."
+                ),
             )
         ]
 

@@ -10,7 +10,6 @@ from django.db import transaction
 
 from apps.agencies.services import agency_record_create, agency_record_update
 from apps.clients.selectors import visible_client
-from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -57,16 +56,6 @@ def _lienholder(user, agency_id: int, lienholder_id: int | None) -> Lienholder |
     return lienholder
 
 
-def _check_vin_free(vehicle: Vehicle) -> None:
-    taken = (
-        Vehicle.objects.filter(client_id=vehicle.client_id, serial_number=vehicle.serial_number)
-        .exclude(pk=vehicle.pk)
-        .exists()
-    )
-    if taken:
-        raise Conflict(f"This client already has a vehicle with VIN {vehicle.serial_number}.")
-
-
 @transaction.atomic
 def vehicle_create(
     *,
@@ -80,8 +69,7 @@ def vehicle_create(
     client = visible_client(user, client_id)
     vehicle = Vehicle(client=client, deleted=deleted, created_by=user, updated_by=user, **fields)
     vehicle.lienholder = _lienholder(user, client.agency_id, lienholder_id)
-    _check_vin_free(vehicle)
-    vehicle.full_clean(validate_constraints=False)
+    vehicle.full_clean()
     vehicle.save()
     client_event_emit(type="vehicle.created", client=client, data=record("vehicle", vehicle))
     return vehicle
@@ -109,7 +97,6 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
             fields=(*VEHICLE_FIELDS, "client", "lienholder", "deleted"),
             data=data,
             user=user,
-            check=_check_vin_free,
         )
     client_event_emit(
         type="vehicle.updated", client=vehicle.client, data=record("vehicle", vehicle)

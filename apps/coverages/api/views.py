@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound
@@ -8,7 +8,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.dates import today
-from apps.core.exceptions import Conflict
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
 from apps.coverages.selectors import verify_clients, verify_fleet, verify_vehicles
@@ -153,13 +152,10 @@ class AssignmentView(APIView):
     def post(self, request):
         body = self.create_serializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            with transaction.atomic():
-                assignment = coverage_assign(
-                    user=request.user, subject=self.subject, **self.arguments(body)
-                )
-        except IntegrityError as exc:
-            raise Conflict(f"The {self.subject.noun} is already scheduled on this policy.") from exc
+        with transaction.atomic():
+            assignment = coverage_assign(
+                user=request.user, subject=self.subject, **self.arguments(body)
+            )
         return Response(self.output_serializer(assignment).data, status=status.HTTP_201_CREATED)
 
     def put(self, request):

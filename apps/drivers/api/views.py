@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.exceptions import Conflict
 from apps.core.permissions import HasPermissions
 from apps.core.viewsets import LegacySearchMixin, ScopedViewSet, legacy_search_schema
 from apps.drivers.api.serializers import (
@@ -71,13 +70,10 @@ class DriverVehicleView(APIView):
     def post(self, request):
         body = DriverVehicleRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            with transaction.atomic():
-                # The vehicle names the client: a clientId in the body is not used.
-                fields = {k: v for k, v in body.validated_data.items() if k != "client_id"}
-                link = driver_vehicle_link(user=request.user, **fields)
-        except IntegrityError as exc:
-            raise Conflict("The driver is already associated with this vehicle.") from exc
+        with transaction.atomic():
+            # The vehicle names the client: a clientId in the body is not used.
+            fields = {k: v for k, v in body.validated_data.items() if k != "client_id"}
+            link = driver_vehicle_link(user=request.user, **fields)
         driver = driver_queryset(user=request.user).get(pk=link.driver_id)
         data = {
             "id": link.id,
