@@ -125,7 +125,14 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
         )
     if changes.get("deleted", client.deleted) != client.deleted:
         data["deleted_at"] = timezone.now() if changes["deleted"] else None
-    with status_watch(client_ids=[client.pk]):
+    # Deleting or restoring a client changes the status of each of its live units too
+    # (verification answers INACTIVE for a deleted client's units): watch them as well.
+    units = []
+    if changes.get("deleted", was_deleted) != was_deleted:
+        from apps.vehicles.selectors import live_unit_ids
+
+        units = live_unit_ids(client_id=client.pk)
+    with status_watch(client_ids=[client.pk], vehicle_ids=units):
         model_update(
             instance=client,
             fields=(*CLIENT_FIELDS, "agency", "producer", "parent_client", "deleted", "deleted_at"),

@@ -3,7 +3,10 @@
 One set-based query finds every policy that became effective, reaches 30 or 7 days before
 expiring, or expired on the day; a unique (policy, type, day) mark makes the job idempotent
 (a second run the same day, or two workers, emit nothing new). The status changes the day
-causes are computed for the affected clients and units only, in two queries each.
+causes are computed for the affected clients and units only, in two queries each; the units
+include those whose period starts or ends on the day (a removal or an addition dated in the
+future when it was made is announced on the day it takes effect). A status already announced
+on the day by a write is not announced again.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from django.db.models import Q
 from apps.compliance.monitoring import compliance_changes_for_day
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.status import client_statuses, status_events, vehicle_statuses
-from apps.events.models import CalendarMark
+from apps.events.models import CalendarMark, Event
 from apps.events.services import events_emit_many
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, policy_status
@@ -81,17 +84,24 @@ def calendar_events_emit(*, day: dt.date) -> int:
     CalendarMark.objects.bulk_create(
         [CalendarMark(policy_id=p["id"], type=t, day=day) for t, p, _ in wanted]
     )
-    if not policies:
-        return 0
     client_ids = {p["client_id"] for p in policies}
+    # Units whose status may move today: those on the policies above, and those whose period
+    # starts or ends today (an addition or a removal dated in the future when it was made).
     vehicle_ids = set(
-        VehicleCoverage.objects.filter(policy_id__in=[p["id"] for p in policies])
+        VehicleCoverage.objects.filter(
+            Q(policy_id__in=[p["id"] for p in policies])
+            | Q(policy_added_date=day)
+            | Q(policy_removed_date=day)
+        )
         .values_list("vehicle_id", flat=True)
         .distinct()
     )
+    if not client_ids and not vehicle_ids and not wanted:
+        return 0
     yesterday = day - dt.timedelta(days=1)
     before_c, after_c = client_statuses(client_ids, yesterday), client_statuses(client_ids, day)
     before_v, after_v = vehicle_statuses(vehicle_ids, yesterday), vehicle_statuses(vehicle_ids, day)
+    _announced_today(before_c, before_v, day)
     items = [
         {
             "type": type_,
@@ -102,7 +112,35 @@ def calendar_events_emit(*, day: dt.date) -> int:
         for type_, policy, extra in wanted
     ]
     items += status_events(before_c, after_c, before_v, after_v, day)
+    if not items:
+        return 0
     return len(events_emit_many(items))
+
+
+def _announced_today(before_c: dict, before_v: dict, day: dt.date) -> None:
+    """Never twice for the same client or unit and day: a write made earlier on the day (a
+    removal dated today, a cancellation effective today) already announced its change, so
+    the day's comparison starts from the last status announced for the day, when there is
+    one, instead of yesterday's (one query over the day's status events)."""
+    since = dt.datetime.combine(day - dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+    announced = (
+        Event.objects.filter(
+            type__in=("carrier.status_changed", "vehicle.status_changed"),
+            occurred_at__gte=since,
+            data__asOf=day.isoformat(),
+        )
+        .order_by("id")
+        .values_list("type", "data")
+    )
+    for type_, data in announced:
+        if type_ == "carrier.status_changed":
+            pk = data.get("clientId")
+            if pk in before_c:
+                before_c[pk] = (before_c[pk][0], data.get("to"))
+        else:
+            pk = data.get("vehicleId")
+            if pk in before_v:
+                before_v[pk] = (*before_v[pk][:2], data.get("to"))
 
 
 def calendar_run(*, day: dt.date) -> int:

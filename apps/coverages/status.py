@@ -22,7 +22,7 @@ from apps.clients.models import Client
 from apps.compliance.monitoring import compliance_changes_emit, compliance_snapshot
 from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
-from apps.events.services import event_emit
+from apps.events.services import event_emit, events_emit_many
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
 
@@ -121,6 +121,9 @@ def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, 
 def status_events_emit(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> int:
     """Emit one status event per client or unit whose status differs; how many."""
     items = status_events(before_c, after_c, before_v, after_v, day)
-    for item in items:
-        event_emit(**item)
+    if len(items) == 1:
+        event_emit(**items[0])
+    elif items:
+        # A client deleted with its whole fleet: one insert and one fan-out for all of them.
+        events_emit_many(items)
     return len(items)
