@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import httpx
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, IntegerField, Q, Value, When
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
 
@@ -28,10 +28,6 @@ LEASE = dt.timedelta(seconds=60)
 RETRY_WINDOW = dt.timedelta(hours=72)
 FIRST_RETRY_SECONDS = 10.0
 MAX_RETRY_SECONDS = 3600.0
-# Every delivery and retry is queued as a task; the sweep only catches what a task did not
-# send: an attempt abandoned by a killed worker (its lease lapsed) or a delivery this late
-# (a lost queue row).
-LOST_AFTER = dt.timedelta(minutes=10)
 
 
 class TargetRefused(Exception):
@@ -136,32 +132,151 @@ def retry_delay(attempts: int) -> float:
     return base * random.uniform(0.5, 1.5)
 
 
-def delivery_attempt(*, delivery_id: int) -> str | None:
-    """Claim the delivery (if due and not held), send it, record the outcome; the outcome
-    ("delivered", "retry", "failed") or None when there was nothing to do."""
-    now = timezone.now()
-    claimed = (
-        WebhookDelivery.objects.filter(
-            pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-        )
-        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
-        .update(locked_until=now + LEASE, attempts=F("attempts") + 1, last_attempt_at=now)
+@dataclass(frozen=True)
+class Job:
+    """A claimed delivery with what sending it needs (read in the claim's one query)."""
+
+    id: int
+    attempts: int
+    created_at: dt.datetime
+    webhook_id: int
+    url: str
+    active: bool
+    secrets: tuple[str, ...]
+    msg_id: str
+    event_type: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    job: Job
+    status_code: int | None
+    error: str
+    text: str
+    duration_ms: int
+
+
+_JOB_FIELDS = (
+    "pk",
+    "attempts",
+    "created_at",
+    "webhook_id",
+    "webhook__url",
+    "webhook__active",
+    "webhook__secret",
+    "webhook__previous_secret",
+    "webhook__previous_secret_expires_at",
+    "event_id",
+    "event__type",
+    "event__agency_id",
+    "event__client_id",
+    "event__occurred_at",
+    "event__data",
+)
+
+
+def _job(row, now: dt.datetime) -> Job:
+    (pk, attempts, created_at, webhook_id, url, active, secret, previous, previous_until) = row[:9]
+    event_id, type_, agency_id, client_id, occurred_at, data = row[9:]
+    secrets = (secret,)
+    if previous and (previous_until is None or previous_until > now):
+        secrets = (secret, previous)
+    # The event as the feed shows it (Event.as_payload), built from the row.
+    payload = {
+        "id": f"evt_{event_id}",
+        "type": type_,
+        "occurredAt": occurred_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "agencyId": agency_id,
+        "clientId": client_id,
+        "data": data,
+    }
+    return Job(
+        id=pk,
+        attempts=attempts,
+        created_at=created_at,
+        webhook_id=webhook_id,
+        url=url,
+        active=active,
+        secrets=secrets,
+        msg_id=payload["id"],
+        event_type=type_,
+        body=json.dumps(payload, separators=(",", ":")),
     )
-    if not claimed:
-        return None
-    delivery = WebhookDelivery.objects.select_related("webhook", "event").get(pk=delivery_id)
-    webhook, event = delivery.webhook, delivery.event
-    status_code, error, text = None, "", ""
-    started = time.monotonic()
-    if not webhook.active and event.type != "webhook.ping":
-        return _finish(delivery, DeliveryStatus.FAILED, None, "The subscription is inactive.", 0)
-    body = json.dumps(event.as_payload(), separators=(",", ":"))
-    try:
-        target = target_check(webhook.url)
-        headers = signature_headers(
-            secrets=webhook.signing_secrets(), msg_id=event.public_id, when=now, body=body
+
+
+def deliveries_claim(
+    *, limit: int, delivery_id: int | None = None, exclude_webhooks: list[int] = ()
+) -> list[Job]:
+    """Claim up to `limit` due deliveries nobody holds (oldest due first): in one short
+    transaction, lock them with SKIP LOCKED (another worker claiming at the same moment takes
+    other rows, never these), count the attempt and hold them for LEASE; then read what
+    sending them needs in one query. A worker killed after this leaves them held until the
+    lease lapses; then any worker claims them again (at least once)."""
+    now = timezone.now()
+    due = WebhookDelivery.objects.filter(
+        status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+    ).filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
+    if delivery_id is not None:
+        due = due.filter(pk=delivery_id)
+    if exclude_webhooks:
+        due = due.exclude(webhook_id__in=exclude_webhooks)
+    with transaction.atomic():
+        ids = list(
+            due.select_for_update(skip_locked=True)
+            .order_by("next_attempt_at", "id")
+            .values_list("pk", flat=True)[:limit]
         )
-        response = _post(webhook.url, target, headers, body)
+        if not ids:
+            return []
+        WebhookDelivery.objects.filter(pk__in=ids).update(
+            locked_until=now + LEASE, attempts=F("attempts") + 1, last_attempt_at=now
+        )
+    rows = WebhookDelivery.objects.filter(pk__in=ids).order_by().values_list(*_JOB_FIELDS)
+    return [_job(row, now) for row in rows]
+
+
+def deliveries_release(ids: list[int]) -> None:
+    """Give back claimed deliveries that were not attempted (a worker stopping)."""
+    WebhookDelivery.objects.filter(pk__in=ids, status=DeliveryStatus.PENDING).update(
+        locked_until=None, attempts=F("attempts") - 1
+    )
+
+
+_targets = threading.local()
+# A checked address is reused this long for the same URL (the connection stays pinned to it).
+TARGET_TTL = 30.0
+
+
+def _target_for(url: str) -> Target:
+    """`target_check`, remembered per thread for TARGET_TTL seconds: the resolution and the
+    check run again after that, and whenever the URL changes."""
+    cache = getattr(_targets, "cache", None)
+    if cache is None:
+        cache = _targets.cache = {}
+    hit = cache.get(url)
+    now = time.monotonic()
+    if hit is not None and hit[1] > now:
+        return hit[0]
+    if len(cache) > 1000:
+        cache.clear()
+    target = target_check(url)
+    cache[url] = (target, now + TARGET_TTL)
+    return target
+
+
+def delivery_send(job: Job) -> Outcome:
+    """POST one claimed delivery (no database access: safe in any thread)."""
+    status_code, error, text = None, "", ""
+    if not job.active and job.event_type != "webhook.ping":
+        return Outcome(job, None, "The subscription is inactive.", "", 0)
+    started = time.monotonic()
+    try:
+        target = _target_for(job.url)
+        headers = signature_headers(
+            secrets=list(job.secrets), msg_id=job.msg_id, when=timezone.now(), body=job.body
+        )
+        response = _post(job.url, target, headers, job.body)
         status_code, text = response.status_code, response.text[:500]
     except TargetRefused as exc:
         error = str(exc)
@@ -169,34 +284,89 @@ def delivery_attempt(*, delivery_id: int) -> str | None:
         error = f"No answer within {TIMEOUT_SECONDS:.0f} s."
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
-    duration = int((time.monotonic() - started) * 1000)
-    if status_code is not None and 200 <= status_code < 300:
-        return _finish(delivery, DeliveryStatus.DELIVERED, status_code, "", duration, text)
-    if status_code == 410:
+    return Outcome(job, status_code, error, text, int((time.monotonic() - started) * 1000))
+
+
+def _delivered(outcome: Outcome) -> bool:
+    return outcome.status_code is not None and 200 <= outcome.status_code < 300
+
+
+def outcomes_record(outcomes: list[Outcome]) -> list[str]:
+    """Record what the attempts gave, in order: the 2xx ones in one update per distinct
+    (status, answer) (their durations in one CASE), the rest one by one (410 deactivates,
+    a failure is retried after a backoff or given up after the retry window)."""
+    results: dict[int, str] = {}
+    delivered: dict[tuple[int, str], list[Outcome]] = {}
+    for outcome in outcomes:
+        if _delivered(outcome):
+            delivered.setdefault((outcome.status_code, outcome.text), []).append(outcome)
+    for (code, text), group in delivered.items():
+        durations = {o.duration_ms for o in group}
+        duration = (
+            Value(durations.pop())
+            if len(durations) == 1
+            else Case(
+                *[When(pk=o.job.id, then=Value(o.duration_ms)) for o in group],
+                output_field=IntegerField(),
+            )
+        )
+        WebhookDelivery.objects.filter(pk__in=[o.job.id for o in group]).update(
+            status=DeliveryStatus.DELIVERED,
+            response_status=code,
+            error="",
+            response_body=text,
+            duration_ms=duration,
+            next_attempt_at=None,
+            locked_until=None,
+        )
+        for o in group:
+            results[o.job.id] = str(DeliveryStatus.DELIVERED)
+    for outcome in outcomes:
+        if not _delivered(outcome):
+            results[outcome.job.id] = _record_failure(outcome)
+    return [results[o.job.id] for o in outcomes]
+
+
+def _record_failure(outcome: Outcome) -> str:
+    job, code = outcome.job, outcome.status_code
+    if not job.active and job.event_type != "webhook.ping" and code is None:
+        return _finish(job.id, DeliveryStatus.FAILED, None, outcome.error, 0)
+    if code == 410:
         with transaction.atomic():
-            Webhook.objects.filter(pk=webhook.pk).update(
+            Webhook.objects.filter(pk=job.webhook_id).update(
                 active=False, deactivated_reason="The receiver answered 410 Gone."
             )
-            return _finish(delivery, DeliveryStatus.FAILED, status_code, "410 Gone", duration, text)
-    next_at = timezone.now() + dt.timedelta(seconds=retry_delay(delivery.attempts))
-    if next_at > delivery.created_at + RETRY_WINDOW:
-        return _finish(delivery, DeliveryStatus.FAILED, status_code, error, duration, text)
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        response_status=status_code,
-        error=error,
-        response_body=text,
-        duration_ms=duration,
+            return _finish(
+                job.id, DeliveryStatus.FAILED, code, "410 Gone", outcome.duration_ms, outcome.text
+            )
+    next_at = timezone.now() + dt.timedelta(seconds=retry_delay(job.attempts))
+    if next_at > job.created_at + RETRY_WINDOW:
+        return _finish(
+            job.id, DeliveryStatus.FAILED, code, outcome.error, outcome.duration_ms, outcome.text
+        )
+    # Due again at next_at: whichever worker polls after then claims it.
+    WebhookDelivery.objects.filter(pk=job.id).update(
+        response_status=code,
+        error=outcome.error,
+        response_body=outcome.text,
+        duration_ms=outcome.duration_ms,
         next_attempt_at=next_at,
         locked_until=None,
     )
-    from apps.webhooks.tasks import deliver
-
-    transaction.on_commit(lambda: deliver.using(run_after=next_at).enqueue(delivery_id=delivery.pk))
     return "retry"
 
 
-def _finish(delivery, status, code, error, duration, text="") -> str:
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+def delivery_attempt(*, delivery_id: int) -> str | None:
+    """Claim one delivery (if due and not held), send it, record the outcome; the outcome
+    ("delivered", "retry", "failed") or None when there was nothing to do."""
+    jobs = deliveries_claim(limit=1, delivery_id=delivery_id)
+    if not jobs:
+        return None
+    return outcomes_record([delivery_send(jobs[0])])[0]
+
+
+def _finish(delivery_id: int, status, code, error, duration, text="") -> str:
+    WebhookDelivery.objects.filter(pk=delivery_id).update(
         status=status,
         response_status=code,
         error=error,
@@ -209,26 +379,19 @@ def _finish(delivery, status, code, error, duration, text="") -> str:
 
 
 def deliveries_sweep(*, limit: int = 500) -> int:
-    """Queue again the pending deliveries a killed worker or a lost task left behind; their
-    hold is released and their due time moves to now, so the next sweep leaves them to the
-    task queued here for another LOST_AFTER."""
-    from apps.webhooks.tasks import deliver
-
+    """Release the deliveries a killed worker left held (their lease lapsed): due now, held by
+    nobody, so the next claim of any worker sends them again; how many. (A claim takes a
+    lapsed hold by itself too; the sweep makes the release visible in the delivery log.)"""
     now = timezone.now()
-    # Abandoned mid-attempt (the lease lapsed), or due so long ago that its task is lost; a
-    # backlog shorter than LOST_AFTER is left to the tasks already queued.
-    due = list(
-        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
-        .filter(
-            Q(locked_until__isnull=False, locked_until__lt=now)
-            | Q(locked_until__isnull=True, next_attempt_at__lte=now - LOST_AFTER)
+    abandoned = list(
+        WebhookDelivery.objects.filter(
+            status=DeliveryStatus.PENDING, locked_until__isnull=False, locked_until__lt=now
         )
         .order_by("next_attempt_at", "id")
         .values_list("pk", flat=True)[:limit]
     )
-    if not due:
+    if not abandoned:
         return 0
-    WebhookDelivery.objects.filter(pk__in=due).update(next_attempt_at=now, locked_until=None)
-    for pk in due:
-        deliver.enqueue(delivery_id=pk)
-    return len(due)
+    return WebhookDelivery.objects.filter(
+        pk__in=abandoned, status=DeliveryStatus.PENDING, locked_until__lt=now
+    ).update(next_attempt_at=now, locked_until=None)

@@ -19,7 +19,6 @@ from apps.events.models import Event
 from apps.events.services import EVENT_TYPES, event_emit
 from apps.webhooks.delivery import TargetRefused, target_check
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
-from apps.webhooks.tasks import deliver
 
 # A rotated-out secret keeps signing this long, so receivers can switch without a gap.
 ROTATION_OVERLAP = dt.timedelta(hours=24)
@@ -134,8 +133,8 @@ def _matches(webhook: Webhook, event: Event) -> bool:
 
 
 def deliveries_fan_out(*, event: Event) -> list[WebhookDelivery]:
-    """One pending delivery per matching active subscription, in the event's transaction;
-    their sending is queued once it commits (one query when the agency has none)."""
+    """One pending delivery per matching active subscription, in the event's transaction (one
+    query when the agency has none); the worker's delivery loop claims it once it commits."""
     if event.type == "webhook.ping":
         return []
     hooks = [
@@ -146,14 +145,12 @@ def deliveries_fan_out(*, event: Event) -> list[WebhookDelivery]:
     if not hooks:
         return []
     now = timezone.now()
-    deliveries = WebhookDelivery.objects.bulk_create(
+    return WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(webhook=h, event=event, next_attempt_at=now, locked_until=None)
             for h in hooks
         ]
     )
-    deliveries_enqueue_on_commit([d.pk for d in deliveries])
-    return deliveries
 
 
 def deliveries_fan_out_many(*, events: list[Event]) -> list[WebhookDelivery]:
@@ -165,7 +162,7 @@ def deliveries_fan_out_many(*, events: list[Event]) -> list[WebhookDelivery]:
     if not hooks:
         return []
     now = timezone.now()
-    deliveries = WebhookDelivery.objects.bulk_create(
+    return WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(webhook=h, event=e, next_attempt_at=now)
             for e in events
@@ -175,18 +172,6 @@ def deliveries_fan_out_many(*, events: list[Event]) -> list[WebhookDelivery]:
         ],
         batch_size=1000,
     )
-    deliveries_enqueue_on_commit([d.pk for d in deliveries])
-    return deliveries
-
-
-def deliveries_enqueue_on_commit(delivery_ids: list[int]) -> None:
-    """Queue the sending of these deliveries once the surrounding transaction commits."""
-
-    def enqueue() -> None:
-        for pk in delivery_ids:
-            deliver.enqueue(delivery_id=pk)
-
-    transaction.on_commit(enqueue)
 
 
 @transaction.atomic
@@ -195,7 +180,6 @@ def delivery_redeliver(*, user, delivery: WebhookDelivery) -> WebhookDelivery:
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), locked_until=None
     )
-    deliveries_enqueue_on_commit([delivery.pk])
     delivery.refresh_from_db()
     return delivery
 
@@ -210,8 +194,6 @@ def webhook_ping(*, user, webhook: Webhook) -> WebhookDelivery:
         client_id=None,
         data={"webhook_id": webhook.pk},
     )
-    delivery = WebhookDelivery.objects.create(
+    return WebhookDelivery.objects.create(
         webhook=webhook, event=event, next_attempt_at=timezone.now()
     )
-    deliveries_enqueue_on_commit([delivery.pk])
-    return delivery

@@ -360,6 +360,10 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
         # Runserver's access lines duplicate the one apps.core.middleware writes.
         "django.server": {"level": "WARNING"},
+        # One line per webhook request would repeat the delivery log (webhooks_webhookdelivery)
+        # and cost the worker more CPU than the request itself.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
     },
 }
 

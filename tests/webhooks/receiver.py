@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks import Webhook
@@ -13,9 +14,10 @@ from standardwebhooks import Webhook
 class Receiver:
     """An HTTP server on 127.0.0.1; `answer` is the status it replies with."""
 
-    def __init__(self, secret: str | None = None, answer: int = 204):
+    def __init__(self, secret: str | None = None, answer: int = 204, delay: float = 0.0):
         self.secret = secret
         self.answer = answer
+        self.delay = delay  # seconds before answering (a slow receiver)
         self.received: list[dict] = []  # verified payloads, in arrival order
         self.rejected: list[str] = []  # why a request failed verification
         self.headers: list[dict] = []
@@ -24,6 +26,8 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+                if receiver.delay:
+                    time.sleep(receiver.delay)
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 receiver.headers.append(headers)
                 try:

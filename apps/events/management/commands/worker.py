@@ -1,10 +1,12 @@
 """`manage.py worker`: the one background process (contract section 14).
 
-Runs the django-tasks database worker loop for the "default" and "webhooks" queues in
-several threads (so one slow receiver, up to 10 s, does not hold up the others), and in the
-main thread: a heartbeat every few seconds (read by /readyz), the sweep of overdue pending
-deliveries (what a killed worker left), and the daily calendar job at start-up and at the
-start of each service day (TIME_ZONE), followed by the pruning of old events.
+Runs the webhook delivery loop (apps/webhooks/relay.py: due deliveries claimed in batches
+with SKIP LOCKED, sent from a pool of threads, so one slow receiver, up to 10 s, holds one
+thread and not the others), the django-tasks database worker loop for the "default" queue
+(and "webhooks", for tasks an earlier version queued), and in the main thread: a heartbeat
+every few seconds (read by /readyz), the release of deliveries a killed worker left held, and
+the daily calendar job at start-up and at the start of each service day (TIME_ZONE), followed
+by the pruning of old events.
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ class Command(BaseCommand):
     help = "Run the background worker: tasks, webhook deliveries, daily calendar, heartbeat."
 
     def add_arguments(self, parser):
-        parser.add_argument("--threads", type=int, default=8, help="Task threads (default 8).")
+        parser.add_argument("--threads", type=int, default=8, help="Delivery threads (default 8).")
+        parser.add_argument(
+            "--task-threads", type=int, default=1, help="django-tasks threads (default 1)."
+        )
         parser.add_argument("--interval", type=float, default=0.2, help="Idle poll seconds.")
         parser.add_argument("--beat", type=float, default=5.0, help="Heartbeat seconds.")
         parser.add_argument("--worker-id", default=None)
@@ -51,7 +56,7 @@ class Command(BaseCommand):
             logger.info("calendar %s: %d events", day, emitted)
         return day
 
-    def handle(self, *, threads, interval, beat, worker_id, once, **options):
+    def handle(self, *, threads, task_threads, interval, beat, worker_id, once, **options):
         worker_id = worker_id or get_random_string(24)
         if once:
             self.housekeeping(worker_id, None)
@@ -68,8 +73,11 @@ class Command(BaseCommand):
                 worker_id=f"{worker_id}-{n}"[:64],
                 excluded_queue_names=[],
             )
-            for n in range(max(threads, 1))
+            for n in range(max(task_threads, 1))
         ]
+        from apps.webhooks.relay import Relay
+
+        relay = Relay(threads=threads, interval=interval, stop=stop)
 
         def shutdown(signum, frame):
             stop.set()
@@ -92,9 +100,12 @@ class Command(BaseCommand):
                     connection.close()
 
         pool = [threading.Thread(target=run, args=(w,), daemon=True) for w in workers]
+        pool.append(threading.Thread(target=relay.run, daemon=True, name="relay"))
         for thread in pool:
             thread.start()
-        self.stdout.write(f"worker {worker_id}: {len(pool)} task threads")
+        self.stdout.write(
+            f"worker {worker_id}: {threads} delivery threads, {len(workers)} task threads"
+        )
         calendar_day = None
         while not stop.is_set():
             close_old_connections()
