@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: PostgreSQL with the fleet-scale dataset, gunicorn in front, the suite driving it.
 # The cluster and its data are kept in .cache/bench-pg between runs (seeding takes ~1 min).
-# bench/wrk_suite.py (issue 18, wrk from outside) runs first; BENCH_LEGACY=1 also runs the
+# bench/wrk_suite.py (issue 18, wrk from outside) runs first, then bench/webhooks.py (issue 15,
+# BENCH_WEBHOOKS=0 skips it); BENCH_LEGACY=1 also runs the
 # thread-driven suite of issue 9 (uploads, memory, query counts); BENCH_PROFILE=1 adds a
 # cProfile of the caller's hot path (bench/profile_caller.py).
 set -euo pipefail
@@ -55,6 +56,17 @@ for _ in $(seq 1 50); do
   sleep 0.2
 done
 $PY bench/wrk_suite.py --base "http://127.0.0.1:$PORT" ${BENCH_WRK_ARGS:-}
+# Change events and webhooks (issue 15): calendar job, write-path cost, commit-to-delivery
+# latency, deliveries/s and CPU per delivery of one and two workers, in a database of its own
+# on the same server (its dataset is built once and kept). BENCH_WEBHOOKS=0 skips it.
+if [ "${BENCH_WEBHOOKS:-1}" = "1" ]; then
+  $PY -c "import os, psycopg
+c = psycopg.connect(os.environ['DATABASE_URL'], autocommit=True)
+if not c.execute(\"SELECT 1 FROM pg_database WHERE datname = 'bench_webhooks'\").fetchone():
+    c.execute('CREATE DATABASE bench_webhooks')"
+  DJANGO_SETTINGS_MODULE=config.settings.test \
+    $PY bench/webhooks.py --database-url "${DATABASE_URL%/*}/bench_webhooks" ${BENCH_WEBHOOKS_ARGS:-}
+fi
 if [ -n "${BENCH_PROFILE:-}" ]; then
   $PY bench/profile_caller.py /v1/me --top 25
 fi

@@ -9,7 +9,9 @@ Drives a mixed read and write load through nginx, then verifies that every write
 is readable; slow clients (headers and bodies), a 500-DOT request line and oversized and
 chunked uploads through nginx, watching /healthz; then kills workers during uploads and
 assignment writes, stops PostgreSQL under load, and takes storage away, checking what each
-leaves behind. Prints a report; exits non-zero if any drill fails.
+leaves behind; then the webhook drills (reliability/webhooks_drill.py: SIGKILL of the worker
+mid-delivery, receiver down, slow receiver, PostgreSQL stopped). Prints a report; exits
+non-zero if any drill fails.
 """
 
 from __future__ import annotations
@@ -399,6 +401,9 @@ def main() -> int:
     )
     parser.add_argument("--slow-connections", type=int, default=150)
     parser.add_argument("--slow-seconds", type=float, default=15)
+    parser.add_argument(
+        "--skip-webhooks", action="store_true", help="without the webhook drills (about 4 min)"
+    )
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         log("DATABASE_URL must point at PostgreSQL")
@@ -634,8 +639,31 @@ def main() -> int:
         s3.stop()
         if redis:
             redis.stop()
+    if not args.skip_webhooks:
+        webhook_drills(args)
     log(f"\n{'all drills passed' if not FAILURES else str(len(FAILURES)) + ' drill(s) FAILED'}")
     return 1 if FAILURES else 0
+
+
+def webhook_drills(args) -> None:
+    """reliability/webhooks_drill.py (issue 15): SIGKILL of the worker mid-delivery, the
+    receiver down, a slow receiver beside a fast one, PostgreSQL stopped 20 s; in a database of
+    their own on the same server, once the topology (whose worker would also deliver, and
+    refuses local receivers in production) is down."""
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    base, _, _ = url.rpartition("/")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS webhook_drill")
+        conn.execute("CREATE DATABASE webhook_drill")
+    log("\n== webhook drills (reliability/webhooks_drill.py)")
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    command = [PY, "reliability/webhooks_drill.py", "--database-url", f"{base}/webhook_drill"]
+    if args.pg_ctl:
+        command += ["--pg-ctl", args.pg_ctl]
+    result = subprocess.run(command, cwd=ROOT, env=env, timeout=900)
+    expect(result.returncode == 0, "webhook drills: nothing lost, the in-flight one re-sent")
 
 
 if __name__ == "__main__":
