@@ -105,6 +105,24 @@ def start_workers(n: int, threads: int) -> list[subprocess.Popen]:
     ]
 
 
+def wait_ready(count: int, since: float, timeout: float = 120) -> None:
+    """Until `count` workers have beaten since `since` (a worker beats once its delivery
+    loop runs): on a loaded machine Django's start-up alone can take several seconds, and a
+    latency measured before that would be the start-up's."""
+    import datetime as dt
+
+    from apps.events.models import WorkerHeartbeat
+
+    after = dt.datetime.fromtimestamp(since, dt.UTC)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if WorkerHeartbeat.objects.filter(beat_at__gte=after).count() >= count:
+            time.sleep(0.5)
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"{count} worker(s) not ready after {timeout} s")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process (all its threads), from /proc."""
     try:
@@ -311,18 +329,18 @@ def main() -> None:
                 coverage_assign(
                     user=user,
                     subject=VEHICLE,
-                    data={"vehicle_id": unit.pk, "policy_id": policy.pk, "policy_added_date": day},
+                    target_id=unit.pk,
+                    policy_id=policy.pk,
+                    policy_added_date=day,
                 )
             with transaction.atomic():
                 coverage_update(
                     user=user,
                     subject=VEHICLE,
-                    data={
-                        "vehicle_id": unit.pk,
-                        "policy_id": policy.pk,
-                        "coverage_status": 1,
-                        "policy_removed_date": day,
-                    },
+                    target_id=unit.pk,
+                    policy_id=policy.pk,
+                    coverage_status=1,
+                    policy_removed_date=day,
                 )
             spent.append(time.perf_counter() - started)
         return spent
@@ -333,7 +351,7 @@ def main() -> None:
 
     calendar_run(day=day)
     receiver = Receiver()
-    hook = webhook_create(user=user, data={"agency_id": agency.id, "url": receiver.url})
+    hook = webhook_create(user=user, agency_id=agency.id, url=receiver.url)
     receiver.secret = hook.secret
     none, one = [], []
     if not args.delivery_only:
@@ -356,13 +374,14 @@ def main() -> None:
     DBTaskResult.objects.all().delete()
 
     # --- commit-to-delivery latency, one worker ---------------------------------------
+    launched = time.time()
     workers = start_workers(1, args.threads)
-    time.sleep(3)
+    wait_ready(1, launched)
     client = Client.objects.filter(agency=agency).first()
     committed: dict[str, float] = {}
     for n in range(args.latency_events):
         with transaction.atomic():
-            client_update(user=user, instance=client, data={"phone": f"555{n:07d}"})
+            client_update(user=user, instance=client, phone=f"555{n:07d}")
             from apps.events.models import Event
 
             event = Event.objects.filter(type="client.updated").latest("id")
@@ -384,8 +403,9 @@ def main() -> None:
     results = {}
     for count in (1, 2):
         before = receiver.receipts
+        launched = time.time()
         workers = start_workers(count, args.threads)
-        time.sleep(4)
+        wait_ready(count, launched)
         load = os.getloadavg()[0]
         samples: list[tuple[float, float, float]] = []
         sampling = threading.Event()
