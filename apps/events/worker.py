@@ -54,3 +54,14 @@ def daily_register(job: Callable[..., int]) -> None:
     """Run `job(day=…)` once per service day, before the pruning of old events."""
     if job not in DAILY:
         DAILY.append(job)
+
+
+# Long-running loops of the apps above events (the webhook relay), each built with the
+# worker's `threads`, `interval` and `stop` event and run in a thread of its own until `stop`.
+LOOPS: list[Callable[..., object]] = []
+
+
+def loop_register(factory: Callable[..., object]) -> None:
+    """Run `factory(threads=…, interval=…, stop=…).run()` in a thread of the worker."""
+    if factory not in LOOPS:
+        LOOPS.append(factory)

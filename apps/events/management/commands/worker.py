@@ -1,12 +1,12 @@
 """`manage.py worker`: the one background process (contract section 14).
 
-Runs the webhook delivery loop (apps/webhooks/relay.py: due deliveries claimed in batches
-with SKIP LOCKED, sent from a pool of threads, so one slow receiver, up to 10 s, holds one
-thread and not the others), the django-tasks database worker loop for the "default" queue
-(and "webhooks", for tasks an earlier version queued), and in the main thread: a heartbeat
-every few seconds (read by /readyz), the release of deliveries a killed worker left held, and
-the daily calendar job at start-up and at the start of each service day (TIME_ZONE), followed
-by the pruning of old events.
+Runs the loops other apps register (the webhook delivery loop, apps/webhooks/relay.py: due
+deliveries claimed in batches with SKIP LOCKED, sent from a pool of threads, so one slow
+receiver, up to 10 s, holds one thread and not the others), the django-tasks database worker
+loop for the "default" queue (and "webhooks", for tasks an earlier version queued), and in the
+main thread: a heartbeat every few seconds (read by /readyz), the release of deliveries a
+killed worker left held, and the daily calendar job at start-up and at the start of each
+service day (TIME_ZONE), followed by the pruning of old events.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from django_tasks_db.management.commands.db_worker import Worker
 
 from apps.core.dates import today
 from apps.events.tasks import events_prune
-from apps.events.worker import DAILY, HOUSEKEEPING, heartbeat
+from apps.events.worker import DAILY, HOUSEKEEPING, LOOPS, heartbeat
 
 logger = logging.getLogger("apps.events.worker")
 
@@ -75,9 +75,8 @@ class Command(BaseCommand):
             )
             for n in range(max(task_threads, 1))
         ]
-        from apps.webhooks.relay import Relay
-
-        relay = Relay(threads=threads, interval=interval, stop=stop)
+        # The loops registered by the apps above events: the webhook relay (apps/webhooks).
+        loops = [factory(threads=threads, interval=interval, stop=stop) for factory in LOOPS]
 
         def shutdown(signum, frame):
             stop.set()
@@ -100,7 +99,7 @@ class Command(BaseCommand):
                     connection.close()
 
         pool = [threading.Thread(target=run, args=(w,), daemon=True) for w in workers]
-        pool.append(threading.Thread(target=relay.run, daemon=True, name="relay"))
+        pool += [threading.Thread(target=loop.run, daemon=True) for loop in loops]
         for thread in pool:
             thread.start()
         self.stdout.write(
