@@ -9,8 +9,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from apps.events.calendar import calendar_run
-from apps.policies.selectors import today
+from apps.core.dates import today
+from apps.coverages.calendar import calendar_run
 from apps.webhooks.delivery import delivery_attempt
 from apps.webhooks.models import WebhookDelivery
 from tests.factories import PolicyFactory, VehicleFactory
