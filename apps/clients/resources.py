@@ -7,6 +7,7 @@ from import_export import widgets
 
 from apps.clients.models import Client
 from apps.core.admin_import import cell_text
+from apps.core.identifiers import dot_or_none
 
 
 class ClientByDotWidget(widgets.Widget):
@@ -20,7 +21,10 @@ class ClientByDotWidget(widgets.Widget):
         self._clients = None
 
     def clean(self, value, row=None, **kwargs):
+        # Normalised as DOTs are stored (leading zeros dropped); text that is not a DOT stays
+        # as typed, so the message names what the staff member wrote.
         dot = cell_text(value)
+        dot = dot_or_none(dot) or dot
         if not dot:
             raise ValueError("The DOT number of the client is missing.")
         if self._clients is None:

@@ -92,6 +92,14 @@ def test_xlsx_with_numbers_as_numbers_imports(staff_client, carrier):
     assert unit.unit == "601" and unit.model_year == 2021
 
 
+def test_a_dot_with_leading_zeros_finds_its_client(staff_client, carrier):
+    rows = [["01234567", "701", "1FUJGLDR7CLBP0701", "2021", "Volvo", "Tractor", "", "", ""]]
+    preview = _preview(staff_client, _csv(rows))
+    assert preview.context["confirm_form"] is not None, preview.content.decode()[-3000:]
+    _confirm(staff_client, preview)
+    assert Vehicle.objects.get(client=carrier).unit == "701"
+
+
 def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff_client, carrier, rival):
     VehicleFactory(client=carrier, serial_number="1XKYDP9X5MJ449999", unit="OLD")
     rows = [
