@@ -20,6 +20,7 @@ from django.db.models import Case, F, IntegerField, Q, Value, When
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
 
+from apps.events.models import Event
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 TIMEOUT_SECONDS = 10.0
@@ -182,15 +183,15 @@ def _job(row, now: dt.datetime) -> Job:
     secrets = (secret,)
     if previous and (previous_until is None or previous_until > now):
         secrets = (secret, previous)
-    # The event as the feed shows it (Event.as_payload), built from the row.
-    payload = {
-        "id": f"evt_{event_id}",
-        "type": type_,
-        "occurredAt": occurred_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-        "agencyId": agency_id,
-        "clientId": client_id,
-        "data": data,
-    }
+    # The event as the feed shows it: Event.as_payload on an unsaved copy built from the row.
+    payload = Event(
+        id=event_id,
+        type=type_,
+        agency_id=agency_id,
+        client_id=client_id,
+        occurred_at=occurred_at,
+        data=data,
+    ).as_payload()
     return Job(
         id=pk,
         attempts=attempts,
