@@ -105,10 +105,14 @@ class Client(TimeStampedModel):
         if self.dot:
             self.dot = dot_or_none(self.dot) or self.dot
         super().save(*args, **kwargs)
-        # Policies carry their client's agency (their number is unique per agency): a client
-        # that moves takes its policies along.
-        if self.pk is not None and not kwargs.get("update_fields"):
-            self.policies.exclude(agency_id=self.agency_id).update(agency_id=self.agency_id)
+        # Policies and vehicles carry their client's agency (`ClientAgencyMixin`): a client that
+        # moves takes them along.
+        update_fields = kwargs.get("update_fields")
+        if self.pk is not None and (
+            update_fields is None or {"agency", "agency_id"} & {*update_fields}
+        ):
+            for records in (self.policies, self.vehicles):
+                records.exclude(agency_id=self.agency_id).update(agency_id=self.agency_id)
 
     def __str__(self) -> str:
         return f"{self.client_name} (DOT {self.dot})" if self.dot else self.client_name

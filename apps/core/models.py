@@ -64,6 +64,60 @@ class SoftDeleteQuerySet(AgencyScopedQuerySet):
         return self.filter(live_q("", *owners))
 
 
+class ClientAgencyQuerySet(SoftDeleteQuerySet):
+    """Records that carry a copy of their client's agency (`ClientAgencyMixin`)."""
+
+    def bulk_create(self, objs, *args, **kwargs):
+        """bulk_create skips save(): copy each record's agency from its client here too."""
+        objs = list(objs)
+        missing = {obj.client_id for obj in objs if obj.agency_id is None}
+        if missing:
+            clients = self.model._meta.get_field("client").related_model._base_manager
+            agencies = dict(clients.filter(pk__in=missing).values_list("pk", "agency_id"))
+            for obj in objs:
+                if obj.agency_id is None:
+                    obj.agency_id = agencies.get(obj.client_id)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+class ClientAgencyMixin:
+    """A record of a client that keeps a copy of the client's `agency` (a non-editable
+    foreign key named `agency`, with a `client` foreign key): written by save() (whoever saves:
+    the services, the admin, an import), by `ClientAgencyQuerySet.bulk_create`, and by
+    `Client.save` when a client moves to another agency. The copy lets a constraint or an index
+    start with the agency (a unique policy number per agency; the agency-wide vehicle list
+    sorted by any column) where a path through the client cannot."""
+
+    def _follow_client(self) -> bool:
+        """Copy the client's agency; whether it changed."""
+        if self.client_id is None:
+            return False
+        client_agency = (
+            self.client.agency_id
+            if "client" in self._state.fields_cache
+            else type(self)
+            ._meta.get_field("client")
+            .related_model._base_manager.filter(pk=self.client_id)
+            .values_list("agency_id", flat=True)
+            .first()
+        )
+        if client_agency is None or client_agency == self.agency_id:
+            return False
+        self.agency_id = client_agency
+        return True
+
+    def clean_fields(self, exclude=None) -> None:
+        self._follow_client()  # before full_clean() checks a per-agency uniqueness rule
+        super().clean_fields(exclude=exclude)
+
+    def save(self, *args, **kwargs) -> None:
+        if self._follow_client():
+            update_fields = kwargs.get("update_fields")
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "agency"}
+        super().save(*args, **kwargs)
+
+
 def user_stamp(**options) -> models.ForeignKey:
     """Who did something to a record (created, updated, uploaded it…): kept, as null, after the
     user is deleted, and never a reverse accessor on the user."""

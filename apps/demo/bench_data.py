@@ -252,6 +252,7 @@ def seed_bench(
     others = client_ids[3:]
     owners += [others[i % len(others)] for i in range(vehicles - SMALL_FLEET)]
     first_vehicle = _next_id(Vehicle)
+    agency_of = dict(zip(client_ids, client_agency, strict=True))
     vehicle_rows = []
     for i, client_id in enumerate(owners):
         vid = first_vehicle + i
@@ -275,6 +276,7 @@ def seed_bench(
                 False,
                 now,
                 now,
+                agency_of[client_id],
             )
         )
     _copy(
@@ -297,6 +299,7 @@ def seed_bench(
             "deleted",
             "created_at",
             "updated_at",
+            "agency",
         ],
         vehicle_rows,
     )

@@ -8,25 +8,18 @@ from django.db import models
 from django.db.models import Case, F, Q, Value, When
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, TimeStampedModel, live_q
+from apps.core.models import (
+    AgencyScopedQuerySet,
+    ClientAgencyMixin,
+    ClientAgencyQuerySet,
+    TimeStampedModel,
+    live_q,
+)
 from apps.policies.choices import CoveredAutos, LimitName, PolicyStatus
 
 
-class PolicyQuerySet(SoftDeleteQuerySet):
+class PolicyQuerySet(ClientAgencyQuerySet):
     agency_field = "client__agency"
-
-    def bulk_create(self, objs, *args, **kwargs):
-        """bulk_create skips save(): copy each policy's agency from its client here too."""
-        objs = list(objs)
-        missing = {obj.client_id for obj in objs if obj.agency_id is None}
-        if missing:
-            from apps.clients.models import Client
-
-            agencies = dict(Client.objects.filter(pk__in=missing).values_list("pk", "agency_id"))
-            for obj in objs:
-                if obj.agency_id is None:
-                    obj.agency_id = agencies.get(obj.client_id)
-        return super().bulk_create(objs, *args, **kwargs)
 
     def in_force_on(self, on: dt.date) -> PolicyQuerySet:
         """Live and ACTIVE on D (`in_force_q`)."""
@@ -96,15 +89,15 @@ def in_force_q(on: dt.date, prefix: str = "") -> Q:
     return live_q(prefix.removesuffix("__")) & not_ended_q(on, prefix) & in_term_q(on, prefix)
 
 
-class Policy(TimeStampedModel):
+class Policy(ClientAgencyMixin, TimeStampedModel):
     """An insurance policy of a client, for one line of coverage."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="policies")
-    # The client's agency, copied (save(), bulk_create, and Client.save when a client moves) so
-    # that "a policy number is unique per insurer among the live policies of ONE agency" is a
-    # database constraint: a unique index holds under concurrent writers on PostgreSQL and
-    # SQLite alike, where a check-then-insert in the service would race, and a lock on the
-    # client would not stop two clients of one agency from taking the same number.
+    # The client's agency, copied (`ClientAgencyMixin`) so that "a policy number is unique per
+    # insurer among the live policies of ONE agency" is a database constraint: a unique index
+    # holds under concurrent writers on PostgreSQL and SQLite alike, where a check-then-insert in
+    # the service would race, and a lock on the client would not stop two clients of one agency
+    # from taking the same number.
     agency = models.ForeignKey(
         "agencies.Agency", on_delete=models.PROTECT, related_name="+", editable=False
     )
@@ -175,34 +168,6 @@ class Policy(TimeStampedModel):
                 ),
             ),
         ]
-
-    def _follow_client(self) -> bool:
-        """Copy the client's agency; whether it changed."""
-        if self.client_id is None:
-            return False
-        client_agency = (
-            self.client.agency_id
-            if "client" in self._state.fields_cache
-            else type(self.client)
-            .objects.filter(pk=self.client_id)
-            .values_list("agency_id", flat=True)
-            .first()
-        )
-        if client_agency is None or client_agency == self.agency_id:
-            return False
-        self.agency_id = client_agency
-        return True
-
-    def clean_fields(self, exclude=None) -> None:
-        self._follow_client()  # before full_clean() checks the per-agency uniqueness rule
-        super().clean_fields(exclude=exclude)
-
-    def save(self, *args, **kwargs) -> None:
-        if self._follow_client():
-            update_fields = kwargs.get("update_fields")
-            if update_fields is not None:
-                kwargs["update_fields"] = {*update_fields, "agency"}
-        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"{self.coverage_type.code} {self.policy_number or '(unnumbered)'}"

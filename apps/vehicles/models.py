@@ -9,7 +9,13 @@ from django.db import models
 from simple_history.models import HistoricalRecords
 
 from apps.core.identifiers import normalize_vin, vin_validator
-from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, TimeStampedModel, live_q
+from apps.core.models import (
+    AgencyScopedQuerySet,
+    ClientAgencyMixin,
+    ClientAgencyQuerySet,
+    TimeStampedModel,
+    live_q,
+)
 from apps.vehicles.choices import VehicleStatus
 
 
@@ -40,10 +46,16 @@ class Lienholder(models.Model):
         return self.name
 
 
-class VehicleQuerySet(SoftDeleteQuerySet):
-    agency_field = "client__agency"
+class VehicleQuerySet(ClientAgencyQuerySet):
+    # The vehicle's own copy of its client's agency: the agency-wide list filters and sorts
+    # through one index, (agency, column, id), instead of a join to the clients (issue 18).
+    agency_field = "agency"
 
 
+# The agency-wide list's sortable columns, each with an index (agency, column, id) of the live
+# units: page 1 and the last page (read backwards) walk one and stop after the page. Sorting by
+# make sorts by the make's name: PostgreSQL walks the makes in name order and each make's units
+# through the (agency, make, id) index, sorting one make's units at a time (incremental sort).
 SORTABLE_LIVE_INDEXES = (
     ("unit", "unit_idx"),
     ("serial_number", "vin_sort_idx"),
@@ -60,10 +72,15 @@ SORTABLE_LIVE_INDEXES = (
 )
 
 
-class Vehicle(TimeStampedModel):
+class Vehicle(ClientAgencyMixin, TimeStampedModel):
     """A unit of a client's fleet, identified by its VIN (serial number)."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="vehicles")
+    # The client's agency, copied (`ClientAgencyMixin`): the one path agency scoping takes
+    # (`VehicleQuerySet.agency_field`) and the first column of the list's sort indexes.
+    agency = models.ForeignKey(
+        "agencies.Agency", on_delete=models.PROTECT, related_name="+", editable=False
+    )
     unit = models.CharField(max_length=40, help_text="The fleet's own unit number.")
     unit_type = models.ForeignKey("masterdata.UnitType", on_delete=models.PROTECT, related_name="+")
     model_year = models.PositiveSmallIntegerField(
@@ -102,14 +119,20 @@ class Vehicle(TimeStampedModel):
                 condition=live_q(),
                 name="vehicles_live_fleet_idx",
             ),
-            # The agency-wide list (no client filter) in every sortable order: page 1 and the
-            # last page (read backwards) walk one of these and stop after the page (issue 18).
+            # The agency-wide list (no client filter) in every sortable order (issue 18).
             *(
                 models.Index(
-                    fields=[column, "id"], condition=live_q(), name=f"vehicles_live_{short}"
+                    fields=["agency", column, "id"],
+                    condition=live_q(),
+                    name=f"vehicles_agency_{short}",
                 )
                 for column, short in SORTABLE_LIVE_INDEXES
             ),
+            models.Index(
+                fields=["agency", "id"], condition=live_q(), name="vehicles_agency_id_idx"
+            ),
+            # Callers who see every agency (superusers): the default order only.
+            models.Index(fields=["unit", "id"], condition=live_q(), name="vehicles_live_unit_idx"),
         ]
         constraints = [
             models.UniqueConstraint(

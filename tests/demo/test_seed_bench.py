@@ -34,4 +34,6 @@ def test_seed_bench_builds_a_consistent_small_world(master_data_back):
     assert policies.exists()
     # Every copied policy carries its client's agency (the uniqueness rule depends on it).
     assert not policies.exclude(agency_id=F("client__agency_id")).exists()
+    # So does every vehicle (agency scoping and the list's sort indexes read it).
+    assert not Vehicle.objects.exclude(agency_id=F("client__agency_id")).exists()
     assert not Client.objects.filter(cargo_class="").exists()
