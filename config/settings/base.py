@@ -166,6 +166,8 @@ WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", defaul
 # Cache: local memory by default, redis:// in production (shared by every node)
 # ---------------------------------------------------------------------------
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://default")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "apps.core.cache.RedisCache"  # one client per pool
 # Cache exact list counts (invalidated by any write); only with a cache every node shares.
 LIST_COUNT_CACHE_SECONDS = env.int(
     "LIST_COUNT_CACHE_SECONDS",
