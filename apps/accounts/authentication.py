@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication
@@ -15,6 +17,12 @@ from apps.accounts.principal import attach_permissions, caller_row
 from apps.accounts.selectors import api_key_is_active
 
 API_KEY_CHALLENGE = 'ApiKey realm="api", header="apiKey"'
+# Access tokens already verified by this process, until they expire: checking the signature
+# and the claims again cost a tenth of /v1/me (issue 18). A token's validity is a function of
+# the token, the signing key and the clock alone (access tokens are never blacklisted), so a
+# memo per process is exact; it holds no state that other nodes would need to see.
+_VERIFIED_TOKENS: dict[bytes, tuple[float, object]] = {}
+_VERIFIED_TOKENS_MAX = 4096
 
 
 def _raw_api_key(request) -> str:
@@ -55,6 +63,16 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
     and the permissions from the shared cache (apps.accounts.principal): nothing that must
     take effect at once is cached, and nothing else costs a query.
     """
+
+    def get_validated_token(self, raw_token):
+        found = _VERIFIED_TOKENS.get(raw_token)
+        if found is not None and time.time() < found[0]:
+            return found[1]
+        validated = super().get_validated_token(raw_token)
+        if len(_VERIFIED_TOKENS) >= _VERIFIED_TOKENS_MAX:
+            _VERIFIED_TOKENS.clear()
+        _VERIFIED_TOKENS[raw_token] = (float(validated["exp"]), validated)
+        return validated
 
     def authenticate(self, request):
         raw_key = _raw_api_key(request)

@@ -19,6 +19,7 @@ signal cannot see: they take effect within PRINCIPAL_CACHE_SECONDS, or at once w
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from django.apps import apps
@@ -60,7 +61,7 @@ _SQL_CACHE: dict[str, str] = {}
 
 
 def _principal_sql() -> str:
-    """Key validity, the user's row and its agency ids: one statement, indexes only."""
+    """Key validity, the user's row and its agencies: one statement, indexes only."""
     vendor = connection.vendor
     sql = _SQL_CACHE.get(vendor)
     if sql is None:
@@ -68,16 +69,28 @@ def _principal_sql() -> str:
 
         user_table = get_user_model()._meta.db_table
         membership = apps.get_model("agencies", "AgencyMembership")._meta.db_table
+        agency = apps.get_model("agencies", "Agency")._meta.db_table
         key_table = ApiKey._meta.db_table
+        # The agencies as a JSON list of [id, name], by name then id (the order of
+        # apps.agencies.selectors.agency_list, so /v1/me needs no query of its own).
+        members = (
+            f"FROM {membership} m JOIN {agency} a ON a.id = m.agency_id WHERE m.user_id = u.id"
+        )
         if vendor == "postgresql":
-            agencies = f"SELECT string_agg(m.agency_id::text, ',') FROM {membership} m"
+            agencies = (
+                "SELECT json_agg(json_build_array(a.id, a.name) ORDER BY a.name, a.id)::text"
+                f" {members}"
+            )
         else:
-            agencies = f"SELECT group_concat(m.agency_id) FROM {membership} m"
+            agencies = (
+                "SELECT json_group_array(json_array(x.id, x.name))"
+                f" FROM (SELECT a.id, a.name {members} ORDER BY a.name, a.id) x"
+            )
         columns = ", ".join(f"u.{name}" for name in USER_FIELDS)
         sql = (
             f"SELECT (SELECT COUNT(*) FROM {key_table} k"
             f" WHERE k.key_hash = %s AND k.revoked_at IS NULL), {columns},"
-            f" ({agencies} WHERE m.user_id = u.id)"
+            f" ({agencies})"
             f" FROM (SELECT 1 AS one) AS anchor LEFT JOIN {user_table} u ON u.id = %s"
         )
         _SQL_CACHE[vendor] = sql
@@ -85,7 +98,10 @@ def _principal_sql() -> str:
 
 
 def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
-    """(whether the key is active, the user with its agency ids or None), in one query."""
+    """(whether the key is active, the user with its agencies or None), in one query.
+
+    The user carries `_agency_ids` (sorted ids, read by `agency_ids_for`) and `_agency_refs`
+    ((id, name) by name, read by `apps.agencies.selectors.agency_refs`)."""
     with connection.cursor() as cursor:
         cursor.execute(_principal_sql(), [key_hash, user_id])
         row = cursor.fetchone()
@@ -94,8 +110,10 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
         return key_active, None
     values = row[1 : 1 + len(USER_FIELDS)]
     user = get_user_model().from_db(connection.alias, list(USER_FIELDS), list(values))
-    raw_ids = row[1 + len(USER_FIELDS)]
-    user._agency_ids = sorted(int(part) for part in str(raw_ids).split(",")) if raw_ids else []
+    raw = row[1 + len(USER_FIELDS)]
+    refs = [(int(pk), name) for pk, name in json.loads(raw)] if raw else []
+    user._agency_refs = refs
+    user._agency_ids = sorted(pk for pk, _name in refs)
     return key_active, user
 
 

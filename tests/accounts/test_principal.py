@@ -123,11 +123,31 @@ def test_a_granted_permission_takes_effect_at_once(make_api, powerless, carrier)
 
 
 def test_a_warm_caller_costs_one_query(api, carrier, django_assert_num_queries):
-    """Key, user and agencies in one statement; permissions from the cache; then the work."""
+    """Key, user and agencies in one statement; permissions from the cache; /v1/me answers
+    from those alone (issue 18)."""
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
-    with django_assert_num_queries(2) as captured:
+    with django_assert_num_queries(1) as captured:
         assert api.get("/v1/me").status_code == 200
     assert "accounts_apikey" in captured.captured_queries[0]["sql"]
+
+
+def test_me_lists_the_callers_agencies_by_name_and_a_superuser_every_agency(
+    make_api, groups, django_assert_num_queries
+):
+    from tests.factories import AgencyFactory, UserFactory
+
+    zulu, alpha, bravo = (AgencyFactory(name=n) for n in ("Zulu Freight", "Alpha", "Bravo"))
+    member = make_api(UserFactory(agencies=[zulu, bravo, alpha], groups=[groups[0]]))
+    expected = [[alpha.pk, "Alpha"], [bravo.pk, "Bravo"], [zulu.pk, "Zulu Freight"]]
+    member.get("/v1/me")
+    with django_assert_num_queries(1):
+        body = member.get("/v1/me").json()
+    assert [[a["id"], a["name"]] for a in body["agencies"]] == expected
+
+    root = UserFactory(is_superuser=True)  # a member of none
+    everyone = make_api(root).get("/v1/me").json()["agencies"]
+    names = [(a["name"], a["id"]) for a in everyone]
+    assert names == sorted(names) and {a["id"] for a in everyone} >= {zulu.pk, alpha.pk, bravo.pk}
 
 
 SETUP = """
@@ -174,3 +194,34 @@ def test_revocations_reach_every_node_sharing_redis(tmp_path):
             db.execute("UPDATE auth_user SET is_active = 0 WHERE username = 'node-user'")
         for node in (0, 1):
             assert nodes.call(node, "/v1/me", headers).status_code == 401
+
+
+def test_a_remembered_access_token_is_refused_once_it_expires(monkeypatch, api_key, manager):
+    """Verified tokens are remembered per process (issue 18) only until their `exp`; a forged
+    signature is never remembered as valid."""
+    import datetime as dt
+    import time
+
+    from rest_framework.test import APIClient
+    from rest_framework_simplejwt import tokens
+    from rest_framework_simplejwt.tokens import AccessToken
+
+    from apps.accounts import authentication
+
+    token = AccessToken.for_user(manager)
+    client = APIClient()
+    client.credentials(HTTP_APIKEY=api_key, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert client.get("/v1/me").status_code == 200
+    assert str(token).encode() in authentication._VERIFIED_TOKENS
+
+    # Past the token's `exp` on both clocks (the memo's and simplejwt's): refused.
+    later = time.time() + float(token.lifetime.total_seconds()) + 5
+    monkeypatch.setattr(authentication.time, "time", lambda: later)
+    monkeypatch.setattr(tokens, "aware_utcnow", lambda: dt.datetime.fromtimestamp(later, tz=dt.UTC))
+    assert_problem(client.get("/v1/me"), 401)
+
+    forged = str(token)[:-2] + ("AA" if not str(token).endswith("AA") else "BB")
+    client.credentials(HTTP_APIKEY=api_key, HTTP_AUTHORIZATION=f"Bearer {forged}")
+    monkeypatch.undo()
+    assert_problem(client.get("/v1/me"), 401)
+    assert forged.encode() not in authentication._VERIFIED_TOKENS

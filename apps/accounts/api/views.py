@@ -19,7 +19,7 @@ from apps.accounts.api.serializers import (
     TokenRequestSerializer,
 )
 from apps.accounts.authentication import ApiKeyAuthentication
-from apps.agencies.selectors import agency_list
+from apps.agencies.selectors import agency_refs
 
 
 class _ApiKeyTokenView:
@@ -69,10 +69,13 @@ class MeView(APIView):
     @extend_schema(responses={200: MeSerializer}, tags=["auth"])
     def get(self, request):
         user = request.user
-        data = {
-            "username": user.get_username(),
-            "is_superuser": user.is_superuser,
-            "agencies": [{"id": a.id, "name": a.name} for a in agency_list(user=user)],
-            "permissions": sorted(user.get_all_permissions()),
-        }
-        return Response(MeSerializer(data).data)
+        # MeSerializer's shape, built directly: the serializer (kept for the schema) only
+        # copied these plain values, at a fifth of the request's cost (issue 18).
+        return Response(
+            {
+                "username": user.get_username(),
+                "is_superuser": user.is_superuser,
+                "agencies": [{"id": pk, "name": name} for pk, name in agency_refs(user=user)],
+                "permissions": sorted(user.get_all_permissions()),
+            }
+        )
