@@ -23,6 +23,8 @@ def camelize(data):
     kind = type(data)
     if kind in _PLAIN:
         return data
+    if isinstance(data, str):  # text choices (a policy's status): a string to the encoder
+        return data
     if kind is list or kind is tuple:
         return [camelize(item) for item in data]
     if isinstance(data, dict):

@@ -10,8 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
+from decimal import Decimal
+from typing import NamedTuple
 
-from django.db.models import Exists, OuterRef, Prefetch, Q
+from django.db.models import Exists, OuterRef, Q
 
 from apps.clients.models import Client
 from apps.compliance.evaluation import verdict
@@ -24,13 +26,31 @@ from apps.policies.models import Policy, PolicyLimit
 from apps.vehicles.models import Vehicle, plate_key
 
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
-# A list per policy (to_attr): read through Policy.limit_rows(). Prefetching into the related
-# manager's cache builds a queryset per policy, most of the cost of 200 DOTs' 300 policies.
-LIMITS = Prefetch(
-    "limits",
-    queryset=PolicyLimit.objects.order_by("position", "id"),
-    to_attr="prefetched_limits",
-)
+
+
+class LimitRow(NamedTuple):
+    """A policy's limit as verification and compliance read it (its name and amount)."""
+
+    name: str
+    amount: Decimal
+
+
+def attach_limit_rows(policies: Iterable[Policy]) -> None:
+    """Each policy's limits in order, as plain rows in `prefetched_limits` (read through
+    `Policy.limit_rows()`), in one query: no model object, manager or queryset per policy or
+    per limit (for 200 DOTs' 300 policies, a fifth of the request when prefetched as models)."""
+    by_id = {policy.pk: policy for policy in policies}
+    for policy in by_id.values():
+        policy.prefetched_limits = []
+    if not by_id:
+        return
+    rows = (
+        PolicyLimit.objects.filter(policy_id__in=list(by_id))
+        .order_by("policy_id", "position", "id")
+        .values_list("policy_id", "name", "amount")
+    )
+    for policy_id, name, amount in rows:
+        by_id[policy_id].prefetched_limits.append(LimitRow(name, amount))
 
 
 def client_ref(client: Client) -> dict:
@@ -76,14 +96,14 @@ def vehicle_ref(vehicle: Vehicle) -> dict:
 def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
     """The live policies not ended on D (in force, or starting later), per client, with what
     verification and compliance read (two queries); compliance monitoring uses it too."""
-    policies = (
+    policies = list(
         Policy.objects.live()
         .not_ended_on(on)
         .filter(client_id__in=list(client_ids))
         .select_related("coverage_type", "insurer")
-        .prefetch_related(LIMITS)
         .order_by("coverage_type__code", "effective_date", "id")
     )
+    attach_limit_rows(policies)
     grouped: dict[int, list[Policy]] = defaultdict(list)
     for policy in policies:
         grouped[policy.client_id].append(policy)
@@ -198,11 +218,10 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
         .covered_on(on)
         .order_by("policy__coverage_type__code", "policy_added_date", "id")
     )
-    policies = (
-        Policy.objects.select_related("coverage_type", "insurer")
-        .prefetch_related(LIMITS)
-        .in_bulk({period.policy_id for period in periods})
+    policies = Policy.objects.select_related("coverage_type", "insurer").in_bulk(
+        {period.policy_id for period in periods}
     )
+    attach_limit_rows(policies.values())
     grouped: dict[int, list[VehicleCoverage]] = defaultdict(list)
     for period in periods:
         period.policy = policies[period.policy_id]

@@ -200,8 +200,9 @@ class Policy(ClientAgencyMixin, TimeStampedModel):
         return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
 
     def limit_rows(self) -> list[PolicyLimit]:
-        """Its limits in order: the plain list a reader prefetched into `prefetched_limits`
-        (Prefetch(..., to_attr=...) builds no queryset per policy), else `limits.all()`."""
+        """Its limits in order (each with `name` and `amount`): the plain list a reader put in
+        `prefetched_limits` (apps.coverages.selectors.attach_limit_rows, one query for many
+        policies), else `limits.all()`."""
         rows = getattr(self, "prefetched_limits", None)
         return rows if rows is not None else list(self.limits.all())
 
