@@ -11,6 +11,7 @@ from rest_framework.viewsets import GenericViewSet
 
 from apps.core.params import MAX_BIGINT
 from apps.core.problems import PROBLEM_CONTENT_TYPE
+from apps.core.viewsets import ScopedViewSet
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -37,6 +38,13 @@ class ProblemAutoSchema(AutoSchema):
             base = re.sub(r"_\d+$", "", operation["operationId"])
             operation["operationId"] = f"{base}_{match[1]}"
         return operation
+
+    def get_request_serializer(self):
+        """The base viewset's PUT reads its input serializer as a partial update (only what is
+        sent changes: `ScopedViewSet.update`), so its body is documented that way."""
+        if isinstance(self.view, ScopedViewSet) and self.view.action == "update":
+            return self.view.get_input_serializer_class()(partial=True)
+        return super().get_request_serializer()
 
     def _get_parameters(self):
         """Ids in paths are integers (1..2^63-1), as the URL patterns only accept digits."""

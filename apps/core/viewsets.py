@@ -25,20 +25,40 @@ from apps.core.sorting import order_by_for, sort_fields_of
 class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet):
     """Lists and details always start from `selector(user=...)`, which applies agency scoping.
 
-    Subclasses declare: `selector`, `serializer_class` (output), `input_serializer_class`,
-    `create_service`, `update_service`, `filterset_class`, `sort_fields`.
-    PUT is a partial update, as the spec says: only present properties change.
+    Subclasses declare: `selector`, `serializer_class` (output), `create_service`,
+    `update_service`, `filterset_class`, `sort_fields`; `input_serializer_class` when the
+    body is not read by `serializer_class`; `detail_selector` and `detail_serializer_class`
+    when one record (read, created or updated) shows more than a list row.
+    PUT is a partial update, as the spec says: only present properties change (the schema
+    says so too: `ProblemAutoSchema` documents its body as the partial input serializer).
     """
 
     selector: Callable[..., QuerySet]
+    detail_selector: Callable[..., QuerySet] | None = None
+    detail_serializer_class: type[serializers.Serializer] | None = None
     input_serializer_class: type[serializers.Serializer] | None = None
     create_service: Callable[..., Model] | None = None
     update_service: Callable[..., Model] | None = None
     http_method_names = ["get", "post", "put", "head", "options"]
     lookup_value_regex = r"[0-9]+"
+    # The actions that answer one record: with `detail_*` declared, they read and show it whole.
+    detail_actions = ("retrieve", "create", "update")
+
+    def _shows_detail(self) -> bool:
+        return getattr(self, "action", None) in self.detail_actions
 
     def get_queryset(self) -> QuerySet:
+        if self.detail_selector is not None and self._shows_detail():
+            return type(self).detail_selector(user=self.request.user)
         return type(self).selector(user=self.request.user)
+
+    def get_serializer_class(self):
+        if self.detail_serializer_class is not None and self._shows_detail():
+            return self.detail_serializer_class
+        return super().get_serializer_class()
+
+    def get_input_serializer_class(self) -> type[serializers.Serializer]:
+        return self.input_serializer_class or self.serializer_class
 
     def get_object(self) -> Model:
         """Details ignore list filters (a soft-deleted record stays reachable by id)."""
@@ -48,7 +68,7 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
 
     def get_input_serializer(self, *args, **kwargs):
         kwargs.setdefault("context", self.get_serializer_context())
-        return self.input_serializer_class(*args, **kwargs)
+        return self.get_input_serializer_class()(*args, **kwargs)
 
     def render_object(self, obj: Model, *, status_code: int = status.HTTP_200_OK, **headers):
         """Re-read the object through the scoped selector so the output has every relation."""

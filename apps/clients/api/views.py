@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
-
 from apps.clients.api.serializers import ClientSerializer
 from apps.clients.filtersets import ClientFilterSet
 from apps.clients.selectors import client_queryset
@@ -9,15 +7,11 @@ from apps.clients.services import client_create, client_update
 from apps.core.viewsets import ScopedViewSet
 
 
-@extend_schema_view(
-    update=extend_schema(request=ClientSerializer(partial=True)),
-)
 class ClientViewSet(ScopedViewSet):
     """Clients of the caller's agencies."""
 
     selector = staticmethod(client_queryset)
     serializer_class = ClientSerializer
-    input_serializer_class = ClientSerializer
     create_service = staticmethod(client_create)
     update_service = staticmethod(client_update)
     filterset_class = ClientFilterSet

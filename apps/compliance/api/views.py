@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.response import Response
 
@@ -16,15 +15,11 @@ from apps.compliance.services import (
 from apps.core.viewsets import ScopedViewSet
 
 
-@extend_schema_view(
-    update=extend_schema(request=RequirementProfileSerializer(partial=True)),
-)
 class RequirementProfileViewSet(mixins.DestroyModelMixin, ScopedViewSet):
     """Requirement profiles of the caller's agencies (contract section 15)."""
 
     selector = staticmethod(requirement_profile_queryset)
     serializer_class = RequirementProfileSerializer
-    input_serializer_class = RequirementProfileSerializer
     create_service = staticmethod(requirement_profile_create)
     update_service = staticmethod(requirement_profile_update)
     filterset_class = RequirementProfileFilterSet

@@ -21,15 +21,14 @@ from apps.drivers.services import driver_create, driver_update, driver_vehicle_l
 
 @extend_schema_view(
     search=legacy_search_schema(DriverSerializer, "DriverSearchPage"),
-    retrieve=extend_schema(responses=DriverDetailSerializer),
-    update=extend_schema(request=DriverSerializer(partial=True)),
 )
 class DriverViewSet(LegacySearchMixin, ScopedViewSet):
     """Drivers of the caller's agencies."""
 
     selector = staticmethod(driver_queryset)
+    detail_selector = staticmethod(driver_detail_queryset)
     serializer_class = DriverSerializer
-    input_serializer_class = DriverSerializer
+    detail_serializer_class = DriverDetailSerializer
     create_service = staticmethod(driver_create)
     update_service = staticmethod(driver_update)
     filterset_class = DriverFilterSet
@@ -44,16 +43,6 @@ class DriverViewSet(LegacySearchMixin, ScopedViewSet):
         "q": "last_name",
         "hireDate": "hire_date",
     }
-
-    def get_queryset(self):
-        if self.action in ("retrieve", "create", "update"):
-            return driver_detail_queryset(user=self.request.user)
-        return super().get_queryset()
-
-    def get_serializer_class(self):
-        if self.action in ("retrieve", "create", "update"):
-            return DriverDetailSerializer
-        return DriverSerializer
 
 
 class DriverVehicleView(APIView):

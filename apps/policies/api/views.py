@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema_view
 
 from apps.core.viewsets import LegacySearchMixin, ScopedViewSet, legacy_search_schema
 from apps.policies.api.serializers import PolicySerializer
@@ -11,14 +11,12 @@ from apps.policies.services import policy_create, policy_update
 
 @extend_schema_view(
     search=legacy_search_schema(PolicySerializer, "PolicySearchPage"),
-    update=extend_schema(request=PolicySerializer(partial=True)),
 )
 class PolicyViewSet(LegacySearchMixin, ScopedViewSet):
     """Policies of the caller's agencies."""
 
     selector = staticmethod(policy_queryset)
     serializer_class = PolicySerializer
-    input_serializer_class = PolicySerializer
     create_service = staticmethod(policy_create)
     update_service = staticmethod(policy_update)
     filterset_class = PolicyFilterSet

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
@@ -41,31 +41,18 @@ VEHICLE_SORT_FIELDS = {
 }
 
 
-@extend_schema_view(
-    retrieve=extend_schema(responses=VehicleDetailSerializer),
-    update=extend_schema(request=VehicleSerializer(partial=True)),
-)
 class VehicleViewSet(ScopedViewSet):
     """Vehicles of the caller's agencies."""
 
     selector = staticmethod(vehicle_queryset)
+    detail_selector = staticmethod(vehicle_detail_queryset)
     serializer_class = VehicleSerializer
-    input_serializer_class = VehicleSerializer
+    detail_serializer_class = VehicleDetailSerializer
     create_service = staticmethod(vehicle_create)
     update_service = staticmethod(vehicle_update)
     filterset_class = VehicleFilterSet
     default_sort = ("unit",)
     sort_fields = VEHICLE_SORT_FIELDS
-
-    def get_queryset(self):
-        if self.action in ("retrieve", "create", "update"):
-            return vehicle_detail_queryset(user=self.request.user)
-        return super().get_queryset()
-
-    def get_serializer_class(self):
-        if self.action in ("retrieve", "create", "update"):
-            return VehicleDetailSerializer
-        return VehicleSerializer
 
 
 class LienholderDetailView(APIView):
