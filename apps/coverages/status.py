@@ -90,32 +90,33 @@ def status_watch(
             compliance_changes_emit(before=before_p, after=after_p, day=day)
 
 
+def _changed(before: dict, after: dict) -> Iterator[tuple[int, tuple, str]]:
+    """(id, row, old status) of each record whose status (the row's last item) differs from
+    before; a record unknown before was INACTIVE."""
+    for pk, row in sorted(after.items()):
+        old = before[pk][-1] if pk in before else INACTIVE
+        if old != row[-1]:
+            yield pk, row, old
+
+
 def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> list:
     """One status event (as `event_emit` keywords) per client or unit whose status differs."""
-    items = []
-    for pk, (agency_id, new) in sorted(after_c.items()):
-        old = before_c.get(pk, (agency_id, "INACTIVE"))[1]
-        if old != new:
-            items.append(
-                {
-                    "type": "carrier.status_changed",
-                    "agency_id": agency_id,
-                    "client_id": pk,
-                    "data": {"client_id": pk, "from": old, "to": new, "as_of": day},
-                }
-            )
-    for pk, (agency_id, client_id, new) in sorted(after_v.items()):
-        old = before_v.get(pk, (agency_id, client_id, "INACTIVE"))[2]
-        if old != new:
-            items.append(
-                {
-                    "type": "vehicle.status_changed",
-                    "agency_id": agency_id,
-                    "client_id": client_id,
-                    "data": {"vehicle_id": pk, "from": old, "to": new, "as_of": day},
-                }
-            )
-    return items
+    changes = [
+        ("carrier.status_changed", agency_id, pk, {"client_id": pk}, old, new)
+        for pk, (agency_id, new), old in _changed(before_c, after_c)
+    ] + [
+        ("vehicle.status_changed", agency_id, client_id, {"vehicle_id": pk}, old, new)
+        for pk, (agency_id, client_id, new), old in _changed(before_v, after_v)
+    ]
+    return [
+        {
+            "type": type_,
+            "agency_id": agency_id,
+            "client_id": client_id,
+            "data": {**record, "from": old, "to": new, "as_of": day},
+        }
+        for type_, agency_id, client_id, record, old, new in changes
+    ]
 
 
 def status_events_emit(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> int:
