@@ -1,7 +1,12 @@
 from django.contrib import admin, messages
 
 from apps.accounts.models import ApiKey
-from apps.accounts.services import api_key_create, api_key_revoke
+from apps.accounts.services import (
+    api_key_create,
+    api_key_delete,
+    api_key_revoke,
+    api_key_update,
+)
 
 
 @admin.register(ApiKey)
@@ -20,12 +25,19 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            super().save_model(request, obj, form, change)
+            api_key_update(api_key=obj, name=form.cleaned_data["name"])
             return
         key, raw = api_key_create(name=obj.name, user=request.user)
         obj.pk = key.pk
         obj.__dict__.update(key.__dict__)
         messages.warning(request, f"The new key is {raw} — copy it now, it is not shown again.")
+
+    def delete_model(self, request, obj):
+        api_key_delete(api_key=obj)
+
+    def delete_queryset(self, request, queryset):
+        for key in queryset:
+            api_key_delete(api_key=key)
 
     @admin.action(description="Revoke selected API keys")
     def revoke(self, request, queryset):

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import ApiKey, hash_api_key
+from apps.core.services import model_update
 
 
 @transaction.atomic
@@ -27,3 +28,17 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
     return api_key
+
+
+@transaction.atomic
+def api_key_update(*, api_key: ApiKey, name: str) -> ApiKey:
+    """Rename a key; its value, prefix and hash never change."""
+    key = ApiKey.objects.select_for_update().get(pk=api_key.pk)
+    model_update(instance=key, fields=("name",), data={"name": name})
+    return key
+
+
+@transaction.atomic
+def api_key_delete(*, api_key: ApiKey) -> None:
+    """Delete a key; every node refuses it on its next request (keys are checked live)."""
+    api_key.delete()

@@ -5,13 +5,14 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 
 from apps.compliance.models import RequirementProfile
-from apps.compliance.monitoring import clients_insured_by, compliance_watch
 from apps.compliance.services import (
+    insurer_update,
     requirement_profile_create,
     requirement_profile_delete,
     requirement_profile_update,
 )
 from apps.core.admin import ServiceFormAdmin
+from apps.masterdata.admin import MasterDataAdmin
 from apps.masterdata.models import Insurer
 
 RULES_HELP = (
@@ -80,17 +81,14 @@ class RequirementProfileAdmin(ServiceFormAdmin):
 
 
 @admin.register(Insurer)
-class InsurerAdmin(admin.ModelAdmin):
+class InsurerAdmin(MasterDataAdmin):
     """Master data, registered here rather than in apps.masterdata: its AM Best rating is read
-    by the compliance rules, and master data imports no app above it."""
+    by the compliance rules, and master data imports no app above it. A change, from the form
+    or the list, goes through `insurer_update`, which announces the verdicts it moves."""
 
+    update_service = staticmethod(insurer_update)
+    service_fields = ("name", "naic", "address", "am_best_rating")
     list_display = ["name", "naic", "am_best_rating"]
     list_filter = ["am_best_rating"]
     list_editable = ["am_best_rating"]
     search_fields = ["name", "naic"]
-
-    def save_model(self, request, obj, form, change):
-        """A new AM Best rating can change the verdict of every client this insurer covers:
-        watched profiles announce it (`compliance.changed`), from the form or the list."""
-        with compliance_watch(client_ids=clients_insured_by(obj.pk) if change else []):
-            super().save_model(request, obj, form, change)

@@ -12,7 +12,11 @@ from django.utils.text import slugify
 
 from apps.agencies.services import authorized_agency
 from apps.compliance.models import RequirementProfile
-from apps.compliance.monitoring import compliance_profile_watch
+from apps.compliance.monitoring import (
+    clients_insured_by,
+    compliance_profile_watch,
+    compliance_watch,
+)
 from apps.compliance.rules import (
     FEDERAL_MINIMUM_CODE,
     FEDERAL_MINIMUM_NAME,
@@ -21,6 +25,8 @@ from apps.compliance.rules import (
 )
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
+from apps.masterdata.models import Insurer
+from apps.masterdata.services import masterdata_update
 
 
 def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
@@ -114,3 +120,12 @@ def requirement_profile_delete(*, user, instance: RequirementProfile) -> None:
         instance.delete()
     except (ProtectedError, RestrictedError) as exc:
         raise Conflict("The profile is in use (a webhook subscription names it).") from exc
+
+
+@transaction.atomic
+def insurer_update(*, user, instance: Insurer, **changes) -> Insurer:
+    """Master data's update of an insurer, watched: a new AM Best rating can change the
+    verdict of every client it covers (rule `insurer_rating`), announced as
+    `compliance.changed`. A new insurer covers no one yet: `masterdata_create` adds it."""
+    with compliance_watch(client_ids=clients_insured_by(instance.pk)):
+        return masterdata_update(user=user, instance=instance, **changes)

@@ -6,7 +6,7 @@ from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.masterdata.models import City, CoverageType, State
+from apps.masterdata.models import City, CoverageType, State, name_key
 
 
 def resolve(model: type[Model], value) -> Model:
@@ -42,7 +42,7 @@ def resolve_city(state: State | None, value) -> City:
     if isinstance(value, int):
         city = City.objects.filter(pk=value, state=state).first()
     else:
-        city = City.objects.filter(state=state, name_key=str(value).strip().lower()).first()
+        city = City.objects.filter(state=state, name_key=name_key(str(value))).first()
     if city is None:
         raise serializers.ValidationError(
             f"Unknown city: '{value}' in {state.name}.", code="unknown"

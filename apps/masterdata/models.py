@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from django.db import models
 
+from apps.core.models import UniqueRulesMixin
+
+
+def name_key(name: str) -> str:
+    """How a reference row is looked up and kept unique: its name, case and spaces ignored."""
+    return name.strip().lower()
+
 
 class NamedQuerySet(models.QuerySet):
     def by_name(self, name: str):
-        return self.filter(name_key=name.strip().lower())
+        return self.filter(name_key=name_key(name))
 
 
-class NamedModel(models.Model):
+class NamedModel(UniqueRulesMixin, models.Model):
     """Abstract: a reference row looked up by its name, case and spaces ignored."""
 
     name = models.CharField(max_length=120)
@@ -23,15 +30,23 @@ class NamedModel(models.Model):
         ordering = ["name"]
         # Each concrete list gets its own `<app>_<model>_unique_name` (City overrides it).
         constraints = [
-            models.UniqueConstraint(fields=["name_key"], name="%(app_label)s_%(class)s_unique_name")
+            models.UniqueConstraint(
+                fields=["name_key"],
+                name="%(app_label)s_%(class)s_unique_name",
+                violation_error_message="'{name}' is already on this list.",
+            )
         ]
 
     def __str__(self) -> str:
         return self.name
 
     def save(self, *args, **kwargs):
-        self.name_key = self.name.strip().lower()
+        self.name_key = name_key(self.name)
         super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        # Before the constraints are checked (full_clean), so uniqueness sees the new key.
+        self.name_key = name_key(self.name or "")
 
 
 class State(NamedModel):
@@ -50,7 +65,9 @@ class City(NamedModel):
         verbose_name_plural = "cities"
         constraints = [
             models.UniqueConstraint(
-                fields=["state", "name_key"], name="%(app_label)s_%(class)s_unique_per_state"
+                fields=["state", "name_key"],
+                name="%(app_label)s_%(class)s_unique_per_state",
+                violation_error_message="{state} already has a city named '{name}'.",
             )
         ]
 

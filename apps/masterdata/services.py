@@ -1,11 +1,17 @@
-"""Loading master data: idempotent, bulk, safe to run on every start."""
+"""Writes of master data: the bulk load of the reference lists, and the rows staff add,
+change or remove one at a time (the back-office and the demo seed)."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 import us
 import zipcodes
 from django.db import transaction
+from django.db.models.deletion import ProtectedError, RestrictedError
 
+from apps.core.exceptions import Conflict
+from apps.core.services import model_update
 from apps.masterdata import data
 from apps.masterdata.models import (
     City,
@@ -14,13 +20,13 @@ from apps.masterdata.models import (
     DriverType,
     LicenseType,
     Make,
+    NamedModel,
     State,
     UnitType,
 )
+from apps.masterdata.models import name_key as _key
 
-
-def _key(name: str) -> str:
-    return name.strip().lower()
+Row = TypeVar("Row", bound=NamedModel)
 
 
 @transaction.atomic
@@ -85,3 +91,43 @@ def masterdata_load() -> dict[str, int]:
             ClientType,
         )
     }
+
+
+def _writable(model: type[NamedModel], names) -> tuple[str, ...]:
+    """The fields a row's writers may set (its own columns, not the id or the derived key);
+    naming any other is a programming error."""
+    fields = tuple(f.name for f in model._meta.concrete_fields if f.editable and not f.primary_key)
+    unknown = set(names) - set(fields)
+    if unknown:
+        raise TypeError(f"{model.__name__} has no writable field {sorted(unknown)}.")
+    return fields
+
+
+@transaction.atomic
+def masterdata_create(*, user, model: type[Row], **fields) -> Row:
+    """A new reference row (a make, a city, an insurer…): its name is unique in its list (in
+    its state for a city), checked by `full_clean()` like every uniqueness rule (409)."""
+    _writable(model, fields)
+    row = model(**fields)
+    row.full_clean()
+    row.save()
+    return row
+
+
+@transaction.atomic
+def masterdata_update(*, user, instance: Row, **changes) -> Row:
+    """Partial update of a reference row; its lookup key follows its name."""
+    fields = _writable(type(instance), changes)
+    row = type(instance).objects.select_for_update().get(pk=instance.pk)
+    model_update(instance=row, fields=fields, data=changes)
+    return row
+
+
+@transaction.atomic
+def masterdata_delete(*, user, instance: NamedModel) -> None:
+    """Remove a reference row that no record names; one in use stays (409)."""
+    try:
+        type(instance).objects.get(pk=instance.pk).delete()
+    except (ProtectedError, RestrictedError) as exc:
+        noun = instance._meta.verbose_name
+        raise Conflict(f"The {noun} '{instance}' is in use and cannot be deleted.") from exc

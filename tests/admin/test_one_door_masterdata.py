@@ -1,0 +1,79 @@
+"""Issue 14: master data and API keys are written in the admin through their services; a
+rule only the service knows (a name already on the list) shows on the form, and the lists a
+business rule fixes (the USPS states, a coverage line's code) are read-only."""
+
+from __future__ import annotations
+
+from html import unescape
+
+import pytest
+
+from apps.accounts.models import ApiKey
+from apps.accounts.services import api_key_create
+from apps.masterdata.models import CoverageType, Make, State
+from tests.admin.formdata import form_data
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def root_client(client):
+    root = UserFactory(username="root-masterdata", is_staff=True, is_superuser=True)
+    client.force_login(root)
+    return client
+
+
+def test_a_duplicate_make_is_refused_on_the_form(root_client):
+    page = root_client.get("/admin/masterdata/make/add/").content.decode()
+    response = root_client.post("/admin/masterdata/make/add/", form_data(page, name="KENWORTH"))
+    assert response.status_code == 200
+    assert "'KENWORTH' is already on this list." in unescape(response.content.decode())
+    assert Make.objects.by_name("kenworth").count() == 1
+
+
+def test_a_make_added_and_renamed_in_the_admin_is_found_by_its_name(root_client):
+    page = root_client.get("/admin/masterdata/make/add/").content.decode()
+    response = root_client.post("/admin/masterdata/make/add/", form_data(page, name="Zeta"))
+    assert response.status_code == 302
+    make = Make.objects.by_name("ZETA").get()
+    url = f"/admin/masterdata/make/{make.pk}/change/"
+    data = form_data(root_client.get(url).content.decode(), name="Zeta Trucks")
+    assert root_client.post(url, data).status_code == 302
+    assert Make.objects.by_name("zeta trucks").get().pk == make.pk
+
+
+def test_states_are_read_only(root_client):
+    texas = State.objects.get(code="TX")
+    assert root_client.get("/admin/masterdata/state/add/").status_code == 403
+    url = f"/admin/masterdata/state/{texas.pk}/change/"
+    assert root_client.get(url).status_code == 200  # shown, not editable
+    assert root_client.post(url, {"name": "Tejas", "code": "TJ"}).status_code == 403
+    delete = f"/admin/masterdata/state/{texas.pk}/delete/"
+    assert root_client.post(delete, {"post": "yes"}).status_code == 403
+    texas.refresh_from_db()
+    assert (texas.name, texas.code) == ("Texas", "TX")
+
+
+def test_a_coverage_lines_code_is_set_once(root_client):
+    line = CoverageType.objects.get(code="MTC")
+    url = f"/admin/masterdata/coveragetype/{line.pk}/change/"
+    page = root_client.get(url).content.decode()
+    assert 'name="code"' not in page
+    data = form_data(page, name="Motor Truck Cargo (renamed)", code="CARGO")
+    assert root_client.post(url, data).status_code == 302
+    line.refresh_from_db()
+    assert (line.code, line.name) == ("MTC", "Motor Truck Cargo (renamed)")
+
+
+def test_an_api_key_renamed_in_the_admin_keeps_its_hash(root_client):
+    key, _raw = api_key_create(name="Old name")
+    url = f"/admin/accounts/apikey/{key.pk}/change/"
+    data = form_data(root_client.get(url).content.decode(), name="New name")
+    assert root_client.post(url, data).status_code == 302
+    renamed = ApiKey.objects.get(pk=key.pk)
+    assert (renamed.name, renamed.key_hash, renamed.prefix) == (
+        "New name",
+        key.key_hash,
+        key.prefix,
+    )
