@@ -1,9 +1,15 @@
-"""Groups, users and the API key of the demo world (and of any fresh installation)."""
+"""Groups, users and memberships of the demo world, of the benchmark's (and of any fresh
+installation). Users and groups are Django's own records, written with django.contrib.auth's
+API as its UserAdmin does; memberships, the agencies' rule, go through their service."""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
+
+from apps.agencies.models import AgencyMembership
+from apps.agencies.services import membership_create
 
 # Apps whose records agency staff work on through the API and the admin.
 BUSINESS_APPS = [
@@ -38,3 +44,32 @@ def groups_ensure() -> tuple[Group, Group]:
         )
     )
     return manager, viewer
+
+
+def user_ensure(
+    username: str,
+    *,
+    password: str,
+    group: Group | None = None,
+    agency=None,
+    staff: bool = False,
+    superuser: bool = False,
+    by=None,
+):
+    """The user with this password, group and flags; a member of `agency` (granted `by` a
+    superuser through `membership_create`) when one is named."""
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username)
+    if created or not user.check_password(password):
+        user.set_password(password)
+    user.is_staff = staff or superuser
+    user.is_superuser = superuser
+    user.save()
+    if group is not None:
+        user.groups.set([group])
+    if (
+        agency is not None
+        and not AgencyMembership.objects.filter(user=user, agency=agency).exists()
+    ):
+        membership_create(user=by, member_id=user.pk, agency_id=agency.pk)
+    return user

@@ -16,7 +16,7 @@ from apps.core.dates import today
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
 from apps.drivers.models import Driver, DriverVehicle
-from apps.drivers.services import driver_vehicle_link
+from apps.drivers.services import driver_create, driver_vehicle_link
 from apps.masterdata.models import (
     CoverageType,
     DriverType,
@@ -25,87 +25,88 @@ from apps.masterdata.models import (
     Make,
     UnitType,
 )
-from apps.policies.models import Policy, PolicyLimit, PolicyRate
+from apps.policies.models import Policy
+from apps.policies.services import policy_create
 from apps.vehicles.models import Lienholder, Vehicle
-from apps.vehicles.services import lienholder_create
+from apps.vehicles.services import lienholder_create, vehicle_create
 
 GWC = "Great West Casualty Company"
 NORTHLAND = "Northland Insurance Company"
 
 
 def _policy(
-    client, *, code: str, insurer: str, number: str, year: int, limits, rates=(), **extra
+    admin, client, *, code: str, insurer: str, number: str, year: int, limits, rates=(), **extra
 ) -> Policy:
-    policy, created = Policy.objects.live().get_or_create(
-        insurer=Insurer.objects.get(name=insurer),
+    carrier = Insurer.objects.get(name=insurer)
+    policy = Policy.objects.live().filter(insurer=carrier, policy_number=number).first()
+    if policy is not None:
+        return policy
+    return policy_create(
+        user=admin,
+        client_id=client.pk,
+        insurer=carrier,
         policy_number=number,
-        defaults={
-            "client": client,
-            "coverage_type": CoverageType.objects.get(code=code),
-            "effective_date": dt.date(year, 1, 1),
-            "expiration_date": dt.date(year + 1, 1, 1),
-            "state": client.state,
-            "producer": client.producer,
-            **extra,
-        },
+        coverage_type=CoverageType.objects.get(code=code),
+        effective_date=dt.date(year, 1, 1),
+        expiration_date=dt.date(year + 1, 1, 1),
+        state=client.state,
+        limits=[{"name": name, "amount": Decimal(amount)} for name, amount in limits],
+        rates=[
+            {
+                "unit_type": UnitType.objects.get(name=unit_type),
+                "annual_rate": Decimal(annual),
+                "rate_per_100_value": Decimal(per_100),
+                "minimum_premium": Decimal(minimum),
+            }
+            for unit_type, annual, per_100, minimum in rates
+        ],
+        **extra,
     )
-    if created:
-        for position, (name, amount) in enumerate(limits):
-            PolicyLimit.objects.create(
-                policy=policy, name=name, amount=Decimal(amount), position=position
-            )
-        for unit_type, annual, per_100, minimum in rates:
-            PolicyRate.objects.create(
-                policy=policy,
-                unit_type=UnitType.objects.get(name=unit_type),
-                annual_rate=Decimal(annual),
-                rate_per_100_value=Decimal(per_100),
-                minimum_premium=Decimal(minimum),
-            )
-    return policy
 
 
 def _vehicle(
-    client, *, vin, unit, unit_type, year, make, plate, value, lienholder=None, **extra
+    admin, client, *, vin, unit, unit_type, year, make, plate, value, lienholder=None, **extra
 ) -> Vehicle:
-    vehicle, _ = Vehicle.objects.get_or_create(
-        client=client,
+    vehicle = Vehicle.objects.filter(client=client, serial_number=vin).first()
+    if vehicle is not None:
+        return vehicle
+    return vehicle_create(
+        user=admin,
+        client_id=client.pk,
+        lienholder_id=lienholder.pk if lienholder is not None else None,
         serial_number=vin,
-        defaults={
-            "unit": unit,
-            "unit_type": UnitType.objects.get(name=unit_type),
-            "model_year": year,
-            "make": Make.objects.get(name=make),
-            "license_plate": plate,
-            "license_plate_state": client.state,
-            "stated_value": Decimal(value),
-            "owner": client.client_name,
-            "garaging_address": f"{client.address}, {client.city.name}, {client.state.code}",
-            "lienholder": lienholder,
-            **extra,
-        },
+        unit=unit,
+        unit_type=UnitType.objects.get(name=unit_type),
+        model_year=year,
+        make=Make.objects.get(name=make),
+        license_plate=plate,
+        license_plate_state=client.state,
+        stated_value=Decimal(value),
+        owner=client.client_name,
+        garaging_address=f"{client.address}, {client.city.name}, {client.state.code}",
+        **extra,
     )
-    return vehicle
 
 
-def _driver(client, first, last, driver_type, license_number, born) -> Driver:
-    driver, _ = Driver.objects.get_or_create(
-        client=client,
+def _driver(admin, client, first, last, driver_type, license_number, born) -> Driver:
+    driver = Driver.objects.filter(client=client, first_name=first, last_name=last).first()
+    if driver is not None:
+        return driver
+    return driver_create(
+        user=admin,
+        client_id=client.pk,
         first_name=first,
         last_name=last,
-        defaults={
-            "driver_type": DriverType.objects.get(name=driver_type),
-            "license_number": license_number,
-            "license_state": client.state,
-            "dl_type": LicenseType.objects.get(name="CDL Class A"),
-            "date_of_birth": born,
-            "hire_date": dt.date(2019, 3, 1),
-            "license_expiration_date": dt.date(today().year + 3, 6, 30),
-            "state": client.state,
-            "city": client.city,
-        },
+        driver_type=DriverType.objects.get(name=driver_type),
+        license_number=license_number,
+        license_state=client.state,
+        dl_type=LicenseType.objects.get(name="CDL Class A"),
+        date_of_birth=born,
+        hire_date=dt.date(2019, 3, 1),
+        license_expiration_date=dt.date(today().year + 3, 6, 30),
+        state=client.state,
+        city=client.city,
     )
-    return driver
 
 
 def _schedule(admin, subject, target, policy, added: dt.date | None) -> None:
@@ -137,6 +138,7 @@ def seed_fleet(world, *, admin) -> None:
     )
 
     auto = _policy(
+        admin,
         lone_star,
         code="AL",
         insurer=GWC,
@@ -148,6 +150,7 @@ def seed_fleet(world, *, admin) -> None:
         rates=[("Tractor", "6000", "0", "0"), ("Trailer", "800", "0", "0")],
     )
     damage = _policy(
+        admin,
         lone_star,
         code="APD",
         insurer=NORTHLAND,
@@ -157,6 +160,7 @@ def seed_fleet(world, *, admin) -> None:
         rates=[("Tractor", "0", "2.5000", "1500"), ("Trailer", "0", "2.0000", "400")],
     )
     _policy(
+        admin,
         lone_star,
         code="MTC",
         insurer=GWC,
@@ -165,6 +169,7 @@ def seed_fleet(world, *, admin) -> None:
         limits=[("Cargo Limit", "100000"), ("Deductible", "1000")],
     )
     _policy(
+        admin,
         lone_star,
         code="GL",
         insurer=GWC,
@@ -182,6 +187,7 @@ def seed_fleet(world, *, admin) -> None:
         subrogation_waived=True,
     )
     occupational = _policy(
+        admin,
         lone_star,
         code="OA",
         insurer=GWC,
@@ -190,6 +196,7 @@ def seed_fleet(world, *, admin) -> None:
         limits=[("Occupational Accident", "500000")],
     )
     _policy(
+        admin,
         prairie,
         code="AL",
         insurer=NORTHLAND,
@@ -199,6 +206,7 @@ def seed_fleet(world, *, admin) -> None:
         covered_autos="ANY",
     )
     future = _policy(
+        admin,
         gulf,
         code="AL",
         insurer=GWC,
@@ -208,6 +216,7 @@ def seed_fleet(world, *, admin) -> None:
         covered_autos="SCHEDULED",
     )
     rival_auto = _policy(
+        admin,
         rival,
         code="AL",
         insurer=NORTHLAND,
@@ -217,6 +226,7 @@ def seed_fleet(world, *, admin) -> None:
     )
 
     t1 = _vehicle(
+        admin,
         lone_star,
         vin="1FUJGLDR7CLBP8834",
         unit="101",
@@ -228,6 +238,7 @@ def seed_fleet(world, *, admin) -> None:
         lienholder=bank,
     )
     t2 = _vehicle(
+        admin,
         lone_star,
         vin="1XKYDP9X5MJ441234",
         unit="102",
@@ -239,6 +250,7 @@ def seed_fleet(world, *, admin) -> None:
         lienholder=bank,
     )
     trailer = _vehicle(
+        admin,
         lone_star,
         vin="1GRAA0621KB123456",
         unit="T-201",
@@ -249,6 +261,7 @@ def seed_fleet(world, *, admin) -> None:
         value="48000",
     )
     removed = _vehicle(
+        admin,
         lone_star,
         vin="1JJV532D8KL654321",
         unit="T-202",
@@ -259,6 +272,7 @@ def seed_fleet(world, *, admin) -> None:
         value="42000",
     )
     unscheduled = _vehicle(
+        admin,
         lone_star,
         vin="3AKJHHDR5LSLA1234",
         unit="103",
@@ -269,6 +283,7 @@ def seed_fleet(world, *, admin) -> None:
         value="98000",
     )
     gulf_truck = _vehicle(
+        admin,
         gulf,
         vin="1XPBDP9X1FD123457",
         unit="G-1",
@@ -279,6 +294,7 @@ def seed_fleet(world, *, admin) -> None:
         value="175000",
     )
     rival_truck = _vehicle(
+        admin,
         rival,
         vin="4V4NC9EH5LN223344",
         unit="R-1",
@@ -307,12 +323,12 @@ def seed_fleet(world, *, admin) -> None:
     _schedule(admin, VEHICLE, rival_truck, rival_auto, dt.date(year, 1, 1))
 
     maria = _driver(
-        lone_star, "Maria", "Gonzalez", "Owner Operator", "TX12345678", dt.date(1984, 5, 17)
+        admin, lone_star, "Maria", "Gonzalez", "Owner Operator", "TX12345678", dt.date(1984, 5, 17)
     )
     james = _driver(
-        lone_star, "James", "Walker", "Company Driver", "TX87654321", dt.date(1990, 11, 2)
+        admin, lone_star, "James", "Walker", "Company Driver", "TX87654321", dt.date(1990, 11, 2)
     )
-    _driver(gulf, "Ana", "Lopez", "Lease Operator", "TX55512345", dt.date(1988, 2, 9))
+    _driver(admin, gulf, "Ana", "Lopez", "Lease Operator", "TX55512345", dt.date(1988, 2, 9))
     for driver, unit in ((maria, t1), (james, t2)):
         if not DriverVehicle.objects.filter(driver=driver, vehicle=unit).exists():
             driver_vehicle_link(user=admin, vehicle_id=unit.pk, driver_id=driver.pk)

@@ -4,9 +4,13 @@ docs/compliance.md shows PASS, CAUTION and FAIL with real calls."""
 from __future__ import annotations
 
 from apps.clients.models import CargoClass
+from apps.clients.services import client_update
 from apps.compliance.models import RequirementProfile
-from apps.compliance.rules import rules_clean
-from apps.compliance.services import federal_minimum_ensure
+from apps.compliance.services import (
+    federal_minimum_ensure,
+    insurer_update,
+    requirement_profile_create,
+)
 from apps.masterdata.models import Insurer
 
 RATINGS = {"Great West Casualty Company": "A+", "Northland Insurance Company": "A"}
@@ -35,24 +39,17 @@ BROKER = [
 
 
 def seed_profiles(world, *, admin) -> None:
-    for name, rating in RATINGS.items():
-        Insurer.objects.filter(name=name, am_best_rating="").update(am_best_rating=rating)
+    for insurer in Insurer.objects.filter(name__in=RATINGS, am_best_rating=""):
+        insurer_update(user=admin, instance=insurer, am_best_rating=RATINGS[insurer.name])
     gulf = world.clients["gulf"]
     if gulf.cargo_class != CargoClass.HAZMAT:
-        gulf.cargo_class = CargoClass.HAZMAT
-        gulf.save(update_fields=["cargo_class"])
+        client_update(user=admin, instance=gulf, cargo_class=CargoClass.HAZMAT)
     federal_minimum_ensure(agency_ids=[world.agency.id, world.other_agency.id])
     for code, name, rules in (
         ("shipper-contract", "Shipper contract", SHIPPER),
         ("broker-contract", "Broker carrier packet", BROKER),
     ):
-        RequirementProfile.objects.get_or_create(
-            agency=world.agency,
-            code=code,
-            defaults={
-                "name": name,
-                "rules": rules_clean(rules),
-                "created_by": admin,
-                "updated_by": admin,
-            },
-        )
+        if not RequirementProfile.objects.filter(agency=world.agency, code=code).exists():
+            requirement_profile_create(
+                user=admin, agency_id=world.agency.id, code=code, name=name, rules=rules
+            )

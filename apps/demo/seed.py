@@ -1,25 +1,38 @@
-"""The fixed demo world of contract section 2, created idempotently."""
+"""The fixed demo world of contract section 2, created idempotently.
+
+Everything is written through the services, as the superuser "admin" (the documented demo's
+records are created by "admin" and announced in the change feed like any other write); what
+exists already is left as it is, so seeding twice changes nothing.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from apps.accounts.models import ApiKey, hash_api_key
 from apps.accounts.services import api_key_create
-from apps.agencies.models import Agency, AgencyMembership, Producer
-from apps.agencies.services import agency_create, membership_create, producer_create
+from apps.agencies.models import Agency, Producer
+from apps.agencies.services import agency_create, producer_create
 from apps.clients.models import Client
-from apps.demo.access import groups_ensure
+from apps.clients.services import client_create
+from apps.demo.access import groups_ensure, user_ensure
 from apps.demo.fleet import seed_documents, seed_fleet, seed_report
 from apps.demo.profiles import seed_profiles
 from apps.masterdata.models import City, ClientType, Insurer, State
-from apps.masterdata.services import masterdata_load
+from apps.masterdata.services import masterdata_create, masterdata_load
 
 DEMO_PASSWORD = "demo-password"
 DEMO_API_KEY = "demo-api-key"
+INSURERS = [
+    (
+        "Great West Casualty Company",
+        "11371",
+        "1100 West 29th Street, South Sioux City, NE 68776",
+    ),
+    ("Northland Insurance Company", "24015", "385 Washington Street, St. Paul, MN 55102"),
+]
 
 
 @dataclass
@@ -29,52 +42,35 @@ class DemoWorld:
     clients: dict[str, Client] = field(default_factory=dict)
 
 
-def _user(
-    username: str, *, agency: Agency | None, group, staff: bool, superuser: bool = False, by=None
-):
-    User = get_user_model()
-    user, created = User.objects.get_or_create(username=username)
-    if created or not user.check_password(DEMO_PASSWORD):
-        user.set_password(DEMO_PASSWORD)
-    user.is_staff = staff or superuser
-    user.is_superuser = superuser
-    user.save()
-    if group is not None:
-        user.groups.set([group])
-    if (
-        agency is not None
-        and not AgencyMembership.objects.filter(user=user, agency=agency).exists()
-    ):
-        membership_create(user=by, member_id=user.pk, agency_id=agency.pk)
-    return user
-
-
 def _agency(root, *, name: str, **fields) -> Agency:
     return Agency.objects.filter(name=name).first() or agency_create(user=root, name=name, **fields)
 
 
-def _client(agency: Agency, *, name: str, dot: str, city: str, state: str, **extra) -> Client:
+def _client(
+    admin, agency: Agency, *, name: str, dot: str, city: str, state: str, producer=None, **extra
+) -> Client:
+    client = Client.objects.live().filter(agency=agency, dot=dot).first()
+    if client is not None:
+        return client
     state_obj = State.objects.get(code=state)
-    client, _ = Client.objects.live().update_or_create(
-        agency=agency,
+    return client_create(
+        user=admin,
+        agency_id=agency.pk,
+        producer_id=producer.pk if producer is not None else None,
+        client_name=name,
         dot=dot,
-        defaults={
-            "client_name": name,
-            "state": state_obj,
-            "city": City.objects.get(state=state_obj, name_key=city.lower()),
-            "client_type": ClientType.objects.get(name="Motor Carrier"),
-            **extra,
-        },
+        state=state_obj,
+        city=City.objects.get(state=state_obj, name_key=city.lower()),
+        client_type=ClientType.objects.get(name="Motor Carrier"),
+        **extra,
     )
-    return client
 
 
 @transaction.atomic
 def seed_demo() -> DemoWorld:
     masterdata_load()
     manager, viewer = groups_ensure()
-    # Agencies, producers and memberships through their services, as the superuser.
-    admin = _user("admin", agency=None, group=None, staff=True, superuser=True)
+    admin = user_ensure("admin", password=DEMO_PASSWORD, superuser=True)
     agency = _agency(
         admin,
         name="Demo Agency",
@@ -85,28 +81,25 @@ def seed_demo() -> DemoWorld:
     other = _agency(
         admin, name="Other Agency", address="9 Elm St, Omaha, NE 68102", phone="402-555-0199"
     )
-    _user("demo-admin", agency=agency, group=manager, staff=True, by=admin)
-    _user("demo-viewer", agency=agency, group=viewer, staff=False, by=admin)
-    _user("other-admin", agency=other, group=manager, staff=True, by=admin)
+    for username, member_of, group, staff in (
+        ("demo-admin", agency, manager, True),
+        ("demo-viewer", agency, viewer, False),
+        ("other-admin", other, manager, True),
+    ):
+        user_ensure(
+            username,
+            password=DEMO_PASSWORD,
+            group=group,
+            agency=member_of,
+            staff=staff,
+            by=admin,
+        )
     if not ApiKey.objects.filter(key_hash=hash_api_key(DEMO_API_KEY)).exists():
         api_key_create(name="Demo integration", raw_key=DEMO_API_KEY)
 
-    Insurer.objects.get_or_create(
-        name="Great West Casualty Company",
-        defaults={
-            "name_key": "great west casualty company",
-            "naic": "11371",
-            "address": "1100 West 29th Street, South Sioux City, NE 68776",
-        },
-    )
-    Insurer.objects.get_or_create(
-        name="Northland Insurance Company",
-        defaults={
-            "name_key": "northland insurance company",
-            "naic": "24015",
-            "address": "385 Washington Street, St. Paul, MN 55102",
-        },
-    )
+    for name, naic, address in INSURERS:
+        if not Insurer.objects.by_name(name).exists():
+            masterdata_create(user=admin, model=Insurer, name=name, naic=naic, address=address)
     producer = Producer.objects.filter(agency=agency, name="Demo Producer").first()
     producer = producer or producer_create(
         user=admin,
@@ -120,6 +113,7 @@ def seed_demo() -> DemoWorld:
 
     world = DemoWorld(agency=agency, other_agency=other)
     world.clients["lone_star"] = _client(
+        admin,
         agency,
         name="Lone Star Freight LLC",
         dot="1234567",
@@ -132,6 +126,7 @@ def seed_demo() -> DemoWorld:
         email="dispatch@lonestarfreight.example",
     )
     world.clients["prairie"] = _client(
+        admin,
         agency,
         name="Prairie Haulers Inc",
         dot="2345678",
@@ -142,6 +137,7 @@ def seed_demo() -> DemoWorld:
         zip_code="67216",
     )
     world.clients["gulf"] = _client(
+        admin,
         agency,
         name="Gulf Coast Logistics",
         dot="3456789",
@@ -152,6 +148,7 @@ def seed_demo() -> DemoWorld:
         zip_code="77029",
     )
     world.clients["rival"] = _client(
+        admin,
         other,
         name="Rival Transport Co",
         dot="7654321",

@@ -37,3 +37,29 @@ def test_seed_bench_builds_a_consistent_small_world(master_data_back):
     # So does every vehicle (agency scoping and the list's sort indexes read it).
     assert not Vehicle.objects.exclude(agency_id=F("client__agency_id")).exists()
     assert not Client.objects.filter(cargo_class="").exists()
+
+
+def test_seed_bench_makes_its_agencies_and_users_through_the_services(master_data_back):
+    """Issue 14: only the bulk rows are copied; the agencies (with their federal-minimum
+    profile), memberships and the insurer go through their services."""
+    from apps.agencies.models import AgencyMembership
+    from apps.compliance.models import RequirementProfile
+    from apps.masterdata.models import Insurer
+
+    call_command(
+        "seed_bench",
+        clients=6,
+        vehicles=30,
+        big_fleet=3,
+        medium_fleet=2,
+        drivers=1,
+        small_clients=2,
+        verbosity=0,
+    )
+    members = set(AgencyMembership.objects.values_list("user__username", "agency__name"))
+    assert members == {("bench-large", "Bench Large"), ("bench-small", "Bench Small")}
+    assert (
+        RequirementProfile.objects.filter(agency__name__startswith="Bench", built_in=True).count()
+        == 2
+    )
+    assert Insurer.objects.by_name("bench mutual").get().naic == "99999"

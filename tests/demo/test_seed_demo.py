@@ -49,3 +49,40 @@ def test_seeds_idempotently_and_the_credentials_work(settings):
     assert clients_of("other-admin") == {"Rival Transport Co"}
     assert clients_of("demo-viewer") == clients_of("demo-admin")
     assert clients_of("admin") >= clients_of("demo-admin") | clients_of("other-admin")
+
+
+def test_the_demo_is_written_through_the_services():
+    """Issue 14: every record of the demo is created by a service, as "admin" (audit trail,
+    change events), and seeding again writes nothing."""
+    from apps.demo.seed import seed_demo
+    from apps.drivers.models import Driver
+    from apps.events.models import Event
+    from apps.masterdata.models import Insurer
+    from apps.policies.models import Policy
+    from apps.vehicles.models import Vehicle
+
+    world = seed_demo()
+    for model in (Client, Policy, Vehicle, Driver):
+        makers = set(model.objects.values_list("created_by__username", flat=True))
+        assert makers == {"admin"}, model
+    created = {
+        kind: Event.objects.filter(type=f"{kind}.created").count()
+        for kind in ("client", "policy", "vehicle")
+    }
+    assert created == {
+        "client": Client.objects.count(),
+        "policy": Policy.objects.count(),
+        "vehicle": Vehicle.objects.count(),
+    }
+    lone_star = world.clients["lone_star"]
+    auto = Policy.objects.get(policy_number__startswith="GWC-AL-", client=lone_star)
+    assert [(lim.name, str(lim.amount)) for lim in auto.limits.order_by("position")] == [
+        ("Combined Single Limit", "1000000.00")
+    ]
+    assert auto.rates.count() == 2
+    assert Insurer.objects.get(name="Great West Casualty Company").am_best_rating == "A+"
+    assert Client.objects.get(pk=world.clients["gulf"].pk).cargo_class == "HAZMAT"
+
+    events = Event.objects.count()
+    seed_demo()
+    assert Event.objects.count() == events
