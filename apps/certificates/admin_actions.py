@@ -10,7 +10,7 @@ from django.http import HttpResponse
 from rest_framework.exceptions import NotFound
 
 from apps.certificates.builder import client_certificate, vehicle_certificate
-from apps.certificates.pdf import render_certificate_pdf
+from apps.certificates.pdf import certificate_pdf
 from apps.core.dates import today
 
 
@@ -23,10 +23,7 @@ def _download(modeladmin, request, queryset, build):
             modeladmin.message_user(request, f"{obj}: {exc.detail}", messages.WARNING)
             continue
         files.append(
-            (
-                f"certificate-{certificate['certificate_number']}.pdf",
-                render_certificate_pdf(certificate),
-            )
+            (f"certificate-{certificate.certificate_number}.pdf", certificate_pdf(certificate))
         )
     if not files:
         return None

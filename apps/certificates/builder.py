@@ -1,12 +1,16 @@
-"""The ACORD 25 certificate of liability insurance, as data (contract section 9).
+"""The ACORD 25 certificate of liability insurance (contract section 9): what it certifies.
 
-The same dictionary feeds the JSON answer and the PDF, so the two never disagree.
+The builder finds the records (the client, its policies in force, a page of its covered units)
+and lays them out as the form does (insurer letters A to F, rows beyond them continued on a
+remarks page); `apps.certificates.serializers.CertificateSerializer` shapes the result, for
+the JSON answer and the PDF alike, so the two never disagree.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef, Prefetch
 from rest_framework.exceptions import NotFound
@@ -16,9 +20,9 @@ from apps.clients.models import Client
 from apps.core import counting
 from apps.core.dates import today
 from apps.core.models import live_q
-from apps.core.money import format_money
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
+from apps.masterdata.models import Insurer
 from apps.policies.models import Policy, PolicyLimit
 from apps.vehicles.models import Vehicle, plate_key
 
@@ -34,6 +38,7 @@ DISCLAIMER = (
     "CERTIFICATE HOLDER. THIS CERTIFICATE DOES NOT AFFIRMATIVELY OR NEGATIVELY AMEND, EXTEND OR "
     "ALTER THE COVERAGE AFFORDED BY THE POLICIES BELOW."
 )
+REMARKS_TITLE = "Additional insurers and coverages (continued from the ACORD 25)"
 # The ACORD 25 rows, in the form's order; other lines go to the "other" rows below them.
 TYPE_OF_INSURANCE = {
     "GL": "COMMERCIAL GENERAL LIABILITY",
@@ -48,39 +53,84 @@ VEHICLES_LISTED = 25
 LIMITS = Prefetch("limits", queryset=PolicyLimit.objects.order_by("position", "id"))
 
 
-def _address(street: str, city, state, zip_code: str) -> str:
-    place = ", ".join(
-        part for part in (city.name if city else "", state.code if state else "") if part
-    )
-    tail = " ".join(part for part in (place, zip_code) if part)
-    return "\n".join(part for part in (street, tail) if part)
+@dataclass(frozen=True)
+class Party:
+    """The certificate holder, as the caller names it."""
+
+    name: str
+    address: str
 
 
-def _producer(client: Client) -> dict:
-    producer, agency = client.producer, client.agency
-    if producer is not None:
-        return {
-            "name": agency.name,
-            "contact_name": producer.contact_name or producer.name,
-            "address": producer.address or agency.address,
-            "phone": producer.phone or agency.phone,
-            "email": producer.email or agency.email,
-        }
-    return {
-        "name": agency.name,
-        "contact_name": "",
-        "address": agency.address,
-        "phone": agency.phone,
-        "email": agency.email,
-    }
+@dataclass(frozen=True)
+class InsurerLine:
+    """An insurer and its letter on the form (A to F, then 7, 8… on the remarks page)."""
+
+    letter: str
+    insurer: Insurer | None  # None: the policies that name no insurer
+
+    @property
+    def name(self) -> str:
+        return self.insurer.name if self.insurer else ""
+
+    @property
+    def naic(self) -> str:
+        return self.insurer.naic if self.insurer else ""
 
 
-def _insured(client: Client) -> dict:
-    return {
-        "name": client.client_name,
-        "address": _address(client.address, client.city, client.state, client.zip_code),
-        "dot": client.dot,
-    }
+@dataclass(frozen=True)
+class CoverageRow:
+    """One policy on the form, under its insurer's letter."""
+
+    insurer_letter: str
+    policy: Policy
+
+    @property
+    def type_of_insurance(self) -> str:
+        line = self.policy.coverage_type
+        return TYPE_OF_INSURANCE.get(line.code, f"OTHER: {line.name}")
+
+    @property
+    def policy_number(self) -> str:
+        return self.policy.policy_number or ""
+
+    @property
+    def covered_autos(self) -> str | None:
+        policy = self.policy
+        return policy.get_covered_autos_display() if policy.covered_autos else None
+
+
+@dataclass(frozen=True)
+class Remarks:
+    """The insurers and coverages the form has no room for."""
+
+    title: str
+    insurers: list[InsurerLine]
+    coverages: list[CoverageRow]
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What one certificate certifies, laid out on the form."""
+
+    certificate_number: str
+    as_of: dt.date
+    client: Client  # with its agency, producer, city and state
+    insurers: list[InsurerLine]  # on the form: A to F
+    coverages: list[CoverageRow]  # on the form
+    additional_remarks: list[Remarks]
+    description_of_operations: str
+    vehicles: list[Vehicle]  # with their makes
+    vehicle_count: int
+    certificate_holder: Party
+    date_issued: dt.date = field(default_factory=today)
+    form: str = FORM
+    form_edition: str = FORM_EDITION
+    disclaimer: str = DISCLAIMER
+    cancellation: str = CANCELLATION
+
+    @property
+    def verify_at(self) -> str:
+        return f"/v1/certificates/{self.certificate_number}"
 
 
 def _order(policy: Policy) -> tuple:
@@ -89,53 +139,17 @@ def _order(policy: Policy) -> tuple:
     return rank, code, policy.effective_date, policy.id
 
 
-def _coverage_rows(policies: Iterable[Policy]) -> tuple[list[dict], list[dict], list[dict]]:
-    """(insurers A-F, coverage rows on the form, rows continued on the remarks page)."""
-    insurers: list[dict] = []
-    letter_of: dict[int | None, str] = {}
-    rows, overflow = [], []
-    for policy in sorted(policies, key=_order):
-        key = policy.insurer_id
-        if key not in letter_of:
-            letter_of[key] = f"{len(letter_of) + 1}"
-            insurers.append(
-                {
-                    "letter": None,
-                    "name": policy.insurer.name if policy.insurer_id else "",
-                    "naic": policy.insurer.naic if policy.insurer_id else "",
-                    "key": key,
-                }
-            )
-    for index, insurer in enumerate(insurers):
-        insurer["letter"] = LETTERS[index] if index < len(LETTERS) else f"{index + 1}"
-        letter_of[insurer.pop("key")] = insurer["letter"]
-    for policy in sorted(policies, key=_order):
-        code = policy.coverage_type.code
-        row = {
-            "insurer_letter": letter_of[policy.insurer_id],
-            "coverage_type": code,
-            "type_of_insurance": TYPE_OF_INSURANCE.get(code, f"OTHER: {policy.coverage_type.name}"),
-            "additional_insured": policy.additional_insured,
-            "subrogation_waived": policy.subrogation_waived,
-            "policy_number": policy.policy_number or "",
-            "effective_date": policy.effective_date.isoformat(),
-            "expiration_date": policy.expiration_date.isoformat(),
-            "covered_autos": policy.get_covered_autos_display() if policy.covered_autos else None,
-            "limits": [
-                {"name": x.name, "amount": format_money(x.amount)} for x in policy.limits.all()
-            ],
-        }
-        (rows if row["insurer_letter"] in LETTERS else overflow).append(row)
-    return insurers, rows, overflow
-
-
-def _vehicle_line(vehicle: Vehicle) -> dict:
-    return {
-        "year": vehicle.model_year,
-        "make": vehicle.make.name,
-        "unit": vehicle.unit,
-        "vin": vehicle.serial_number,
-    }
+def _lettered(policies: Iterable[Policy]) -> tuple[list[InsurerLine], list[CoverageRow]]:
+    """Each insurer lettered in the order of its first row; every policy under its letter."""
+    ordered = sorted(policies, key=_order)
+    letters: dict[int | None, InsurerLine] = {}
+    for policy in ordered:
+        if policy.insurer_id not in letters:
+            n = len(letters)
+            letter = LETTERS[n] if n < len(LETTERS) else f"{n + 1}"
+            letters[policy.insurer_id] = InsurerLine(letter, policy.insurer)
+    rows = [CoverageRow(letters[p.insurer_id].letter, p) for p in ordered]
+    return list(letters.values()), rows
 
 
 def _assemble(
@@ -147,44 +161,28 @@ def _assemble(
     vehicles: list[Vehicle],
     vehicle_count: int,
     on: dt.date,
-    holder: dict,
+    holder_name: str | None,
+    holder_address: str | None,
     description: str,
-) -> dict:
-    insurers, rows, overflow = _coverage_rows(policies)
-    number = certificate_number(kind, record_id, on)
+) -> Certificate:
+    insurers, rows = _lettered(policies)
+    overflow = [row for row in rows if row.insurer_letter not in LETTERS]
     remarks = []
     if overflow:
-        remarks.append(
-            {
-                "title": "Additional insurers and coverages (continued from the ACORD 25)",
-                "insurers": [i for i in insurers if i["letter"] not in LETTERS],
-                "coverages": overflow,
-            }
-        )
-    return {
-        "form": FORM,
-        "form_edition": FORM_EDITION,
-        "certificate_number": number,
-        "date_issued": today().isoformat(),
-        "as_of": on.isoformat(),
-        "disclaimer": DISCLAIMER,
-        "producer": _producer(client),
-        "insured": _insured(client),
-        "insurers": [i for i in insurers if i["letter"] in LETTERS],
-        "coverages": rows,
-        "description_of_operations": description,
-        "vehicles": [_vehicle_line(v) for v in vehicles],
-        "vehicle_count": vehicle_count,
-        "certificate_holder": holder,
-        "cancellation": CANCELLATION,
-        "authorized_representative": _producer(client)["contact_name"] or client.agency.name,
-        "additional_remarks": remarks,
-        "verify_at": f"/v1/certificates/{number}",
-    }
-
-
-def _holder(name: str | None, address: str | None) -> dict:
-    return {"name": (name or "").strip(), "address": (address or "").strip()}
+        extra = [line for line in insurers if line.letter not in LETTERS]
+        remarks.append(Remarks(REMARKS_TITLE, extra, overflow))
+    return Certificate(
+        certificate_number=certificate_number(kind, record_id, on),
+        as_of=on,
+        client=client,
+        insurers=[line for line in insurers if line.letter in LETTERS],
+        coverages=[row for row in rows if row.insurer_letter in LETTERS],
+        additional_remarks=remarks,
+        description_of_operations=description,
+        vehicles=vehicles,
+        vehicle_count=vehicle_count,
+        certificate_holder=Party((holder_name or "").strip(), (holder_address or "").strip()),
+    )
 
 
 def client_certificate(
@@ -195,7 +193,7 @@ def client_certificate(
     dot: str | None = None,
     holder_name=None,
     holder_address=None,
-) -> dict:
+) -> Certificate:
     """The certificate of a client from the policies in force on `on`; 404 if none."""
     clients = (
         Client.objects.for_user(user)
@@ -251,7 +249,8 @@ def client_certificate(
         vehicles=vehicles,
         vehicle_count=vehicle_count,
         on=on,
-        holder=_holder(holder_name, holder_address),
+        holder_name=holder_name,
+        holder_address=holder_address,
         description=description,
     )
 
@@ -266,7 +265,7 @@ def vehicle_certificate(
     client_id: int | None = None,
     holder_name=None,
     holder_address=None,
-) -> dict:
+) -> Certificate:
     """The certificate of one vehicle: only the coverages it is scheduled on, in force on `on`."""
     vehicles = (
         Vehicle.objects.for_user(user)
@@ -292,9 +291,9 @@ def vehicle_certificate(
     if vehicle is None:
         raise NotFound(f"No policy is in force for this vehicle on {on.isoformat()}.")
     policies = list({p.policy_id: p.policy for p in periods[vehicle.id]}.values())
-    line = _vehicle_line(vehicle)
     description = (
-        f"Scheduled unit: {line['year']} {line['make']}, unit {line['unit']}, VIN {line['vin']}"
+        f"Scheduled unit: {vehicle.model_year} {vehicle.make.name}, unit {vehicle.unit}, "
+        f"VIN {vehicle.serial_number}"
         + (f", plate {vehicle.license_plate}" if vehicle.license_plate else "")
         + "."
     )
@@ -306,6 +305,7 @@ def vehicle_certificate(
         vehicles=[vehicle],
         vehicle_count=1,
         on=on,
-        holder=_holder(holder_name, holder_address),
+        holder_name=holder_name,
+        holder_address=holder_address,
         description=description,
     )

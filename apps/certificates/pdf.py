@@ -13,6 +13,7 @@ import io
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen.canvas import Canvas
 
+from apps.certificates.serializers import CertificateSerializer
 from apps.core.money import format_dollars
 
 WIDTH, HEIGHT = letter  # 612 x 792 points
@@ -209,6 +210,12 @@ def _text_block(c: Canvas, text: str, x: float, y: float, size: float = 7.5) -> 
     c.setFont("Helvetica", size)
     for n, line in enumerate(text.split("\n")):
         c.drawString(x, y - n * (size + 2), line)
+
+
+def certificate_pdf(certificate) -> bytes:
+    """The PDF of a built certificate (the admin's downloads, the demo seed), drawn from its
+    rendered data as the API's PDF is."""
+    return render_certificate_pdf(CertificateSerializer(certificate).data)
 
 
 def render_certificate_pdf(cert: dict) -> bytes:

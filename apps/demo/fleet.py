@@ -338,7 +338,7 @@ def seed_fleet(world, *, admin) -> None:
 def seed_documents(world, *, admin) -> None:
     """A client document and a policy document, generated so the demo ships no binaries."""
     from apps.certificates.builder import client_certificate
-    from apps.certificates.pdf import render_certificate_pdf
+    from apps.certificates.pdf import certificate_pdf
     from apps.documents.models import Document, Module
     from apps.documents.services import document_upload
 
@@ -346,7 +346,7 @@ def seed_documents(world, *, admin) -> None:
     if Document.objects.filter(client=lone_star).exists():
         return
     certificate = client_certificate(user=admin, on=today(), client_id=lone_star.id)
-    pdf = ContentFile(render_certificate_pdf(certificate), name="lone-star-coi.pdf")
+    pdf = ContentFile(certificate_pdf(certificate), name="lone-star-coi.pdf")
     document_upload(
         user=admin,
         module=Module.CLIENT,

@@ -7,10 +7,10 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.certificates.api.serializers import CertificateSerializer
-from apps.certificates.builder import client_certificate, vehicle_certificate
+from apps.certificates.builder import Certificate, client_certificate, vehicle_certificate
 from apps.certificates.numbers import parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
+from apps.certificates.serializers import CertificateSerializer
 from apps.core.params import AsOfParam, DotParam, IdParam, PlateParam, QueryParameters
 from apps.core.permissions import HasPermissions
 from apps.core.renderers import CamelCaseJSONRenderer
@@ -84,10 +84,10 @@ class CertificateView(APIView):
             raise ValidationError({"holderName": ["At most 200 characters (address 500)."]})
         return {"holder_name": name, "holder_address": address}
 
-    def respond(self, request, certificate: dict) -> Response:
+    def respond(self, request, certificate: Certificate) -> Response:
         response = Response(CertificateSerializer(certificate).data)
         if isinstance(request.accepted_renderer, PdfRenderer):
-            filename = f"certificate-{certificate['certificate_number']}.pdf"
+            filename = f"certificate-{certificate.certificate_number}.pdf"
             response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
 
