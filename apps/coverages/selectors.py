@@ -35,6 +35,47 @@ class LimitRow(NamedTuple):
     amount: Decimal
 
 
+# What verification and compliance read of a policy, its type and its insurer: the other
+# columns (audit stamps, premium, description...) are left in the database, so 200 DOTs' 300
+# policies are not 300 full rows, 300 types and 300 insurers of every column.
+POLICY_COLUMNS = (
+    "client_id",
+    "policy_number",
+    "effective_date",
+    "expiration_date",
+    "cancellation_date",
+    "additional_insured",
+    "subrogation_waived",
+    "deleted",
+    "coverage_type__code",
+    "coverage_type__name",
+    "coverage_type__schedules_units",
+    "insurer__name",
+    "insurer__naic",
+    "insurer__am_best_rating",
+)
+
+
+# What vehicle verification reads of a unit and its client (`vehicle_ref`, `client_ref`, the
+# compliance verdict): a batch of 1,000 units does not load every column of 1,000 rows.
+VEHICLE_COLUMNS = (
+    "client_id",
+    "unit",
+    "model_year",
+    "serial_number",
+    "license_plate",
+    "license_plate_key",
+    "deleted",
+    "make__name",
+    "license_plate_state__code",
+    "client__client_name",
+    "client__dot",
+    "client__cargo_class",
+    "client__deleted",
+    "client__agency__name",
+)
+
+
 def attach_limit_rows(policies: Iterable[Policy]) -> None:
     """Each policy's limits in order, as plain rows in `prefetched_limits` (read through
     `Policy.limit_rows()`), in one query: no model object, manager or queryset per policy or
@@ -101,6 +142,7 @@ def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list
         .not_ended_on(on)
         .filter(client_id__in=list(client_ids))
         .select_related("coverage_type", "insurer")
+        .only(*POLICY_COLUMNS)
         .order_by("coverage_type__code", "effective_date", "id")
     )
     attach_limit_rows(policies)
@@ -174,7 +216,12 @@ def verify_clients(
 ) -> list[dict]:
     """One result per requested DOT (request order, duplicates once), or one for the client id;
     with a profile, each found client's compliance, computed from the policies read anyway."""
-    clients = Client.objects.for_user(user).live().select_related("agency")
+    clients = (
+        Client.objects.for_user(user)
+        .live()
+        .select_related("agency")
+        .only("client_name", "dot", "cargo_class", "agency__name")
+    )
     if client_id is not None:
         clients = list(clients.filter(pk=client_id))
     else:
@@ -256,6 +303,7 @@ def _vehicles(user):
         Vehicle.objects.for_user(user)
         .live("client")
         .select_related("client", "client__agency", "make", "license_plate_state")
+        .only(*VEHICLE_COLUMNS)
         .order_by("id")
     )
 
