@@ -1,14 +1,9 @@
-from django.apps import AppConfig
+from apps.events import records
 
 
-class ClientsConfig(AppConfig):
+class ClientsConfig(records.RecordsAppConfig):
     name = "apps.clients"
     label = "clients"
     verbose_name = "Clients"
-
-    def ready(self):
-        # Events show a client as the API does (apps.events.records).
-        from apps.clients.api.serializers import ClientSerializer
-        from apps.events.records import record_serializer_register
-
-        record_serializer_register("client", ClientSerializer)
+    # Events show a client as the API does.
+    record_serializers = {"client": "apps.clients.api.serializers.ClientSerializer"}

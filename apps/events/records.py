@@ -1,12 +1,16 @@
 """The changed record as the API shows it, for an event's `data`.
 
 events imports no domain app: each app registers the serializer of its records (its API
-serializer) here from its `AppConfig.ready`, and its services ask for `record(kind, obj)`.
+serializer) here when it is ready (its AppConfig is a `RecordsAppConfig`), and its services ask
+for `record(kind, obj)`.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.apps import AppConfig
+from django.utils.module_loading import import_string
 
 SERIALIZERS: dict[str, type] = {}
 
@@ -19,3 +23,15 @@ def record_serializer_register(kind: str, serializer_class: type) -> None:
 def record(kind: str, obj) -> dict[str, Any]:
     """`obj` as the API shows it, by the serializer its app registered for `kind`."""
     return dict(SERIALIZERS[kind](obj).data)
+
+
+class RecordsAppConfig(AppConfig):
+    """The AppConfig of an app whose records events show: `record_serializers` maps each kind
+    to the dotted path of its serializer, registered once the app is ready (the serializers
+    import models, which cannot load while the app registry is being populated)."""
+
+    record_serializers: dict[str, str] = {}
+
+    def ready(self):
+        for kind, path in self.record_serializers.items():
+            record_serializer_register(kind, import_string(path))

@@ -1,14 +1,9 @@
-from django.apps import AppConfig
+from apps.events import records
 
 
-class PoliciesConfig(AppConfig):
+class PoliciesConfig(records.RecordsAppConfig):
     name = "apps.policies"
     label = "policies"
     verbose_name = "Policies"
-
-    def ready(self):
-        # Events show a policy as the API does (apps.events.records).
-        from apps.events.records import record_serializer_register
-        from apps.policies.api.serializers import PolicySerializer
-
-        record_serializer_register("policy", PolicySerializer)
+    # Events show a policy as the API does.
+    record_serializers = {"policy": "apps.policies.api.serializers.PolicySerializer"}

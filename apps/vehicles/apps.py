@@ -1,14 +1,9 @@
-from django.apps import AppConfig
+from apps.events import records
 
 
-class VehiclesConfig(AppConfig):
+class VehiclesConfig(records.RecordsAppConfig):
     name = "apps.vehicles"
     label = "vehicles"
     verbose_name = "Vehicles"
-
-    def ready(self):
-        # Events show a vehicle as the API does (apps.events.records).
-        from apps.events.records import record_serializer_register
-        from apps.vehicles.api.serializers import VehicleSerializer
-
-        record_serializer_register("vehicle", VehicleSerializer)
+    # Events show a vehicle as the API does.
+    record_serializers = {"vehicle": "apps.vehicles.api.serializers.VehicleSerializer"}
