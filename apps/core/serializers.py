@@ -141,3 +141,13 @@ class StrictMoneyField(MoneyField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class CaseInsensitiveChoiceField(serializers.ChoiceField):
+    """A choice whose codes are upper case, accepted in any case and with spaces around
+    (`" active"` is ACTIVE); an unknown one is named upper-cased in the error."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            data = data.strip().upper()
+        return super().to_internal_value(data)

@@ -6,6 +6,7 @@ from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.serializers import StrictCharField
 from apps.masterdata.models import City, CoverageType, State, name_key
 
 
@@ -154,3 +155,22 @@ def resolve_cities(attrs: dict, instance, pairs: list[tuple[str, str]]) -> dict:
     if errors:
         raise serializers.ValidationError(errors)
     return attrs
+
+
+def address_fields(prefix: str = "") -> type[serializers.Serializer]:
+    """The fields of a postal address, named with `prefix` (`mailing_`): the street, its state
+    and city by name or id, the zip code. A serializer inherits them and resolves its cities
+    with `resolve_cities(attrs, instance, [(f"{prefix}city", f"{prefix}state")])`."""
+    fields = {
+        f"{prefix}address": StrictCharField(required=False, allow_blank=True, max_length=300),
+        f"{prefix}state_id": MasterDataIdField(State, source=f"{prefix}state"),
+        f"{prefix}state": MasterDataField(State),
+        f"{prefix}city_id": MasterDataIdField(City, source=f"{prefix}city"),
+        f"{prefix}city": CityField(),
+        f"{prefix}zip_code": StrictCharField(required=False, allow_blank=True, max_length=10),
+    }
+    name = "".join(part.title() for part in prefix.split("_")) + "AddressFields"
+    return type(name, (serializers.Serializer,), fields)
+
+
+AddressFields = address_fields()

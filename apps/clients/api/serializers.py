@@ -11,11 +11,17 @@ from apps.core.serializers import (
     UtcDateTimeField,
     reference_id_field,
 )
-from apps.masterdata.lookup import CityField, MasterDataField, MasterDataIdField, resolve_cities
-from apps.masterdata.models import City, ClientType, State
+from apps.masterdata.lookup import (
+    AddressFields,
+    MasterDataField,
+    MasterDataIdField,
+    address_fields,
+    resolve_cities,
+)
+from apps.masterdata.models import ClientType
 
 
-class ClientSerializer(AuditedModelSerializer):
+class ClientSerializer(AddressFields, address_fields("mailing_"), AuditedModelSerializer):
     """A client as read and written; master data by name or id, ids for references."""
 
     client_name = StrictCharField(max_length=200)
@@ -36,18 +42,6 @@ class ClientSerializer(AuditedModelSerializer):
         help_text="What the carrier hauls; sets its federal minimum of auto liability "
         "(49 CFR 387.9). Default GENERAL_FREIGHT.",
     )
-    address = StrictCharField(required=False, allow_blank=True, max_length=300)
-    state_id = MasterDataIdField(State, source="state")
-    state = MasterDataField(State)
-    city_id = MasterDataIdField(City, source="city")
-    city = CityField()
-    zip_code = StrictCharField(required=False, allow_blank=True, max_length=10)
-    mailing_address = StrictCharField(required=False, allow_blank=True, max_length=300)
-    mailing_state_id = MasterDataIdField(State, source="mailing_state")
-    mailing_state = MasterDataField(State)
-    mailing_city_id = MasterDataIdField(City, source="mailing_city")
-    mailing_city = CityField()
-    mailing_zip_code = StrictCharField(required=False, allow_blank=True, max_length=10)
     phone = StrictCharField(required=False, allow_blank=True, max_length=40)
     email = serializers.EmailField(required=False, allow_blank=True)
     deleted = StrictBooleanField(required=False)

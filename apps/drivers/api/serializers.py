@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from apps.core.serializers import (
     AuditedModelSerializer,
+    CaseInsensitiveChoiceField,
     DriverDateField,
     StrictCharField,
     StrictIntegerField,
@@ -14,11 +15,16 @@ from apps.core.serializers import (
 from apps.coverages.serializers import AssignmentSummarySerializer, context_date
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
-from apps.masterdata.lookup import CityField, MasterDataField, MasterDataIdField, resolve_cities
-from apps.masterdata.models import City, DriverType, LicenseType, State
+from apps.masterdata.lookup import (
+    AddressFields,
+    MasterDataField,
+    MasterDataIdField,
+    resolve_cities,
+)
+from apps.masterdata.models import DriverType, LicenseType, State
 
 
-class DriverSerializer(AuditedModelSerializer):
+class DriverSerializer(AddressFields, AuditedModelSerializer):
     """A driver; dates are MM-dd-yyyy, master data by name or id."""
 
     client_id = reference_id_field()
@@ -35,15 +41,9 @@ class DriverSerializer(AuditedModelSerializer):
     license_expiration_date = DriverDateField()
     dl_type_id = MasterDataIdField(LicenseType, source="dl_type")
     dl_type = MasterDataField(LicenseType)
-    address = StrictCharField(required=False, allow_blank=True, max_length=300)
-    state_id = MasterDataIdField(State, source="state")
-    state = MasterDataField(State)
-    city_id = MasterDataIdField(City, source="city")
-    city = CityField()
-    zip_code = StrictCharField(required=False, allow_blank=True, max_length=10)
     phone = StrictCharField(required=False, allow_blank=True, max_length=40)
     email = serializers.EmailField(required=False, allow_blank=True)
-    status = serializers.ChoiceField(choices=DriverStatus.choices, required=False)
+    status = CaseInsensitiveChoiceField(choices=DriverStatus.choices, required=False)
 
     class Meta:
         model = Driver
@@ -80,8 +80,6 @@ class DriverSerializer(AuditedModelSerializer):
         read_only_fields = ["id"]
 
     def to_internal_value(self, data):
-        if isinstance(data, dict) and isinstance(data.get("status"), str):
-            data = {**data, "status": data["status"].strip().upper()}
         if isinstance(data, dict) and isinstance(data.get("license_number"), str):
             data = {**data, "license_number": data["license_number"].strip().upper()}
         return super().to_internal_value(data)

@@ -8,6 +8,7 @@ from apps.core.history import audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.serializers import (
     AuditedModelSerializer,
+    CaseInsensitiveChoiceField,
     MoneyField,
     StrictBooleanField,
     StrictCharField,
@@ -65,7 +66,7 @@ class VehicleSerializer(AuditedModelSerializer):
     owner = StrictCharField(required=False, allow_blank=True, max_length=200)
     garaging_address = StrictCharField(required=False, allow_blank=True, max_length=300)
     stated_value = StrictMoneyField(required=False, allow_null=True, min_value=0)
-    status = serializers.ChoiceField(choices=VehicleStatus.choices, required=False)
+    status = CaseInsensitiveChoiceField(choices=VehicleStatus.choices, required=False)
     lienholder_id = reference_id_field(required=False, allow_null=True)
     lienholder_name = StrictCharField(
         source="lienholder.name", read_only=True, default=None, allow_null=True
@@ -108,11 +109,6 @@ class VehicleSerializer(AuditedModelSerializer):
             "make",
         ]
         read_only_fields = ["id"]
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and isinstance(data.get("status"), str):
-            data = {**data, "status": data["status"].strip().upper()}
-        return super().to_internal_value(data)
 
     def validate_model_year(self, value):
         if value > timezone.localdate().year + 2:
