@@ -94,13 +94,23 @@ def _raw(data, key: str, *, many: bool):
     return data.get(key)
 
 
-class AsOfParam(serializers.Field):
+class QueryParam(serializers.Field):
+    """A query parameter: optional unless said otherwise, shown as it was parsed."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value):
+        return value
+
+
+class AsOfParam(QueryParam):
     """A date as YYYY-MM-DD or MM-dd-yyyy; absent, today in the service's time zone."""
 
     default_error_messages = {"invalid": "Expected a date as YYYY-MM-DD or MM-dd-yyyy."}
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
         kwargs.setdefault("default", timezone.localdate)
         super().__init__(**kwargs)
 
@@ -116,51 +126,30 @@ class AsOfParam(serializers.Field):
         return value.isoformat()
 
 
-class IdParam(serializers.Field):
+class IdParam(QueryParam):
     """A record id in ASCII digits, 1 to 2^63-1."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> int:
         return ascii_int(
             data.strip() if isinstance(data, str) else data, field=camel(self.field_name)
         )
 
-    def to_representation(self, value):
-        return value
 
-
-class DotParam(serializers.Field):
+class DotParam(QueryParam):
     """A USDOT number in its stored form (leading zeros dropped)."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> str:
         return normalize_dot(data, field=camel(self.field_name))
 
-    def to_representation(self, value):
-        return value
 
-
-class PlateParam(serializers.Field):
+class PlateParam(QueryParam):
     """A license plate as sent (stripped), at most 15 characters."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> str:
         plate = data.strip()
         if len(plate) > 15:
             raise ValidationError({camel(self.field_name): ["A plate has at most 15 characters."]})
         return plate
-
-    def to_representation(self, value):
-        return value
 
 
 class DotListParam(serializers.ListField):

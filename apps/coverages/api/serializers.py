@@ -7,7 +7,15 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
 from apps.compliance.serializers import ProfileRefField, compliance_field
 from apps.core.identifiers import parse_vin
-from apps.core.params import AsOfParam, DotListParam, DotParam, IdParam, PlateParam, QueryParameters
+from apps.core.params import (
+    AsOfParam,
+    DotListParam,
+    DotParam,
+    IdParam,
+    PlateParam,
+    QueryParam,
+    QueryParameters,
+)
 from apps.core.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -95,23 +103,15 @@ def profile_choice(request, raw) -> ProfileChoice | None:
     return choice
 
 
-class ProfileParam(serializers.Field):
+class ProfileParam(QueryParam):
     """A requirement profile's id or code, resolved for the caller."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> ProfileChoice | None:
         return profile_choice(self.context["request"], data)
 
 
-class StateParam(serializers.Field):
+class StateParam(QueryParam):
     """A state by name or USPS code."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> State:
         return resolve(State, data)
