@@ -41,25 +41,22 @@ def _download(modeladmin, request, queryset, build):
     return response
 
 
-def download_client_certificates(modeladmin, request, queryset):
-    """Certificate PDF of each selected client (a ZIP when several)."""
-    return _download(
-        modeladmin,
-        request,
-        queryset,
-        lambda client: client_certificate(user=request.user, on=today(), client_id=client.pk),
-    )
+def _download_action(build, id_argument: str, kind: str):
+    """The admin action: the certificate PDF of each selected record (a ZIP when several),
+    from `build(user=, on=today, <id_argument>=the record's id)`."""
+
+    def download(modeladmin, request, queryset):
+        return _download(
+            modeladmin,
+            request,
+            queryset,
+            lambda obj: build(user=request.user, on=today(), **{id_argument: obj.pk}),
+        )
+
+    download.__name__ = f"download_{kind}_certificates"
+    download.short_description = "Download certificate (ACORD 25 PDF)"
+    return download
 
 
-def download_vehicle_certificates(modeladmin, request, queryset):
-    """Certificate PDF of each selected vehicle (a ZIP when several)."""
-    return _download(
-        modeladmin,
-        request,
-        queryset,
-        lambda vehicle: vehicle_certificate(user=request.user, on=today(), vehicle_id=vehicle.pk),
-    )
-
-
-download_client_certificates.short_description = "Download certificate (ACORD 25 PDF)"
-download_vehicle_certificates.short_description = "Download certificate (ACORD 25 PDF)"
+download_client_certificates = _download_action(client_certificate, "client_id", "client")
+download_vehicle_certificates = _download_action(vehicle_certificate, "vehicle_id", "vehicle")

@@ -151,3 +151,10 @@ class CaseInsensitiveChoiceField(serializers.ChoiceField):
         if isinstance(data, str):
             data = data.strip().upper()
         return super().to_internal_value(data)
+
+
+class SoftDeletedFields(serializers.Serializer):
+    """A soft-deleted record's flag (written to delete or restore) and when it was deleted."""
+
+    deleted = StrictBooleanField(required=False)
+    deleted_at = UtcDateTimeField(read_only=True, allow_null=True)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import django_filters
 from django.db.models import Q
-from rest_framework.exceptions import ValidationError
 
 from apps.core.filters import IdFilter
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
-from apps.masterdata.lookup import resolve
+from apps.masterdata.lookup import MasterDataFilter
 from apps.masterdata.models import State
 from apps.policies.filtersets import UpperChoiceFilter
 
@@ -18,7 +17,7 @@ class DriverFilterSet(django_filters.FilterSet):
     clientId = IdFilter(field_name="client_id")
     status = UpperChoiceFilter(field_name="status", choices=DriverStatus.values)
     licenseNumber = django_filters.CharFilter(method="filter_license_number")
-    licenseState = django_filters.CharFilter(method="filter_license_state")
+    licenseState = MasterDataFilter(State, field_name="license_state")
     q = django_filters.CharFilter(method="filter_q")
 
     class Meta:
@@ -27,13 +26,6 @@ class DriverFilterSet(django_filters.FilterSet):
 
     def filter_license_number(self, queryset, name, value):
         return queryset.filter(license_number=value.strip().upper())
-
-    def filter_license_state(self, queryset, name, value):
-        try:
-            state = resolve(State, value)
-        except ValidationError as exc:
-            raise ValidationError({"licenseState": exc.detail}) from None
-        return queryset.filter(license_state=state)
 
     def filter_q(self, queryset, name, value):
         query = Q()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import django_filters
 from django.db.models import Model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.camel_case import camel
 from apps.core.serializers import StrictCharField
 from apps.masterdata.models import City, CoverageType, State, name_key
 
@@ -36,6 +38,24 @@ def resolve(model: type[Model], value) -> Model:
     return found
 
 
+class MasterDataFilter(django_filters.CharFilter):
+    """A list filter on a master-data reference by name, code or id (`licenseState=TX`); an
+    unknown value is a 400 on the parameter."""
+
+    def __init__(self, model: type[Model], *args, **kwargs):
+        self.master_data = model  # not `model`: the filter set sets that to its own model
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        try:
+            found = resolve(self.master_data, value)
+        except serializers.ValidationError as exc:
+            raise serializers.ValidationError({camel(self.field_name): exc.detail}) from None
+        return qs.filter(**{self.field_name: found})
+
+
 def resolve_city(state: State | None, value) -> City:
     """A city is looked up within its state: naming a city needs a state."""
     if state is None:
@@ -51,12 +71,17 @@ def resolve_city(state: State | None, value) -> City:
     return city
 
 
-@extend_schema_field(
-    {
+def _name_or_id(description: str) -> dict:
+    """The schema of a reference written by name or by integer id."""
+    return {
         "oneOf": [{"type": "string"}, {"type": "integer"}],
         "nullable": True,
-        "description": "Name (case-insensitive; states also by USPS code) or integer id.",
+        "description": description,
     }
+
+
+@extend_schema_field(
+    _name_or_id("Name (case-insensitive; states also by USPS code) or integer id.")
 )
 class MasterDataField(serializers.Field):
     """A master-data reference written by name (or code, or integer id), read as its name."""
@@ -104,13 +129,7 @@ class MasterDataIdField(serializers.Field):
         return value.pk if value is not None else None
 
 
-@extend_schema_field(
-    {
-        "oneOf": [{"type": "string"}, {"type": "integer"}],
-        "nullable": True,
-        "description": "City name within the state, or integer id.",
-    }
-)
+@extend_schema_field(_name_or_id("City name within the state, or integer id."))
 class CityField(serializers.Field):
     """A city by name (or id), resolved in the serializer's validate() against its state."""
 
@@ -170,7 +189,8 @@ def address_fields(prefix: str = "") -> type[serializers.Serializer]:
         f"{prefix}zip_code": StrictCharField(required=False, allow_blank=True, max_length=10),
     }
     name = "".join(part.title() for part in prefix.split("_")) + "AddressFields"
-    return type(name, (serializers.Serializer,), fields)
+    # `field_names`: the same names in order, for the serializer's Meta.fields.
+    return type(name, (serializers.Serializer,), {**fields, "field_names": tuple(fields)})
 
 
 AddressFields = address_fields()

@@ -7,7 +7,7 @@ from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
 from apps.core.filters import DeletedFilterSet, IdFilter
-from apps.masterdata.lookup import resolve
+from apps.masterdata.lookup import MasterDataFilter
 from apps.masterdata.models import CoverageType
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy
@@ -36,7 +36,7 @@ class PolicyFilterSet(DeletedFilterSet):
     policy = django_filters.CharFilter(field_name="policy_number", lookup_expr="iexact")
     clientId = IdFilter(field_name="client_id")
     status = UpperChoiceFilter(field_name="status", choices=PolicyStatus.values)
-    coverageType = django_filters.CharFilter(method="filter_coverage_type")
+    coverageType = MasterDataFilter(CoverageType, field_name="coverage_type")
 
     class Meta:
         model = Policy
@@ -52,10 +52,3 @@ class PolicyFilterSet(DeletedFilterSet):
             | Q(insurer__name__icontains=value)
             | Q(client__dot=value)
         )
-
-    def filter_coverage_type(self, queryset, name, value):
-        try:
-            coverage_type = resolve(CoverageType, value)
-        except ValidationError as exc:
-            raise ValidationError({"coverageType": exc.detail}) from None
-        return queryset.filter(coverage_type=coverage_type)

@@ -14,16 +14,19 @@ from apps.reports.models import PolicyPremiumReport
 from apps.reports.prorata import ScheduledUnit, Window, policy_year_days, premium_mapping
 from apps.reports.prorata import premium_rows as compute_rows
 
+# What a report shows of its policy, read with it.
+REPORT_RELATIONS = (
+    "policy",
+    "policy__client",
+    "policy__client__agency",
+    "policy__coverage_type",
+    "policy__insurer",
+    "policy__producer",
+)
+
 
 def report_queryset(*, user) -> QuerySet[PolicyPremiumReport]:
-    return PolicyPremiumReport.objects.for_user(user).select_related(
-        "policy",
-        "policy__client",
-        "policy__client__agency",
-        "policy__coverage_type",
-        "policy__insurer",
-        "policy__producer",
-    )
+    return PolicyPremiumReport.objects.for_user(user).select_related(*REPORT_RELATIONS)
 
 
 def _term(policy) -> Window:

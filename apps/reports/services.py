@@ -12,7 +12,7 @@ from apps.core.dates import today
 from apps.policies.models import Policy
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.prorata import month_window
-from apps.reports.selectors import compute_raw_data
+from apps.reports.selectors import REPORT_RELATIONS, compute_raw_data
 from apps.reports.serializers import ReportDataSerializer
 
 
@@ -46,14 +46,7 @@ def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumRepo
     """Freeze the computed mapping: later assignment changes no longer move it."""
     report = (
         PolicyPremiumReport.objects.select_for_update(of=("self",))
-        .select_related(
-            "policy",
-            "policy__client",
-            "policy__client__agency",
-            "policy__coverage_type",
-            "policy__insurer",
-            "policy__producer",
-        )
+        .select_related(*REPORT_RELATIONS)
         .get(pk=report.pk)
     )
     report.snapshot = dict(ReportDataSerializer(compute_raw_data(report)).data)

@@ -6,9 +6,9 @@ from apps.clients.models import CargoClass, Client
 from apps.core.identifiers import dot_validator, normalize_dot
 from apps.core.serializers import (
     AuditedModelSerializer,
+    SoftDeletedFields,
     StrictBooleanField,
     StrictCharField,
-    UtcDateTimeField,
     reference_id_field,
 )
 from apps.masterdata.lookup import (
@@ -20,8 +20,12 @@ from apps.masterdata.lookup import (
 )
 from apps.masterdata.models import ClientType
 
+MailingAddressFields = address_fields("mailing_")
 
-class ClientSerializer(AddressFields, address_fields("mailing_"), AuditedModelSerializer):
+
+class ClientSerializer(
+    AddressFields, MailingAddressFields, SoftDeletedFields, AuditedModelSerializer
+):
     """A client as read and written; master data by name or id, ids for references."""
 
     client_name = StrictCharField(max_length=200)
@@ -44,8 +48,6 @@ class ClientSerializer(AddressFields, address_fields("mailing_"), AuditedModelSe
     )
     phone = StrictCharField(required=False, allow_blank=True, max_length=40)
     email = serializers.EmailField(required=False, allow_blank=True)
-    deleted = StrictBooleanField(required=False)
-    deleted_at = UtcDateTimeField(read_only=True, allow_null=True)
 
     class Meta:
         model = Client
@@ -62,18 +64,8 @@ class ClientSerializer(AddressFields, address_fields("mailing_"), AuditedModelSe
             "client_type",
             "acord_enabled",
             "cargo_class",
-            "address",
-            "state_id",
-            "state",
-            "city_id",
-            "city",
-            "zip_code",
-            "mailing_address",
-            "mailing_state_id",
-            "mailing_state",
-            "mailing_city_id",
-            "mailing_city",
-            "mailing_zip_code",
+            *AddressFields.field_names,
+            *MailingAddressFields.field_names,
             "phone",
             "email",
             "deleted",

@@ -4,11 +4,11 @@ from rest_framework import serializers
 
 from apps.core.serializers import (
     AuditedModelSerializer,
+    SoftDeletedFields,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictMoneyField,
-    UtcDateTimeField,
     reference_id_field,
     require_on_create,
 )
@@ -23,7 +23,7 @@ class PolicyLimitSerializer(serializers.Serializer):
     amount = StrictMoneyField(min_value=0)
 
 
-class PolicySerializer(AuditedModelSerializer):
+class PolicySerializer(SoftDeletedFields, AuditedModelSerializer):
     """A policy; master data by name (or id); `status` is derived from the dates."""
 
     policy_number = StrictCharField(
@@ -56,8 +56,6 @@ class PolicySerializer(AuditedModelSerializer):
     )
     description = StrictCharField(required=False, allow_blank=True, max_length=4000)
     limits = PolicyLimitSerializer(many=True, required=False)
-    deleted = StrictBooleanField(required=False)
-    deleted_at = UtcDateTimeField(read_only=True, allow_null=True)
 
     class Meta:
         model = Policy
