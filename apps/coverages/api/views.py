@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
@@ -167,28 +167,31 @@ class AssignmentView(APIView):
         return Response(self.output_serializer(assignment).data)
 
 
+def _assignment_schema(view: type[AssignmentView]) -> type[AssignmentView]:
+    """Document an assignment endpoint from the serializers it declares."""
+    route = f"{view.subject.field}s_coverages"  # vehicles_coverages, drivers_coverages
+    return extend_schema_view(
+        post=extend_schema(
+            request=view.create_serializer,
+            responses={201: view.output_serializer},
+            operation_id=f"{route}_create",
+        ),
+        put=extend_schema(
+            request=view.update_serializer,
+            responses=view.output_serializer,
+            operation_id=f"{route}_update",
+        ),
+    )(view)
+
+
+@_assignment_schema
 class VehicleAssignmentView(AssignmentView):
     """Schedule a vehicle on a policy (4), remove it (1), decline it (2) or move its date (4)."""
 
     required_permissions = ("vehicles.change_vehicle",)
 
-    @extend_schema(
-        request=s.VehicleAssignmentCreateSerializer,
-        responses={201: s.VehicleAssignmentSerializer},
-        operation_id="vehicles_coverages_create",
-    )
-    def post(self, request):
-        return super().post(request)
 
-    @extend_schema(
-        request=s.VehicleAssignmentUpdateSerializer,
-        responses=s.VehicleAssignmentSerializer,
-        operation_id="vehicles_coverages_update",
-    )
-    def put(self, request):
-        return super().put(request)
-
-
+@_assignment_schema
 class DriverAssignmentView(AssignmentView):
     """Schedule a driver on an OA/DD policy (7), remove (1), decline (2) or move its date (7)."""
 
@@ -197,19 +200,3 @@ class DriverAssignmentView(AssignmentView):
     create_serializer = s.DriverAssignmentCreateSerializer
     update_serializer = s.DriverAssignmentUpdateSerializer
     output_serializer = s.DriverAssignmentSerializer
-
-    @extend_schema(
-        request=s.DriverAssignmentCreateSerializer,
-        responses={201: s.DriverAssignmentSerializer},
-        operation_id="drivers_coverages_create",
-    )
-    def post(self, request):
-        return super().post(request)
-
-    @extend_schema(
-        request=s.DriverAssignmentUpdateSerializer,
-        responses=s.DriverAssignmentSerializer,
-        operation_id="drivers_coverages_update",
-    )
-    def put(self, request):
-        return super().put(request)

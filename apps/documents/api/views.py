@@ -5,7 +5,7 @@ from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.views.decorators.csrf import csrf_exempt
 from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.generics import GenericAPIView
@@ -140,6 +140,28 @@ class DocumentCollectionView(DocumentView):
         return response
 
 
+def _collection_schema(route: str, list_parameters: list[OpenApiParameter]):
+    """Document a collection: its list (by `list_parameters`) and its upload."""
+
+    def decorate(view: type[DocumentCollectionView]) -> type[DocumentCollectionView]:
+        return extend_schema_view(
+            get=extend_schema(
+                parameters=list_parameters,
+                responses=DocumentSerializer(many=True),
+                operation_id=f"documents_{route}_list",
+            ),
+            post=extend_schema(
+                request={"multipart/form-data": view.upload_serializer},
+                parameters=[IDEMPOTENCY_HEADER],
+                responses={201: DocumentSerializer},
+                operation_id=f"documents_{route}_create",
+            ),
+        )(view)
+
+    return decorate
+
+
+@_collection_schema("clients", [OpenApiParameter("clientId", int), OpenApiParameter("dot", str)])
 class ClientDocumentsView(DocumentCollectionView):
     """Documents of a client (module "client")."""
 
@@ -153,24 +175,8 @@ class ClientDocumentsView(DocumentCollectionView):
     def list_queryset(self, params):
         return client_documents(user=self.request.user, **self.parse(params))
 
-    @extend_schema(
-        parameters=[OpenApiParameter("clientId", int), OpenApiParameter("dot", str)],
-        responses=DocumentSerializer(many=True),
-        operation_id="documents_clients_list",
-    )
-    def get(self, request):
-        return super().get(request)
 
-    @extend_schema(
-        request={"multipart/form-data": ClientUploadSerializer},
-        parameters=[IDEMPOTENCY_HEADER],
-        responses={201: DocumentSerializer},
-        operation_id="documents_clients_create",
-    )
-    def post(self, request):
-        return super().post(request)
-
-
+@_collection_schema("policies", [OpenApiParameter("policyId", int, required=True)])
 class PolicyDocumentsView(DocumentCollectionView):
     """Documents of a policy (module "policy")."""
 
@@ -184,23 +190,6 @@ class PolicyDocumentsView(DocumentCollectionView):
 
     def list_queryset(self, params):
         return policy_documents(user=self.request.user, **self.parse(params))
-
-    @extend_schema(
-        parameters=[OpenApiParameter("policyId", int, required=True)],
-        responses=DocumentSerializer(many=True),
-        operation_id="documents_policies_list",
-    )
-    def get(self, request):
-        return super().get(request)
-
-    @extend_schema(
-        request={"multipart/form-data": PolicyUploadSerializer},
-        parameters=[IDEMPOTENCY_HEADER],
-        responses={201: DocumentSerializer},
-        operation_id="documents_policies_create",
-    )
-    def post(self, request):
-        return super().post(request)
 
 
 class DocumentItemView(DocumentView):
