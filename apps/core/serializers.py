@@ -36,6 +36,10 @@ class MoneyField(serializers.DecimalField):
         return format_money(value)
 
 
+# The audit fields AuditedModelSerializer declares, in the order a record shows them last.
+AUDIT_FIELDS = ("created_at", "updated_at", "created_by", "updated_by")
+
+
 class AuditedModelSerializer(serializers.ModelSerializer):
     """ModelSerializer whose timestamps are UTC and whose audit fields are read-only."""
 
@@ -158,3 +162,5 @@ class SoftDeletedFields(serializers.Serializer):
 
     deleted = StrictBooleanField(required=False)
     deleted_at = UtcDateTimeField(read_only=True, allow_null=True)
+
+    field_names = ("deleted", "deleted_at")

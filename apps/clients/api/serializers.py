@@ -5,6 +5,7 @@ from rest_framework import serializers
 from apps.clients.models import CargoClass, Client
 from apps.core.identifiers import dot_validator, normalize_dot
 from apps.core.serializers import (
+    AUDIT_FIELDS,
     AuditedModelSerializer,
     SoftDeletedFields,
     StrictBooleanField,
@@ -68,12 +69,8 @@ class ClientSerializer(
             *MailingAddressFields.field_names,
             "phone",
             "email",
-            "deleted",
-            "deleted_at",
-            "created_at",
-            "updated_at",
-            "created_by",
-            "updated_by",
+            *SoftDeletedFields.field_names,
+            *AUDIT_FIELDS,
         ]
         read_only_fields = ["id"]
 

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from apps.compliance.models import RequirementProfile, code_validator
 from apps.compliance.rules import KINDS, rules_clean
 from apps.core.serializers import (
+    AUDIT_FIELDS,
     AuditedModelSerializer,
     StrictBooleanField,
     StrictCharField,
@@ -81,10 +82,7 @@ class RequirementProfileSerializer(AuditedModelSerializer):
             "agency_name",
             "built_in",
             "rules",
-            "created_at",
-            "updated_at",
-            "created_by",
-            "updated_by",
+            *AUDIT_FIELDS,
         ]
         read_only_fields = ["id"]
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core.serializers import (
+    AUDIT_FIELDS,
     AuditedModelSerializer,
     CaseInsensitiveChoiceField,
     DriverDateField,
@@ -67,10 +68,7 @@ class DriverSerializer(AddressFields, AuditedModelSerializer):
             "phone",
             "email",
             "status",
-            "created_at",
-            "updated_at",
-            "created_by",
-            "updated_by",
+            *AUDIT_FIELDS,
         ]
         read_only_fields = ["id"]
 

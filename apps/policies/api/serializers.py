@@ -3,6 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core.serializers import (
+    AUDIT_FIELDS,
     AuditedModelSerializer,
     SoftDeletedFields,
     StrictBooleanField,
@@ -85,12 +86,8 @@ class PolicySerializer(SoftDeletedFields, AuditedModelSerializer):
             "covered_autos",
             "description",
             "limits",
-            "deleted",
-            "deleted_at",
-            "created_at",
-            "updated_at",
-            "created_by",
-            "updated_by",
+            *SoftDeletedFields.field_names,
+            *AUDIT_FIELDS,
         ]
         read_only_fields = ["id"]
 

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from apps.core.history import audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.serializers import (
+    AUDIT_FIELDS,
     AuditedModelSerializer,
     CaseInsensitiveChoiceField,
     MoneyField,
@@ -102,10 +103,7 @@ class VehicleSerializer(AuditedModelSerializer):
             "lienholder_id",
             "lienholder_name",
             "deleted",
-            "created_at",
-            "updated_at",
-            "created_by",
-            "updated_by",
+            *AUDIT_FIELDS,
             "make",
         ]
         read_only_fields = ["id"]
