@@ -6,6 +6,7 @@ The change-page summaries, which read several domain apps, are in apps.backoffic
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 from django.contrib import admin
 from django.template.defaultfilters import filesizeformat
@@ -97,6 +98,21 @@ def when(value: dt.datetime | None) -> str:
 
 def human_size(size: int | None) -> str:
     return "—" if size is None else filesizeformat(size)
+
+
+def field_column(path: str, description: str, shown: Callable | None = None):
+    """A list or inline column showing the record's field at `path` (`client__client_name`),
+    sorted by it, through `shown` (`when`, `human_size`) when given."""
+    attributes = path.split("__")
+
+    @admin.display(description=description, ordering=path)
+    def column(self, obj):
+        value = obj
+        for attribute in attributes:
+            value = getattr(value, attribute)
+        return shown(value) if shown is not None else value
+
+    return column
 
 
 def admin_url(obj, action: str = "change") -> str:

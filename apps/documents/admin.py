@@ -9,6 +9,7 @@ from apps.core.admin_display import (
     DeletedColumnMixin,
     DeletedFilter,
     DropdownFilter,
+    field_column,
     human_size,
     when,
 )
@@ -18,25 +19,11 @@ from apps.documents.models import Document, DocumentVersion
 class SizeAndTimesMixin:
     """Sizes in KB/MB and timestamps with their time zone, wherever documents are listed."""
 
-    @admin.display(description="size", ordering="size")
-    def file_size(self, obj) -> str:
-        return human_size(obj.size)
-
-    @admin.display(description="uploaded", ordering="uploaded_at")
-    def uploaded(self, obj) -> str:
-        return when(obj.uploaded_at)
-
-    @admin.display(description="replaced", ordering="replaced_at")
-    def replaced(self, obj) -> str:
-        return when(obj.replaced_at)
-
-    @admin.display(description="deleted at", ordering="deleted_at")
-    def deleted_when(self, obj) -> str:
-        return when(obj.deleted_at)
-
-    @admin.display(description="client", ordering="client__client_name")
-    def carrier(self, obj) -> str:
-        return obj.client.client_name
+    file_size = field_column("size", "size", human_size)
+    uploaded = field_column("uploaded_at", "uploaded", when)
+    replaced = field_column("replaced_at", "replaced", when)
+    deleted_when = field_column("deleted_at", "deleted at", when)
+    carrier = field_column("client__client_name", "client")
 
     @admin.display(description="policy", ordering="policy__policy_number")
     def policy_number(self, obj) -> str:

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
-from apps.core.admin_display import CoveragePeriodInline, DropdownFilter
+from apps.core.admin_display import CoveragePeriodInline, DropdownFilter, field_column
 from apps.core.admin_import import StaffImportExportMixin
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
@@ -66,6 +66,4 @@ class DriverAdmin(StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin):
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
     inlines = [DriverVehicleInline, DriverCoverageInline]
 
-    @admin.display(ordering="client__client_name", description="client")
-    def carrier(self, obj) -> str:
-        return obj.client.client_name
+    carrier = field_column("client__client_name", "client")

@@ -14,6 +14,7 @@ from apps.core.admin_display import (
     DeletedColumnMixin,
     DeletedFilter,
     DropdownFilter,
+    field_column,
 )
 from apps.core.dates import today
 from apps.coverages.models import DriverCoverage, VehicleCoverage
@@ -129,9 +130,7 @@ class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, Servi
     def get_queryset(self, request):
         return super().get_queryset(request).with_status(today())
 
-    @admin.display(ordering="client__client_name", description="client")
-    def carrier(self, obj: Policy) -> str:
-        return obj.client.client_name
+    carrier = field_column("client__client_name", "client")
 
     @admin.display(ordering="coverage_type__code", description="type")
     def type_code(self, obj: Policy):

@@ -15,6 +15,7 @@ from apps.core.admin_display import (
     DropdownFilter,
     OneClickCertificateMixin,
     YesNoFilter,
+    field_column,
 )
 from apps.core.admin_import import StaffImportExportMixin
 from apps.core.dates import today
@@ -117,9 +118,7 @@ class VehicleAdmin(
     def year_make(self, obj) -> str:
         return f"{obj.model_year} {obj.make.name}"
 
-    @admin.display(ordering="client__client_name", description="client")
-    def carrier(self, obj) -> str:
-        return obj.client.client_name
+    carrier = field_column("client__client_name", "client")
 
     @admin.display(ordering="license_plate", description="plate")
     def plate(self, obj) -> str:
