@@ -12,9 +12,10 @@ class CoveragesConfig(records.RecordsAppConfig):
     }
 
     def ready(self):
-        from apps.coverages.calendar import calendar_run
+        from apps.coverages.calendar import calendar_catch_up
         from apps.events.worker import daily_register
 
         super().ready()
-        # The worker runs the calendar job once per service day.
-        daily_register(calendar_run)
+        # The worker runs the calendar job once per service day, and catches up the days on
+        # which no worker ran.
+        daily_register(calendar_catch_up)

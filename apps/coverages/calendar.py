@@ -7,14 +7,25 @@ causes are computed for the affected clients and units only, in two queries each
 include those whose period starts or ends on the day (a removal or an addition dated in the
 future when it was made is announced on the day it takes effect). A status already announced
 on the day by a write is not announced again.
+
+Days on which no worker ran are caught up (`calendar_catch_up`): every day after the last one
+claimed, oldest first, at most CALENDAR_CATCH_UP_DAYS back (31 by default), each in a
+transaction of its own and each as set-based as a normal day. A missed day's events are
+recorded late (`occurredAt` is when they were recorded) with the missed day as `asOf`; a
+policy recorded after that day is not announced for it (its own write was), and a client or
+unit whose status a later write already announced is left out of it, so the last status event
+of each is always its current status.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Max, Q
+from django.utils import timezone
 
 from apps.compliance.monitoring import compliance_changes_for_day
 from apps.coverages.models import VehicleCoverage
@@ -25,6 +36,10 @@ from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, policy_status
 
 EXPIRING_DAYS = (30, 7)
+DAY = dt.timedelta(days=1)
+STATUS_TYPES = ("carrier.status_changed", "vehicle.status_changed")
+
+logger = logging.getLogger("apps.coverages.calendar")
 
 
 def _policy_data(policy: dict, **extra) -> dict:
@@ -43,8 +58,12 @@ def calendar_events_emit(*, day: dt.date) -> int:
     """Emit the day's calendar events and the status changes they cause; how many.
     Call inside a transaction that has claimed the day (see `calendar_run`)."""
     expiring = [day + dt.timedelta(days=n) for n in EXPIRING_DAYS]
+    # A policy recorded after the day (a missed day caught up later) was announced by its
+    # own write, not by the day.
+    day_end = dt.datetime.combine(day + DAY, dt.time.min, tzinfo=timezone.get_current_timezone())
     policies = list(
         Policy.objects.live("client")
+        .filter(created_at__lt=day_end)
         .filter(
             Q(effective_date=day)
             | Q(expiration_date=day)
@@ -98,10 +117,10 @@ def calendar_events_emit(*, day: dt.date) -> int:
     )
     if not client_ids and not vehicle_ids and not wanted:
         return 0
-    yesterday = day - dt.timedelta(days=1)
+    yesterday = day - DAY
     before_c, after_c = client_statuses(client_ids, yesterday), client_statuses(client_ids, day)
     before_v, after_v = vehicle_statuses(vehicle_ids, yesterday), vehicle_statuses(vehicle_ids, day)
-    _announced_today(before_c, before_v, day)
+    _already_announced(before_c, after_c, before_v, after_v, day)
     items = [
         {
             "type": type_,
@@ -117,30 +136,36 @@ def calendar_events_emit(*, day: dt.date) -> int:
     return len(events_emit_many(items))
 
 
-def _announced_today(before_c: dict, before_v: dict, day: dt.date) -> None:
-    """Never twice for the same client or unit and day: a write made earlier on the day (a
-    removal dated today, a cancellation effective today) already announced its change, so
-    the day's comparison starts from the last status announced for the day, when there is
-    one, instead of yesterday's (one query over the day's status events)."""
-    since = dt.datetime.combine(day - dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+def _already_announced(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day):
+    """Never twice for the same client or unit and day, never behind a later announcement
+    (one query over the status events dated from the day on):
+
+    - a write made earlier on the day (a removal dated today, a cancellation effective today)
+      already announced its change, so the day's comparison starts from the last status
+      announced for the day, when there is one, instead of yesterday's;
+    - a missed day caught up later: a client or unit whose status a write announced after
+      that day is left out of the day's comparison (its last announced status is current)."""
+    later = max((timezone.localdate() - day).days, 0)
+    as_of = [(day + n * DAY).isoformat() for n in range(later + 1)]
+    since = dt.datetime.combine(day - DAY, dt.time.min, tzinfo=dt.UTC)
     announced = (
-        Event.objects.filter(
-            type__in=("carrier.status_changed", "vehicle.status_changed"),
-            occurred_at__gte=since,
-            data__asOf=day.isoformat(),
-        )
+        Event.objects.filter(type__in=STATUS_TYPES, occurred_at__gte=since, data__asOf__in=as_of)
         .order_by("id")
-        .values_list("type", "data")
+        .values_list("type", "data__clientId", "data__vehicleId", "data__to", "data__asOf")
     )
-    for type_, data in announced:
+    the_day = day.isoformat()
+    for type_, client_id, vehicle_id, to, when in announced:
         if type_ == "carrier.status_changed":
-            pk = data.get("clientId")
-            if pk in before_c:
-                before_c[pk] = (before_c[pk][0], data.get("to"))
+            pk, before, after = client_id, before_c, after_c
         else:
-            pk = data.get("vehicleId")
-            if pk in before_v:
-                before_v[pk] = (*before_v[pk][:2], data.get("to"))
+            pk, before, after = vehicle_id, before_v, after_v
+        if pk not in before:
+            continue
+        if when == the_day:
+            before[pk] = (*before[pk][:-1], to)
+        else:  # announced by a later write: the day's change is not news any more
+            before.pop(pk)
+            after.pop(pk, None)
 
 
 def calendar_run(*, day: dt.date) -> int:
@@ -155,3 +180,38 @@ def calendar_run(*, day: dt.date) -> int:
             return emitted + compliance_changes_for_day(day=day)
     except IntegrityError:
         return 0
+
+
+def calendar_days_due(*, day: dt.date) -> list[dt.date]:
+    """The days whose job has not run, oldest first, through `day`: every day after the last
+    one claimed, at most CALENDAR_CATCH_UP_DAYS back (one query); only `day` when no day was
+    ever claimed (a new installation announces nothing of the days before it)."""
+    last = CalendarMark.objects.filter(policy_id=0, type="calendar.day", day__lt=day).aggregate(
+        last=Max("day")
+    )["last"]
+    if last is None:
+        return [day]
+    first = last + DAY
+    oldest = day - (settings.CALENDAR_CATCH_UP_DAYS - 1) * DAY
+    if first < oldest:
+        logger.warning(
+            "calendar: no worker ran from %s to %s; catching up from %s only",
+            first,
+            oldest - DAY,
+            oldest,
+        )
+        first = oldest
+    return [first + n * DAY for n in range((day - first).days + 1)]
+
+
+def calendar_catch_up(*, day: dt.date) -> int:
+    """Run the job of every day not yet run through `day` (`calendar_days_due`), oldest first,
+    each day once (`calendar_run`); how many events. What the worker runs at start-up and
+    when the service day changes, so days on which no worker ran are not lost."""
+    emitted = 0
+    for missed in calendar_days_due(day=day):
+        count = calendar_run(day=missed)
+        if missed != day:
+            logger.info("calendar %s caught up: %d events", missed, count)
+        emitted += count
+    return emitted

@@ -38,8 +38,9 @@ def worker_check() -> str:
 
 # The worker's periodic jobs of the apps above events, registered in their AppConfig.ready
 # (events imports no app above it): each beat runs HOUSEKEEPING (the sweep of overdue webhook
-# deliveries); each new service day runs DAILY (the calendar job, `job(day=…)` answering how
-# many events it emitted), then prunes old events.
+# deliveries); at start-up and on each new service day it runs DAILY (the calendar job,
+# `job(day=…)` answering how many events it emitted: the day's, and those of the days before
+# on which no worker ran), then prunes old events.
 HOUSEKEEPING: list[Callable[[], object]] = []
 DAILY: list[Callable[..., int]] = []
 

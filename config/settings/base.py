@@ -161,6 +161,9 @@ TASKS = {
 # Webhooks may target private, loopback and link-local addresses only when this is on
 # (contract section 14): by default only in development, so `make run` reaches a local receiver.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=DEBUG)
+# A worker starting after days on which none ran runs the calendar job of each missed day, at
+# most this many days back (policy.effective/expiring/expired and the status changes).
+CALENDAR_CATCH_UP_DAYS = env.int("CALENDAR_CATCH_UP_DAYS", default=31)
 
 # ---------------------------------------------------------------------------
 # Cache: local memory by default, redis:// in production (shared by every node)

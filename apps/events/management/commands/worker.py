@@ -6,7 +6,8 @@ receiver, up to 10 s, holds one thread and not the others), the django-tasks dat
 loop for the "default" queue (and "webhooks", for tasks an earlier version queued), and in the
 main thread: a heartbeat every few seconds (read by /readyz), the release of deliveries a
 killed worker left held, and the daily calendar job at start-up and at the start of each
-service day (TIME_ZONE), followed by the pruning of old events.
+service day (TIME_ZONE), which also catches up the days on which no worker ran, followed by
+the pruning of old events.
 """
 
 from __future__ import annotations
