@@ -293,68 +293,71 @@ def _delivered(outcome: Outcome) -> bool:
 
 
 def outcomes_record(outcomes: list[Outcome]) -> list[str]:
-    """Record what the attempts gave, in order: the 2xx ones in one update per distinct
-    (status, answer) (their durations in one CASE), the rest one by one (410 deactivates,
+    """Record what the attempts gave, in order ("delivered", "retry" or "failed"): the 2xx
+    ones in one update per distinct (status, answer), the rest one by one (410 deactivates,
     a failure is retried after a backoff or given up after the retry window)."""
     results: dict[int, str] = {}
     delivered: dict[tuple[int, str], list[Outcome]] = {}
     for outcome in outcomes:
         if _delivered(outcome):
             delivered.setdefault((outcome.status_code, outcome.text), []).append(outcome)
-    for (code, text), group in delivered.items():
-        durations = {o.duration_ms for o in group}
-        duration = (
-            Value(durations.pop())
-            if len(durations) == 1
-            else Case(
-                *[When(pk=o.job.id, then=Value(o.duration_ms)) for o in group],
-                output_field=IntegerField(),
-            )
-        )
-        WebhookDelivery.objects.filter(pk__in=[o.job.id for o in group]).update(
-            status=DeliveryStatus.DELIVERED,
-            response_status=code,
-            error="",
-            response_body=text,
-            duration_ms=duration,
-            next_attempt_at=None,
-            locked_until=None,
-        )
-        for o in group:
-            results[o.job.id] = str(DeliveryStatus.DELIVERED)
-    for outcome in outcomes:
-        if not _delivered(outcome):
+        else:
             results[outcome.job.id] = _record_failure(outcome)
+    for group in delivered.values():
+        results.update(dict.fromkeys(_write(group, DeliveryStatus.DELIVERED), "delivered"))
     return [results[o.job.id] for o in outcomes]
 
 
 def _record_failure(outcome: Outcome) -> str:
     job, code = outcome.job, outcome.status_code
-    if not job.active and job.event_type != "webhook.ping" and code is None:
-        return _finish(job.id, DeliveryStatus.FAILED, None, outcome.error, 0)
     if code == 410:
         with transaction.atomic():
             Webhook.objects.filter(pk=job.webhook_id).update(
                 active=False, deactivated_reason="The receiver answered 410 Gone."
             )
-            return _finish(
-                job.id, DeliveryStatus.FAILED, code, "410 Gone", outcome.duration_ms, outcome.text
-            )
+            _write([outcome], DeliveryStatus.FAILED, error="410 Gone")
+        return "failed"
     next_at = timezone.now() + dt.timedelta(seconds=retry_delay(job.attempts))
-    if next_at > job.created_at + RETRY_WINDOW:
-        return _finish(
-            job.id, DeliveryStatus.FAILED, code, outcome.error, outcome.duration_ms, outcome.text
-        )
+    inactive = not job.active and job.event_type != "webhook.ping" and code is None
+    if inactive or next_at > job.created_at + RETRY_WINDOW:
+        _write([outcome], DeliveryStatus.FAILED)
+        return "failed"
     # Due again at next_at: whichever worker polls after then claims it.
-    WebhookDelivery.objects.filter(pk=job.id).update(
-        response_status=code,
-        error=outcome.error,
-        response_body=outcome.text,
-        duration_ms=outcome.duration_ms,
-        next_attempt_at=next_at,
+    _write([outcome], DeliveryStatus.PENDING, next_attempt_at=next_at)
+    return "retry"
+
+
+def _write(
+    outcomes: list[Outcome],
+    status: DeliveryStatus,
+    *,
+    error: str | None = None,
+    next_attempt_at: dt.datetime | None = None,
+) -> list[int]:
+    """The one writer of attempt outcomes, in one update for outcomes with the same answer
+    (their durations in one CASE): the status, the answer (or `error`), and the release of
+    the claim; due again at `next_attempt_at` when it is a retry. The ids written."""
+    first = outcomes[0]
+    ids = [o.job.id for o in outcomes]
+    durations = {o.duration_ms for o in outcomes}
+    duration = (
+        Value(durations.pop())
+        if len(durations) == 1
+        else Case(
+            *[When(pk=o.job.id, then=Value(o.duration_ms)) for o in outcomes],
+            output_field=IntegerField(),
+        )
+    )
+    WebhookDelivery.objects.filter(pk__in=ids).update(
+        status=status,
+        response_status=first.status_code,
+        error=first.error if error is None else error,
+        response_body=first.text,
+        duration_ms=duration,
+        next_attempt_at=next_attempt_at,
         locked_until=None,
     )
-    return "retry"
+    return ids
 
 
 def delivery_attempt(*, delivery_id: int) -> str | None:
@@ -364,19 +367,6 @@ def delivery_attempt(*, delivery_id: int) -> str | None:
     if not jobs:
         return None
     return outcomes_record([delivery_send(jobs[0])])[0]
-
-
-def _finish(delivery_id: int, status, code, error, duration, text="") -> str:
-    WebhookDelivery.objects.filter(pk=delivery_id).update(
-        status=status,
-        response_status=code,
-        error=error,
-        response_body=text,
-        duration_ms=duration,
-        next_attempt_at=None,
-        locked_until=None,
-    )
-    return str(status)
 
 
 def deliveries_sweep(*, limit: int = 500) -> int:
