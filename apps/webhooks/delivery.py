@@ -13,12 +13,15 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import httpx
+import certifi
+import urllib3
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, F, IntegerField, Q, Value, When
+from django.db.models import F, IntegerField, Q, Value
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
+from urllib3.exceptions import NewConnectionError
 
 from apps.events.models import Event
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
@@ -91,40 +94,56 @@ def signature_headers(*, secrets: list[str], msg_id: str, when: dt.datetime, bod
     }
 
 
-def _post(url: str, target: Target, headers: dict, body: str) -> httpx.Response:
-    """POST to the pinned address, with the name in Host and in the TLS SNI."""
+def _post(url: str, target: Target, headers: dict, body: str) -> urllib3.BaseHTTPResponse:
+    """POST to the pinned address, with the name in Host (and in the TLS SNI, checked
+    against the certificate); no redirect followed, no retry (the delivery loop retries)."""
     parts = urlsplit(url)
-    literal = f"[{target.address}]" if ":" in target.address else target.address
-    pinned = parts._replace(netloc=f"{literal}:{target.port}").geturl()
     host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
-    return _client_for(target).post(
-        pinned,
-        content=body.encode(),
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return _pool_for(target).urlopen(
+        "POST",
+        path,
+        body=body.encode(),
         headers={**headers, "host": host},
-        extensions={"sni_hostname": target.host},
+        redirect=False,
+        retries=False,
+        assert_same_host=False,
     )
 
 
-_clients = threading.local()
+_pools = threading.local()
 
 
-def _client_for(target: Target) -> httpx.Client:
-    """One keep-alive client per thread and (address, port, name): building an SSL context per
-    request cost more than the request, and a connection is never reused for another name."""
-    pool = getattr(_clients, "pool", None)
-    if pool is None:
-        pool = _clients.pool = {}
+def _pool_for(target: Target) -> urllib3.HTTPConnectionPool:
+    """One keep-alive connection per thread and (address, port, name), to the checked address
+    only: building an SSL context per request cost more than the request, and a connection
+    is never reused for another name. urllib3 rather than httpx: the same request at about
+    half the CPU, and the request was most of a delivery's (docs/webhooks.md, "Measured")."""
+    pools = getattr(_pools, "pools", None)
+    if pools is None:
+        pools = _pools.pools = {}
     key = (target.scheme, target.address, target.port, target.host)
-    client = pool.get(key)
-    if client is None:
-        if len(pool) > 100:
-            for old in pool.values():
+    pool = pools.get(key)
+    if pool is None:
+        if len(pools) > 100:
+            for old in pools.values():
                 old.close()
-            pool.clear()
-        client = pool[key] = httpx.Client(
-            timeout=TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
-        )
-    return client
+            pools.clear()
+        options = {"maxsize": 1, "timeout": urllib3.Timeout(TIMEOUT_SECONDS), "retries": False}
+        if target.scheme == "https":
+            pool = urllib3.HTTPSConnectionPool(
+                target.address,
+                target.port,
+                server_hostname=target.host,
+                assert_hostname=target.host,
+                cert_reqs="CERT_REQUIRED",
+                ca_certs=certifi.where(),
+                **options,
+            )
+        else:
+            pool = urllib3.HTTPConnectionPool(target.address, target.port, **options)
+        pools[key] = pool
+    return pool
 
 
 def retry_delay(attempts: int) -> float:
@@ -225,7 +244,9 @@ def deliveries_claim(
     with transaction.atomic():
         ids = list(
             due.select_for_update(skip_locked=True)
-            .order_by("next_attempt_at", "id")
+            # The due index's order: a tie-break on id made PostgreSQL sort the whole backlog
+            # at every claim (6 ms with 5,000 pending instead of 0.1 ms).
+            .order_by("next_attempt_at")
             .values_list("pk", flat=True)[:limit]
         )
         if not ids:
@@ -278,12 +299,15 @@ def delivery_send(job: Job) -> Outcome:
             secrets=list(job.secrets), msg_id=job.msg_id, when=timezone.now(), body=job.body
         )
         response = _post(job.url, target, headers, job.body)
-        status_code, text = response.status_code, response.text[:500]
+        status_code = response.status
+        text = response.data[:2000].decode("utf-8", "replace")[:500]
     except TargetRefused as exc:
         error = str(exc)
-    except httpx.TimeoutException:
+    except NewConnectionError as exc:  # a refused connection (a ConnectTimeoutError subclass)
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    except urllib3.exceptions.TimeoutError:
         error = f"No answer within {TIMEOUT_SECONDS:.0f} s."
-    except httpx.HTTPError as exc:
+    except urllib3.exceptions.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
     return Outcome(job, status_code, error, text, int((time.monotonic() - started) * 1000))
 
@@ -335,19 +359,21 @@ def _write(
     next_attempt_at: dt.datetime | None = None,
 ) -> list[int]:
     """The one writer of attempt outcomes, in one update for outcomes with the same answer
-    (their durations in one CASE): the status, the answer (or `error`), and the release of
+    (their durations in one CASE on the id): the status, the answer (or `error`), and the release of
     the claim; due again at `next_attempt_at` when it is a retry. The ids written."""
     first = outcomes[0]
     ids = [o.job.id for o in outcomes]
     durations = {o.duration_ms for o in outcomes}
-    duration = (
-        Value(durations.pop())
-        if len(durations) == 1
-        else Case(
-            *[When(pk=o.job.id, then=Value(o.duration_ms)) for o in outcomes],
+    if len(durations) == 1:
+        duration = Value(durations.pop())
+    else:
+        # A plain CASE on the id: the ORM's Case(When(pk=…)) resolved a filter per row and
+        # cost more CPU than sending the batch.
+        duration = RawSQL(
+            "CASE id " + "WHEN %s THEN %s " * len(outcomes) + "END",
+            [value for o in outcomes for value in (o.job.id, o.duration_ms)],
             output_field=IntegerField(),
         )
-    )
     WebhookDelivery.objects.filter(pk__in=ids).update(
         status=status,
         response_status=first.status_code,

@@ -366,7 +366,9 @@ LOGGING = {
         # Runserver's access lines duplicate the one apps.core.middleware writes.
         "django.server": {"level": "WARNING"},
         # One line per webhook request would repeat the delivery log (webhooks_webhookdelivery)
-        # and cost the worker more CPU than the request itself.
+        # and cost the worker more CPU than the request itself: urllib3 sends deliveries,
+        # httpx the scripts under bench/ and reliability/.
+        "urllib3": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
     },

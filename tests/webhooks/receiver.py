@@ -21,6 +21,7 @@ class Receiver:
         self.received: list[dict] = []  # verified payloads, in arrival order
         self.rejected: list[str] = []  # why a request failed verification
         self.headers: list[dict] = []
+        self.paths: list[str] = []
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -30,6 +31,7 @@ class Receiver:
                     time.sleep(receiver.delay)
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 receiver.headers.append(headers)
+                receiver.paths.append(self.path)
                 try:
                     payload = Webhook(receiver.secret).verify(body, headers)
                     receiver.received.append(payload)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import socket
 
 import pytest
 from django.utils import timezone
@@ -213,6 +214,35 @@ def test_private_target_not_called_at_delivery(api, carrier, settings):
         assert run_due() == ["retry"]
     assert receiver.headers == []
     assert "private" in WebhookDelivery.objects.get().error
+
+
+def test_connection_goes_to_the_checked_address_with_the_name_as_host(
+    api, carrier, private_ok, monkeypatch
+):
+    """The host is resolved once, for the SSRF check, and the connection goes to that
+    address: a second resolution (DNS rebinding) would fail here, and the name is sent as
+    Host."""
+    real = socket.getaddrinfo
+    answers = {"left": 2}  # at creation, then the check at delivery; never a third time
+
+    def fake(host, *args, **kwargs):
+        if host == "hooks.customer.test":
+            if answers["left"] <= 0:
+                raise socket.gaierror("resolved again")
+            answers["left"] -= 1
+            host = "127.0.0.1"
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake)
+    with Receiver() as receiver:
+        port = receiver.server.server_address[1]
+        hook = subscribe(api, f"http://hooks.customer.test:{port}/hook?via=dns")
+        receiver.secret = hook["secret"]
+        api.put(f"/v1/clients/{carrier.id}", {"clientName": "Pinned"}, format="json")
+        assert run_due() == ["delivered"]
+    assert answers["left"] == 0
+    assert receiver.headers[0]["host"] == f"hooks.customer.test:{port}"
+    assert receiver.paths == ["/hook?via=dns"]
 
 
 def test_errors_and_permissions(api, viewer_api, other_api, make_api, private_ok, rival):
