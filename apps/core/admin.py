@@ -52,6 +52,20 @@ class _ScopedRows:
         return field
 
 
+class ReadOnlyAdminMixin:
+    """Shown, never written from the admin: no add, change or delete (the record has another
+    writer, or none)."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
     """Lists, detail pages, autocompletes and choices all go through `for_user`."""
 

@@ -5,7 +5,7 @@ Best rating is a compliance event, and master data sits below the apps that use 
 
 from django.contrib import admin
 
-from apps.core.admin import ServiceFormAdmin
+from apps.core.admin import ReadOnlyAdminMixin, ServiceFormAdmin
 from apps.masterdata.models import (
     City,
     ClientType,
@@ -34,22 +34,13 @@ class MasterDataAdmin(ServiceFormAdmin):
 
 
 @admin.register(State)
-class StateAdmin(admin.ModelAdmin):
+class StateAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Read-only: the USPS list (states, DC, territories) that load_masterdata keeps; writes
     and lookups name a state by its USPS code, and its cities go with it."""
 
     list_display = ["name", "code", "is_territory"]
     list_filter = ["is_territory"]
     search_fields = ["name", "code"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(City)
