@@ -17,6 +17,7 @@ from apps.compliance.selectors import requirement_profile_resolve
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.selectors import (
+    ClientVerification,
     covered_today_filter,
     verify_clients,
     verify_vehicles,
@@ -128,7 +129,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     matches = [
         r
         for r in verify_vehicles(user=user, on=on, vin=vehicle.serial_number)
-        if r["vehicle"]["id"] == vehicle.pk
+        if r.vehicle.pk == vehicle.pk
     ]
     links = list(
         DriverVehicle.objects.filter(vehicle=vehicle)
@@ -218,7 +219,7 @@ def client_summary(*, user, client, on: dt.date) -> dict:
     return {
         "on": on,
         "verification": verification,
-        "compliance": (verification or {}).get("compliance"),
+        "compliance": verification.compliance if verification else None,
         "policies": [
             {
                 "number": p.policy_number,
@@ -238,7 +239,7 @@ def client_summary(*, user, client, on: dt.date) -> dict:
     }
 
 
-def _client_verification(*, user, client, on: dt.date) -> dict | None:
+def _client_verification(*, user, client, on: dt.date) -> ClientVerification | None:
     """Verification's own answer for the client, with its compliance under the agency's
     built-in `federal-minimum` profile (contract section 15), resolved as the API resolves
     `profile=federal-minimum`."""

@@ -9,21 +9,42 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.compliance.evaluation import REASON_CODES
-from apps.core.serializers import StrictCharField, StrictIntegerField
+from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 
 
-class ReasonSerializer(serializers.Serializer):
+class ReasonSerializer(ShapedSerializer):
     code = serializers.ChoiceField(choices=REASON_CODES)
     coverage_type = StrictCharField(allow_null=True)
     required = StrictCharField(allow_null=True)
     actual = StrictCharField(allow_null=True)
     message = StrictCharField()
 
+    @staticmethod
+    def shape(reason: dict) -> dict:
+        return {
+            "code": reason["code"],
+            "coverage_type": reason["coverage_type"],
+            "required": reason["required"],
+            "actual": reason["actual"],
+            "message": reason["message"],
+        }
 
-class ComplianceSerializer(serializers.Serializer):
+
+class ComplianceSerializer(ShapedSerializer):
+    # Shapes a verdict of apps.compliance.evaluation.verdict.
     profile_id = StrictIntegerField()
     result = serializers.ChoiceField(choices=["PASS", "CAUTION", "FAIL"])
     reasons = ReasonSerializer(many=True)
+
+    @staticmethod
+    def shape(verdict: dict | None) -> dict | None:
+        if verdict is None:
+            return None
+        return {
+            "profile_id": verdict["profile_id"],
+            "result": verdict["result"],
+            "reasons": [ReasonSerializer.shape(r) for r in verdict["reasons"]],
+        }
 
 
 def compliance_field() -> ComplianceSerializer:

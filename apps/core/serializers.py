@@ -164,3 +164,17 @@ class SoftDeletedFields(serializers.Serializer):
     deleted_at = UtcDateTimeField(read_only=True, allow_null=True)
 
     field_names = ("deleted", "deleted_at")
+
+
+# An output serializer whose declared fields are the schema and whose `shape` renders.
+#
+# DRF renders a record field by field (a field object, `get_attribute` and `to_representation`
+# per value): for verification's 1,000-unit batch that would be most of the request. A shaped
+# serializer maps one record to its declared fields in one function, the static method
+# `shape(record, ...)`, which nested shapes call directly (no field tree is built while
+# rendering). tests/coverages/test_verification_shapes.py holds each one to its declaration:
+# the keys it renders are the fields it declares, in order, at every depth. (Comments, not a
+# docstring: drf-spectacular would take a docstring as every subclass's schema description.)
+class ShapedSerializer(serializers.Serializer):
+    def to_representation(self, instance):
+        return self.shape(instance)

@@ -18,8 +18,6 @@ from django.db.models import Exists, OuterRef, Q
 from apps.clients.models import Client
 from apps.compliance.evaluation import verdict
 from apps.compliance.selectors import ProfileChoice
-from apps.core.money import format_money
-from apps.coverages.choices import CoverageStatus
 from apps.coverages.models import VehicleCoverage
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit
@@ -94,46 +92,6 @@ def attach_limit_rows(policies: Iterable[Policy]) -> None:
         by_id[policy_id].prefetched_limits.append(LimitRow(name, amount))
 
 
-def client_ref(client: Client) -> dict:
-    return {
-        "id": client.id,
-        "client_name": client.client_name,
-        "dot": client.dot,
-        "agency_id": client.agency_id,
-        "agency_name": client.agency.name,
-    }
-
-
-def coverage_ref(policy: Policy, on: dt.date) -> dict:
-    return {
-        "policy_id": policy.id,
-        "policy_number": policy.policy_number,
-        "coverage_type": policy.coverage_type.code,
-        "coverage_type_name": policy.coverage_type.name,
-        "insurer_name": policy.insurer.name if policy.insurer_id else None,
-        "naic": policy.insurer.naic if policy.insurer_id else None,
-        "am_best_rating": (policy.insurer.am_best_rating or None) if policy.insurer_id else None,
-        "effective_date": policy.effective_date.isoformat(),
-        "expiration_date": policy.expiration_date.isoformat(),
-        "status": policy.status_on(on),
-        "limits": [{"name": x.name, "amount": format_money(x.amount)} for x in policy.limit_rows()],
-    }
-
-
-def vehicle_ref(vehicle: Vehicle) -> dict:
-    return {
-        "id": vehicle.id,
-        "vin": vehicle.serial_number,
-        "unit": vehicle.unit,
-        "model_year": vehicle.model_year,
-        "make": vehicle.make.name,
-        "license_plate": vehicle.license_plate,
-        "license_plate_state": vehicle.license_plate_state.code
-        if vehicle.license_plate_state_id
-        else None,
-    }
-
-
 def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
     """The live policies not ended on D (in force, or starting later), per client, with what
     verification and compliance read (two queries); compliance monitoring uses it too."""
@@ -158,52 +116,60 @@ def _compliance(
     policies: list[Policy],
     on: dt.date,
     unit_policies: list[Policy] | None = None,
-) -> dict:
-    """`{"compliance": …}` when a profile was asked for (None for what was not found)."""
-    if profile is None:
-        return {}
-    if client is None:
-        return {"compliance": None}
-    compiled = profile.for_agency(client.agency_id)
-    return {
-        "compliance": verdict(
-            compiled,
-            policies=policies,
-            cargo_class=client.cargo_class,
-            on=on,
-            unit_policies=unit_policies,
-        )
-    }
+) -> dict | None:
+    """The client's (or unit's) verdict under the profile asked for; None without a profile or
+    for what was not found."""
+    if profile is None or client is None:
+        return None
+    return verdict(
+        profile.for_agency(client.agency_id),
+        policies=policies,
+        cargo_class=client.cargo_class,
+        on=on,
+        unit_policies=unit_policies,
+    )
 
 
-def _client_result(
+class ClientVerification(NamedTuple):
+    """One answer of client verification, shaped by `ClientVerificationSerializer`: the DOT
+    asked, the client found (None: not found), its live policies not ended on D and what was
+    computed of them (`checked`: a profile was asked for, so `compliance` is shown)."""
+
+    dot: str | None
+    client: Client | None
+    policies: list[Policy]
+    on: dt.date
+    verified: bool
+    status: str
+    checked: bool
+    compliance: dict | None
+
+    @property
+    def found(self) -> bool:
+        return self.client is not None
+
+
+def _client_verification(
     dot: str | None,
     client: Client | None,
     policies: list[Policy],
-    on,
+    on: dt.date,
     profile: ProfileChoice | None = None,
-) -> dict:
+) -> ClientVerification:
+    checked = profile is not None
     if client is None:
-        return {
-            "dot": dot,
-            "found": False,
-            "verified": False,
-            "status": NOT_FOUND,
-            "client": None,
-            "coverages": [],
-            **_compliance(profile, None, [], on),
-        }
-    coverages = [coverage_ref(p, on) for p in policies]
-    in_force = any(c["status"] == PolicyStatus.ACTIVE for c in coverages)
-    return {
-        "dot": client.dot if dot is None else dot,
-        "found": True,
-        "verified": in_force,
-        "status": ACTIVE if in_force else INACTIVE,
-        "client": client_ref(client),
-        "coverages": coverages,
-        **_compliance(profile, client, policies, on),
-    }
+        return ClientVerification(dot, None, [], on, False, NOT_FOUND, checked, None)
+    in_force = any(p.status_on(on) == PolicyStatus.ACTIVE for p in policies)
+    return ClientVerification(
+        client.dot if dot is None else dot,
+        client,
+        policies,
+        on,
+        in_force,
+        ACTIVE if in_force else INACTIVE,
+        checked,
+        _compliance(profile, client, policies, on),
+    )
 
 
 def verify_clients(
@@ -213,7 +179,7 @@ def verify_clients(
     dots: list[str] | None = None,
     client_id: int | None = None,
     profile: ProfileChoice | None = None,
-) -> list[dict]:
+) -> list[ClientVerification]:
     """One result per requested DOT (request order, duplicates once), or one for the client id;
     with a profile, each found client's compliance, computed from the policies read anyway."""
     clients = (
@@ -228,7 +194,7 @@ def verify_clients(
         clients = list(clients.filter(dot__in=dots).order_by("id"))
     policies = policies_by_client((c.id for c in clients), on)
     if client_id is not None:
-        return [_client_result(None, c, policies.get(c.id, []), on, profile) for c in clients]
+        return [_client_verification(None, c, policies.get(c.id, []), on, profile) for c in clients]
 
     # A user of several agencies may see the same DOT twice: the verified client answers.
     by_dot: dict[str, Client] = {}
@@ -243,7 +209,9 @@ def verify_clients(
     for dot in dict.fromkeys(dots):
         client = by_dot.get(dot)
         results.append(
-            _client_result(dot, client, policies.get(client.id, []) if client else [], on, profile)
+            _client_verification(
+                dot, client, policies.get(client.id, []) if client else [], on, profile
+            )
         )
     return results
 
@@ -276,28 +244,6 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     return grouped
 
 
-def _vehicle_coverages(
-    periods: list[VehicleCoverage], on: dt.date, refs: dict[int, dict] | None = None
-) -> list[dict]:
-    """The coverages of one unit; `refs` keeps each policy's part (read-only, shared by the
-    units of one answer), built once per call."""
-    refs = {} if refs is None else refs
-    coverages = []
-    for period in periods:
-        ref = refs.get(period.policy_id)
-        if ref is None:
-            ref = refs[period.policy_id] = coverage_ref(period.policy, on)
-        coverages.append(
-            {
-                **ref,
-                "coverage_status": period.coverage_status,
-                "coverage_status_name": CoverageStatus(period.coverage_status).label,
-                "policy_added_date": period.policy_added_date.isoformat(),
-            }
-        )
-    return coverages
-
-
 def _vehicles(user):
     return (
         Vehicle.objects.for_user(user)
@@ -305,6 +251,52 @@ def _vehicles(user):
         .select_related("client", "client__agency", "make", "license_plate_state")
         .only(*VEHICLE_COLUMNS)
         .order_by("id")
+    )
+
+
+class VehicleVerification(NamedTuple):
+    """One answer of vehicle verification, shaped by `VehicleVerificationSerializer` (and, with
+    the key asked for, by `FleetEntrySerializer`): the unit found (None: not found; its client
+    is `vehicle.client`), the periods covering it on D (each with its `policy`) and what was
+    computed of them."""
+
+    vehicle: Vehicle | None
+    periods: list[VehicleCoverage]
+    on: dt.date
+    verified: bool
+    status: str
+    checked: bool
+    compliance: dict | None
+    key_name: str | None = None  # the batch: "vin" or "license_plate", and the key asked
+    key: str | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.vehicle is not None
+
+
+def _vehicle_verification(
+    vehicle: Vehicle | None,
+    periods: list[VehicleCoverage],
+    on: dt.date,
+    profile: ProfileChoice | None,
+    client_policies: dict[int, list[Policy]],
+    key_name: str | None = None,
+    key: str | None = None,
+) -> VehicleVerification:
+    checked = profile is not None
+    if vehicle is None:
+        return VehicleVerification(None, [], on, False, NOT_FOUND, checked, None, key_name, key)
+    compliance = _compliance(
+        profile,
+        vehicle.client,
+        client_policies.get(vehicle.client_id, []),
+        on,
+        unit_policies=[p.policy for p in periods],
+    )
+    status = ACTIVE if periods else INACTIVE
+    return VehicleVerification(
+        vehicle, periods, on, bool(periods), status, checked, compliance, key_name, key
     )
 
 
@@ -316,7 +308,7 @@ def verify_vehicles(
     license_plate: str | None = None,
     license_plate_state=None,
     profile: ProfileChoice | None = None,
-) -> list[dict]:
+) -> list[VehicleVerification]:
     """Every visible vehicle matching the VIN or the plate, with what covers it on D (and,
     with a profile, its compliance: the client's policies are then read too, two queries)."""
     vehicles = _vehicles(user)
@@ -329,21 +321,10 @@ def verify_vehicles(
     vehicles = list(vehicles)
     periods = covering_periods((v.id for v in vehicles), on)
     client_policies = _unit_clients_policies(profile, vehicles, on)
-    results = []
-    for vehicle in vehicles:
-        unit_periods = periods.get(vehicle.id, [])
-        coverages = _vehicle_coverages(unit_periods, on)
-        results.append(
-            {
-                "vehicle": vehicle_ref(vehicle),
-                "client": client_ref(vehicle.client),
-                "verified": bool(coverages),
-                "status": ACTIVE if coverages else INACTIVE,
-                "coverages": coverages,
-                **_unit_compliance(profile, vehicle, client_policies, unit_periods, on),
-            }
-        )
-    return results
+    return [
+        _vehicle_verification(vehicle, periods.get(vehicle.id, []), on, profile, client_policies)
+        for vehicle in vehicles
+    ]
 
 
 def _unit_clients_policies(profile, vehicles: list[Vehicle], on: dt.date) -> dict:
@@ -352,14 +333,28 @@ def _unit_clients_policies(profile, vehicles: list[Vehicle], on: dt.date) -> dic
     return policies_by_client({v.client_id for v in vehicles}, on)
 
 
-def _unit_compliance(profile, vehicle, client_policies: dict, periods, on) -> dict:
-    return _compliance(
-        profile,
-        vehicle.client,
-        client_policies.get(vehicle.client_id, []),
-        on,
-        unit_policies=[p.policy for p in periods],
-    )
+class VerificationAnswer(NamedTuple):
+    """What a client or vehicle verification answers: its results and the date they are for."""
+
+    results: list
+    on: dt.date
+
+
+class FleetSummary(NamedTuple):
+    """The batch's counts (`FleetSummarySerializer`); `compliance`, with a profile: how many
+    found units got each result ("PASS", "CAUTION", "FAIL")."""
+
+    requested: int
+    covered: int
+    uncovered: int
+    not_found: int
+    compliance: dict[str, int] | None
+
+
+class FleetVerification(NamedTuple):
+    results: list[VehicleVerification]
+    summary: FleetSummary
+    on: dt.date
 
 
 def verify_fleet(
@@ -369,7 +364,7 @@ def verify_fleet(
     vins: list[str],
     plates: list[str],
     profile: ProfileChoice | None = None,
-) -> dict:
+) -> FleetVerification:
     """The fleet gap check: one entry per requested unit, and a summary (with a profile, each
     unit's compliance and the count per result)."""
     keys = [plate_key(p) for p in plates]
@@ -392,51 +387,29 @@ def verify_fleet(
         by_vin[vehicle.serial_number].append(vehicle)
         if vehicle.license_plate_key:
             by_plate[vehicle.license_plate_key].append(vehicle)
-    refs: dict[int, dict] = {}  # each policy's part of a coverage, built once
-    client_refs: dict[int, dict] = {}
 
-    def entry(key_name: str, key: str, matches: list[Vehicle]) -> dict:
-        if not matches:
-            return {
-                key_name: key,
-                "found": False,
-                "verified": False,
-                "status": NOT_FOUND,
-                "vehicle": None,
-                "client": None,
-                "coverages": [],
-                **_compliance(profile, None, [], on),
-            }
+    def entry(key_name: str, key: str, matches: list[Vehicle]) -> VehicleVerification:
         # Several visible vehicles may share a VIN or plate: a covered one answers.
-        best = next((v for v in matches if periods.get(v.id)), matches[0])
-        unit_periods = periods.get(best.id, [])
-        coverages = _vehicle_coverages(unit_periods, on, refs)
-        client = client_refs.get(best.client_id)
-        if client is None:
-            client = client_refs[best.client_id] = client_ref(best.client)
-        return {
-            key_name: key,
-            "found": True,
-            "verified": bool(coverages),
-            "status": ACTIVE if coverages else INACTIVE,
-            "vehicle": vehicle_ref(best),
-            "client": client,
-            "coverages": coverages,
-            **_unit_compliance(profile, best, client_policies, unit_periods, on),
-        }
+        best = next((v for v in matches if periods.get(v.id)), matches[0]) if matches else None
+        unit_periods = periods.get(best.id, []) if best else []
+        return _vehicle_verification(
+            best, unit_periods, on, profile, client_policies, key_name, key
+        )
 
     results = [entry("vin", vin, by_vin.get(vin, [])) for vin in dict.fromkeys(vins)]
     results += [
         entry("license_plate", plate, by_plate.get(plate_key(plate), []))
         for plate in dict.fromkeys(plates)
     ]
-    summary = {
-        "requested": len(results),
-        "covered": sum(r["verified"] for r in results),
-        "uncovered": sum(r["found"] and not r["verified"] for r in results),
-        "not_found": sum(not r["found"] for r in results),
-    }
+    counts = None
     if profile is not None:
-        verdicts = [r["compliance"]["result"] for r in results if r["compliance"]]
-        summary["compliance"] = {v.lower(): verdicts.count(v) for v in ("PASS", "CAUTION", "FAIL")}
-    return {"results": results, "summary": summary}
+        verdicts = [r.compliance["result"] for r in results if r.compliance]
+        counts = {v: verdicts.count(v) for v in ("PASS", "CAUTION", "FAIL")}
+    summary = FleetSummary(
+        requested=len(results),
+        covered=sum(r.verified for r in results),
+        uncovered=sum(r.found and not r.verified for r in results),
+        not_found=sum(not r.found for r in results),
+        compliance=counts,
+    )
+    return FleetVerification(results, summary, on)

@@ -12,7 +12,8 @@ import datetime as dt
 from django.utils import timezone
 from rest_framework import serializers
 
-from apps.core.serializers import MoneyField
+from apps.core.money import format_money
+from apps.core.serializers import MoneyField, ShapedSerializer
 from apps.coverages.choices import CoverageStatus
 
 ISO = "iso-8601"
@@ -52,8 +53,13 @@ class AssignmentSummarySerializer(serializers.Serializer):
         return assignment.covered_on(context_date(self))
 
 
-class LimitSerializer(serializers.Serializer):
+class LimitSerializer(ShapedSerializer):
     """A policy limit as verification and the certificate show it."""
 
     name = serializers.CharField()
     amount = MoneyField()
+
+    @staticmethod
+    def shape(limit) -> dict:
+        """A `PolicyLimit` or a `LimitRow` (apps.coverages.selectors.attach_limit_rows)."""
+        return {"name": limit.name, "amount": format_money(limit.amount)}

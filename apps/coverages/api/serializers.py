@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import datetime as dt
+
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
+from apps.clients.models import Client
 from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
-from apps.compliance.serializers import ProfileRefField, compliance_field
+from apps.compliance.serializers import ComplianceSerializer, ProfileRefField, compliance_field
 from apps.core.identifiers import parse_vin
 from apps.core.params import (
     AsOfParam,
@@ -17,6 +20,7 @@ from apps.core.params import (
     QueryParameters,
 )
 from apps.core.serializers import (
+    ShapedSerializer,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
@@ -27,9 +31,19 @@ from apps.coverages.choices import (
     VERIFICATION_STATUSES,
     CoverageStatus,
 )
+from apps.coverages.models import VehicleCoverage
+from apps.coverages.selectors import (
+    ClientVerification,
+    FleetSummary,
+    FleetVerification,
+    VehicleVerification,
+    VerificationAnswer,
+)
 from apps.coverages.serializers import LimitSerializer
 from apps.masterdata.lookup import resolve
 from apps.masterdata.models import State
+from apps.policies.models import Policy
+from apps.vehicles.models import Vehicle
 from apps.vehicles.params import VinParam
 
 MAX_DOTS = 500
@@ -141,18 +155,29 @@ class VehicleVerificationParams(QueryParameters):
         return super().to_internal_value(data)
 
 
-# --- verification (documented shapes) ------------------------------------------------------
+# --- verification: the answers, shaped from the selectors' records ------------------------
+# Each class declares the schema and renders it (`shape`, apps.core.serializers.ShapedSerializer).
 
 
-class ClientRefSerializer(serializers.Serializer):
+class ClientRefSerializer(ShapedSerializer):
     id = StrictIntegerField()
     client_name = StrictCharField()
     dot = StrictCharField(allow_null=True)
     agency_id = StrictIntegerField()
     agency_name = StrictCharField()
 
+    @staticmethod
+    def shape(client: Client) -> dict:
+        return {
+            "id": client.id,
+            "client_name": client.client_name,
+            "dot": client.dot,
+            "agency_id": client.agency_id,
+            "agency_name": client.agency.name,
+        }
 
-class CoverageRefSerializer(serializers.Serializer):
+
+class CoverageRefSerializer(ShapedSerializer):
     policy_id = StrictIntegerField()
     policy_number = StrictCharField(allow_null=True)
     coverage_type = StrictCharField()
@@ -165,14 +190,47 @@ class CoverageRefSerializer(serializers.Serializer):
     status = StrictCharField()
     limits = LimitSerializer(many=True)
 
+    @staticmethod
+    def shape(policy: Policy, on: dt.date) -> dict:
+        insurer = policy.insurer if policy.insurer_id else None
+        return {
+            "policy_id": policy.id,
+            "policy_number": policy.policy_number,
+            "coverage_type": policy.coverage_type.code,
+            "coverage_type_name": policy.coverage_type.name,
+            "insurer_name": insurer.name if insurer else None,
+            "naic": insurer.naic if insurer else None,
+            "am_best_rating": (insurer.am_best_rating or None) if insurer else None,
+            "effective_date": policy.effective_date.isoformat(),
+            "expiration_date": policy.expiration_date.isoformat(),
+            "status": policy.status_on(on),
+            "limits": [LimitSerializer.shape(row) for row in policy.limit_rows()],
+        }
+
 
 class VehicleCoverageRefSerializer(CoverageRefSerializer):
     coverage_status = StrictIntegerField()
     coverage_status_name = StrictCharField()
     policy_added_date = serializers.DateField()
 
+    @staticmethod
+    def shape(period: VehicleCoverage, on: dt.date, policies: dict | None = None) -> dict:
+        """`policies` keeps each policy's part (read-only), shaped once per answer and shared
+        by the periods on it: a batch's thousand periods are on a handful of policies."""
+        part = None if policies is None else policies.get(period.policy_id)
+        if part is None:
+            part = CoverageRefSerializer.shape(period.policy, on)
+            if policies is not None:
+                policies[period.policy_id] = part
+        return {
+            **part,
+            "coverage_status": period.coverage_status,
+            "coverage_status_name": CoverageStatus(period.coverage_status).label,
+            "policy_added_date": period.policy_added_date.isoformat(),
+        }
 
-class VehicleRefSerializer(serializers.Serializer):
+
+class VehicleRefSerializer(ShapedSerializer):
     id = StrictIntegerField()
     vin = StrictCharField()
     unit = StrictCharField()
@@ -181,8 +239,22 @@ class VehicleRefSerializer(serializers.Serializer):
     license_plate = StrictCharField()
     license_plate_state = StrictCharField(allow_null=True)
 
+    @staticmethod
+    def shape(vehicle: Vehicle) -> dict:
+        return {
+            "id": vehicle.id,
+            "vin": vehicle.serial_number,
+            "unit": vehicle.unit,
+            "model_year": vehicle.model_year,
+            "make": vehicle.make.name,
+            "license_plate": vehicle.license_plate,
+            "license_plate_state": vehicle.license_plate_state.code
+            if vehicle.license_plate_state_id
+            else None,
+        }
 
-class ClientVerificationSerializer(serializers.Serializer):
+
+class ClientVerificationSerializer(ShapedSerializer):
     dot = StrictCharField(allow_null=True)
     found = StrictBooleanField()
     verified = StrictBooleanField()
@@ -191,13 +263,35 @@ class ClientVerificationSerializer(serializers.Serializer):
     coverages = CoverageRefSerializer(many=True)
     compliance = compliance_field()
 
+    @staticmethod
+    def shape(result: ClientVerification) -> dict:
+        client, on = result.client, result.on
+        shaped = {
+            "dot": result.dot,
+            "found": client is not None,
+            "verified": result.verified,
+            "status": result.status,
+            "client": None if client is None else ClientRefSerializer.shape(client),
+            "coverages": [CoverageRefSerializer.shape(p, on) for p in result.policies],
+        }
+        if result.checked:
+            shaped["compliance"] = ComplianceSerializer.shape(result.compliance)
+        return shaped
 
-class ClientVerificationResponseSerializer(serializers.Serializer):
+
+class ClientVerificationResponseSerializer(ShapedSerializer):
     as_of = serializers.DateField()
     results = ClientVerificationSerializer(many=True)
 
+    @staticmethod
+    def shape(answer: VerificationAnswer) -> dict:
+        return {
+            "as_of": answer.on.isoformat(),
+            "results": [ClientVerificationSerializer.shape(r) for r in answer.results],
+        }
 
-class VehicleVerificationSerializer(serializers.Serializer):
+
+class VehicleVerificationSerializer(ShapedSerializer):
     vehicle = VehicleRefSerializer()
     client = ClientRefSerializer()
     verified = StrictBooleanField()
@@ -205,10 +299,31 @@ class VehicleVerificationSerializer(serializers.Serializer):
     coverages = VehicleCoverageRefSerializer(many=True)
     compliance = compliance_field()
 
+    @staticmethod
+    def shape(result: VehicleVerification) -> dict:
+        vehicle, on = result.vehicle, result.on
+        shaped = {
+            "vehicle": VehicleRefSerializer.shape(vehicle),
+            "client": ClientRefSerializer.shape(vehicle.client),
+            "verified": result.verified,
+            "status": result.status,
+            "coverages": [VehicleCoverageRefSerializer.shape(p, on) for p in result.periods],
+        }
+        if result.checked:
+            shaped["compliance"] = ComplianceSerializer.shape(result.compliance)
+        return shaped
 
-class VehicleVerificationResponseSerializer(serializers.Serializer):
+
+class VehicleVerificationResponseSerializer(ShapedSerializer):
     as_of = serializers.DateField()
     results = VehicleVerificationSerializer(many=True)
+
+    @staticmethod
+    def shape(answer: VerificationAnswer) -> dict:
+        return {
+            "as_of": answer.on.isoformat(),
+            "results": [VehicleVerificationSerializer.shape(r) for r in answer.results],
+        }
 
 
 class FleetRequestSerializer(serializers.Serializer):
@@ -250,7 +365,7 @@ class FleetRequestSerializer(serializers.Serializer):
         return attrs
 
 
-class FleetEntrySerializer(serializers.Serializer):
+class FleetEntrySerializer(ShapedSerializer):
     vin = StrictCharField(required=False)
     license_plate = StrictCharField(required=False)
     found = StrictBooleanField()
@@ -261,8 +376,37 @@ class FleetEntrySerializer(serializers.Serializer):
     coverages = VehicleCoverageRefSerializer(many=True)
     compliance = compliance_field()
 
+    @staticmethod
+    def shape(
+        entry: VehicleVerification, policies: dict | None = None, clients: dict | None = None
+    ) -> dict:
+        """`policies` and `clients` keep what one answer has shaped (read-only, shared by its
+        entries): a batch's units are mostly one client's, on a handful of policies."""
+        vehicle, on = entry.vehicle, entry.on
+        client = None
+        if vehicle is not None:
+            client = None if clients is None else clients.get(vehicle.client_id)
+            if client is None:
+                client = ClientRefSerializer.shape(vehicle.client)
+                if clients is not None:
+                    clients[vehicle.client_id] = client
+        shaped = {
+            entry.key_name: entry.key,
+            "found": vehicle is not None,
+            "verified": entry.verified,
+            "status": entry.status,
+            "vehicle": None if vehicle is None else VehicleRefSerializer.shape(vehicle),
+            "client": client,
+            "coverages": [
+                VehicleCoverageRefSerializer.shape(p, on, policies) for p in entry.periods
+            ],
+        }
+        if entry.checked:
+            shaped["compliance"] = ComplianceSerializer.shape(entry.compliance)
+        return shaped
 
-class FleetSummarySerializer(serializers.Serializer):
+
+class FleetSummarySerializer(ShapedSerializer):
     requested = StrictIntegerField()
     covered = StrictIntegerField()
     uncovered = StrictIntegerField()
@@ -278,8 +422,35 @@ class FleetSummarySerializer(serializers.Serializer):
         help_text="With a profile: how many found units PASS, CAUTION and FAIL.",
     )
 
+    @staticmethod
+    def shape(summary: FleetSummary) -> dict:
+        shaped = {
+            "requested": summary.requested,
+            "covered": summary.covered,
+            "uncovered": summary.uncovered,
+            "not_found": summary.not_found,
+        }
+        if summary.compliance is not None:
+            counts = summary.compliance
+            shaped["compliance"] = {
+                "pass": counts["PASS"],
+                "caution": counts["CAUTION"],
+                "fail": counts["FAIL"],
+            }
+        return shaped
 
-class FleetResponseSerializer(serializers.Serializer):
+
+class FleetResponseSerializer(ShapedSerializer):
     as_of = serializers.DateField()
     results = FleetEntrySerializer(many=True)
     summary = FleetSummarySerializer()
+
+    @staticmethod
+    def shape(answer: FleetVerification) -> dict:
+        policies: dict[int, dict] = {}
+        clients: dict[int, dict] = {}
+        return {
+            "as_of": answer.on.isoformat(),
+            "results": [FleetEntrySerializer.shape(e, policies, clients) for e in answer.results],
+            "summary": FleetSummarySerializer.shape(answer.summary),
+        }

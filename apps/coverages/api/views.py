@@ -10,7 +10,12 @@ from rest_framework.views import APIView
 from apps.core.dates import today
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
-from apps.coverages.selectors import verify_clients, verify_fleet, verify_vehicles
+from apps.coverages.selectors import (
+    VerificationAnswer,
+    verify_clients,
+    verify_fleet,
+    verify_vehicles,
+)
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
 
 AS_OF = OpenApiParameter(
@@ -60,10 +65,11 @@ class ClientVerificationView(APIView):
         else:
             dots = query["dots"] if "dots" in query else [query["dot"]]
             results = verify_clients(user=request.user, on=on, dots=dots, profile=profile)
-            if not any(r["found"] for r in results):
+            if not any(r.found for r in results):
                 detail = "DOT number not found." if "dot" in query else "No DOT number was found."
                 raise NotFound(detail)
-        return Response({"as_of": on, "results": results})
+        answer = VerificationAnswer(results, on)
+        return Response(s.ClientVerificationResponseSerializer(answer).data)
 
 
 class VehicleVerificationView(APIView):
@@ -104,7 +110,8 @@ class VehicleVerificationView(APIView):
             )
         if not results:
             raise NotFound("No vehicle matches.")
-        return Response({"as_of": on, "results": results})
+        answer = VerificationAnswer(results, on)
+        return Response(s.VehicleVerificationResponseSerializer(answer).data)
 
 
 class FleetVerificationView(APIView):
@@ -124,14 +131,14 @@ class FleetVerificationView(APIView):
         body.is_valid(raise_exception=True)
         on = body.validated_data.get("as_of") or today()
         profile = s.profile_choice(request, body.validated_data.get("profile"))
-        result = verify_fleet(
+        answer = verify_fleet(
             user=request.user,
             on=on,
             vins=body.validated_data["vins"],
             plates=body.validated_data["license_plates"],
             profile=profile,
         )
-        return Response({"as_of": on, **result})
+        return Response(s.FleetResponseSerializer(answer).data)
 
 
 class AssignmentView(APIView):

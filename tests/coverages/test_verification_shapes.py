@@ -1,0 +1,101 @@
+"""Verification's response serializers render what they declare (issue 14): the schema
+drf-spectacular publishes and the bytes the endpoints answer come from the same classes, so
+they cannot drift. Each answer is read back over HTTP and walked against the declared fields of
+its serializer, at every depth: the keys rendered are the fields declared, in their order; an
+absent field is one declared not required (and every field is rendered by some answer)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+from djangorestframework_camel_case.util import underscoreize
+from rest_framework import serializers
+
+from apps.compliance.serializers import ComplianceSerializer, ReasonSerializer
+from apps.coverages.api import serializers as s
+from apps.coverages.serializers import LimitSerializer
+from apps.masterdata.models import State
+from apps.policies.models import PolicyLimit
+from tests.factories import ClientFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+VIN = "1FUJGLDR7CLBP8834"
+UNCOVERED_VIN = "3AKJHHDR5LSLA1234"
+
+
+@pytest.fixture
+def world(agency, carrier):
+    policy = PolicyFactory(client=carrier, policy_number="AL-1")
+    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
+    unit = VehicleFactory(
+        client=carrier,
+        serial_number=VIN,
+        license_plate="TX-4821A",
+        license_plate_state=State.objects.get(code="TX"),
+    )
+    VehicleCoverageFactory(vehicle=unit, policy=policy)
+    uninsured = ClientFactory(agency=agency, client_name="Bare Haulers", dot="2345678")
+    VehicleFactory(client=uninsured, serial_number=UNCOVERED_VIN, license_plate="")
+
+
+def _walk(serializer: serializers.Serializer, data: dict, path: str, seen: dict) -> None:
+    fields = serializer.fields
+    declared = list(fields)
+    assert list(data) == [name for name in declared if name in data], (path, list(data))
+    missing = set(declared) - set(data)
+    assert all(not fields[name].required for name in missing), (path, missing)
+    seen[type(serializer)].update(data)
+    for name, value in data.items():
+        field = fields[name]
+        if value is None:
+            assert field.allow_null, f"{path}.{name}"
+        elif isinstance(field, serializers.ListSerializer):
+            for index, item in enumerate(value):
+                _walk(field.child, item, f"{path}.{name}[{index}]", seen)
+        elif isinstance(field, serializers.Serializer):
+            _walk(field, value, f"{path}.{name}", seen)
+
+
+def _check(response, serializer_class, seen) -> None:
+    assert response.status_code == 200, response.content
+    _walk(serializer_class(), underscoreize(response.json()), serializer_class.__name__, seen)
+
+
+def test_verification_answers_render_exactly_their_declared_fields(api, carrier, world):
+    seen: dict[type, set] = defaultdict(set)
+    for query in ("dot=1234567", "dots=1234567&dots=2345678&dots=9999999", "id={}"):
+        for extra in ("", "&profile=federal-minimum&asOf=2020-01-01", "&profile=federal-minimum"):
+            url = "/v1/coverages/clients?" + query.format(carrier.id) + extra
+            _check(api.get(url), s.ClientVerificationResponseSerializer, seen)
+    for query in (f"vin={VIN}", "licensePlate=tx 4821a", f"vin={UNCOVERED_VIN}"):
+        for extra in ("", "&profile=federal-minimum"):
+            url = f"/v1/coverages/vehicles?{query}{extra}"
+            _check(api.get(url), s.VehicleVerificationResponseSerializer, seen)
+    for profile in ({}, {"profile": "federal-minimum"}):
+        body = {
+            "vins": [VIN, UNCOVERED_VIN, "1HGCM82633A004352"],
+            "licensePlates": ["TX4821A", "NOPLATE1"],
+            **profile,
+        }
+        response = api.post("/v1/coverages/vehicles/batch", body, format="json")
+        _check(response, s.FleetResponseSerializer, seen)
+
+    shaped = {
+        s.ClientVerificationResponseSerializer,
+        s.ClientVerificationSerializer,
+        s.ClientRefSerializer,
+        s.CoverageRefSerializer,
+        s.VehicleVerificationResponseSerializer,
+        s.VehicleVerificationSerializer,
+        s.VehicleRefSerializer,
+        s.VehicleCoverageRefSerializer,
+        s.FleetResponseSerializer,
+        s.FleetEntrySerializer,
+        s.FleetSummarySerializer,
+        LimitSerializer,
+        ComplianceSerializer,
+        ReasonSerializer,
+    }
+    for serializer_class in shaped:
+        assert seen[serializer_class] == set(serializer_class().fields), serializer_class
