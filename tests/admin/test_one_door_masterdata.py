@@ -10,9 +10,12 @@ import pytest
 
 from apps.accounts.models import ApiKey
 from apps.accounts.services import api_key_create
+from apps.events.models import Event
 from apps.masterdata.models import CoverageType, Make, State
+from apps.policies.models import PolicyLimit
+from apps.webhooks.models import Webhook
 from tests.admin.formdata import form_data
-from tests.factories import UserFactory
+from tests.factories import PolicyFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +80,36 @@ def test_an_api_key_renamed_in_the_admin_keeps_its_hash(root_client):
         key.key_hash,
         key.prefix,
     )
+
+
+def test_a_rating_changed_in_the_insurer_list_is_announced(root_client, api, carrier):
+    """The list's editable rating saves through insurer_update, like the change form: the
+    watched profile's verdict moves and `compliance.changed` says so."""
+    rules = [
+        {"kind": "coverage", "coverageType": "AL"},
+        {"kind": "insurer_rating", "minimum": "A-"},
+    ]
+    response = api.post(
+        "/v1/requirement-profiles", {"name": "Rated", "rules": rules}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    Webhook.objects.create(
+        agency=carrier.agency,
+        url="https://receiver.example/hook",
+        profile_id=response.json()["id"],
+        secret="whsec_x",
+    )
+    policy = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code="AL"))
+    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
+    insurer = policy.insurer
+    insurer.am_best_rating = "A"
+    insurer.save()
+    url = f"/admin/masterdata/insurer/?q={insurer.name}"
+    data = form_data(root_client.get(url).content.decode(), **{"form-0-am_best_rating": "B"})
+    data["_save"] = "Save"
+    assert data["form-0-id"] == str(insurer.pk)
+    assert root_client.post(url, data).status_code == 302
+    insurer.refresh_from_db()
+    assert insurer.am_best_rating == "B"
+    [event] = Event.objects.filter(type="compliance.changed", client_id=carrier.pk)
+    assert (event.data["from"], event.data["to"]) == ("PASS", "CAUTION")
