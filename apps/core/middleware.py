@@ -5,6 +5,14 @@ from __future__ import annotations
 import logging
 import time
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject, CSPMiddleware
+from csp.utils import build_policy
+from django.conf import settings
+from django.contrib.auth import middleware as auth
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.messages import middleware as messages
+from django.contrib.sessions import middleware as sessions
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
@@ -104,6 +112,115 @@ class ProblemDetailsMiddleware:
             return problem_response(413, _DETAILS[413])
         logger.exception("Unhandled error on %s", request.path, exc_info=exception)
         return problem_response(500, _DETAILS[500])
+
+
+# Routes under /v1 that are pages for a browser, not API calls: they keep the whole stack.
+_BROWSER_PAGES = frozenset({"/v1/docs", "/v1/schema"})
+
+
+def cookieless_api_call(request: HttpRequest) -> bool:
+    """A /v1 API call that carries no cookie: sessions, messages and the session user can do
+    nothing for it (every /v1 API view is a DRF view authenticated by the apiKey header and
+    the bearer token alone), so their middlewares skip their work.
+
+    Without a cookie there is no session to load and no message to carry, so the answer is
+    byte for byte the one the full stack gives. Any cookie (a browser logged in to the
+    admin, say) takes the full stack. Django's CSRF middleware stays as it is (the deploy
+    check asks for it by name; it returns at once for DRF's CSRF-exempt views).
+    """
+    found = getattr(request, "_cookieless_api_call", None)
+    if found is None:
+        path = request.path_info
+        found = (
+            not request.META.get("HTTP_COOKIE")
+            and path.startswith(API_PREFIX)
+            and path not in _BROWSER_PAGES
+        )
+        request._cookieless_api_call = found
+    return found
+
+
+class SessionMiddleware(sessions.SessionMiddleware):
+    def process_request(self, request: HttpRequest) -> None:
+        if not cookieless_api_call(request):
+            super().process_request(request)
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if cookieless_api_call(request):
+            return response
+        return super().process_response(request, response)
+
+
+class AuthenticationMiddleware(auth.AuthenticationMiddleware):
+    """Without a session, the session user is the anonymous one; DRF's authentication
+    replaces it with the caller (rest_framework.request.Request.user's setter)."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        if cookieless_api_call(request):
+            request.user = AnonymousUser()
+        else:
+            super().process_request(request)
+
+
+class MessageMiddleware(messages.MessageMiddleware):
+    def process_request(self, request: HttpRequest) -> None:
+        if not cookieless_api_call(request):
+            super().process_request(request)
+
+
+# What a view may set on its response to alter its policy (django-csp's decorators).
+_CSP_RESPONSE_PARTS = (
+    "_csp_config",
+    "_csp_update",
+    "_csp_replace",
+    "_csp_exempt",
+    "_csp_config_ro",
+    "_csp_update_ro",
+    "_csp_replace_ro",
+    "_csp_exempt_ro",
+)
+
+
+class PrecomputedCSPMiddleware(CSPMiddleware):
+    """django-csp's middleware, with the settings' policy built once instead of per response.
+
+    django-csp builds both headers from the settings on every response (a tenth of a /v1/me
+    answer's CPU, issue 18). A response whose view set no policy of its own and whose request
+    used no nonce gets the same header values from a memo keyed by the settings' two policy
+    objects (so override_settings is honoured); anything else goes through django-csp itself.
+    """
+
+    _memo: tuple[object, object, str, str] | None = None
+
+    @classmethod
+    def _policies(cls) -> tuple[str, str]:
+        config = getattr(settings, "CONTENT_SECURITY_POLICY", None)
+        config_ro = getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
+        memo = cls._memo
+        if memo is None or memo[0] is not config or memo[1] is not config_ro:
+            memo = (config, config_ro, build_policy(), build_policy(report_only=True))
+            cls._memo = memo
+        return memo[2], memo[3]
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if getattr(request, "_csp_nonce", None) is not None or any(
+            hasattr(response, name) for name in _CSP_RESPONSE_PARTS
+        ):
+            return super().process_response(request, response)
+        if response.status_code in (500, 404) and settings.DEBUG:
+            return response
+        csp, csp_ro = self._policies()
+        for header, value, setting in (
+            (HEADER, csp, "CONTENT_SECURITY_POLICY"),
+            (HEADER_REPORT_ONLY, csp_ro, "CONTENT_SECURITY_POLICY_REPORT_ONLY"),
+        ):
+            if value and header not in response:
+                prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES")
+                if not prefixes or not request.path_info.startswith(tuple(prefixes)):
+                    response[header] = value
+        # As django-csp does: a nonce asked for after the header was written is an error.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        return response
 
 
 class QueryCountMiddleware:

@@ -75,18 +75,20 @@ INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
 MIDDLEWARE = [
     # Metrics first and last, so they time the whole stack; the request id before anything
-    # that can log or answer.
+    # that can log or answer. Sessions, the session user and messages are Django's,
+    # skipped for a /v1 API call that carries no cookie (apps.core.middleware); the CSP
+    # header is django-csp's, built once from the settings (issue 18).
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "apps.core.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "apps.core.middleware.PrecomputedCSPMiddleware",
     "apps.core.middleware.ProblemDetailsMiddleware",
     "apps.core.query_params.SingleValuedQueryMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "apps.core.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "apps.core.middleware.AuthenticationMiddleware",
+    "apps.core.middleware.MessageMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
