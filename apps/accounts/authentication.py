@@ -59,9 +59,10 @@ class ApiKeyAuthentication(BaseAuthentication):
 class ApiKeyBearerAuthentication(JWTAuthentication):
     """The API key first, then the bearer access token.
 
-    With a well-formed token, the key, the user and its agencies are read in one SQL query
-    and the permissions from the shared cache (apps.accounts.principal): nothing that must
-    take effect at once is cached, and nothing else costs a query.
+    With a well-formed token, the key, the user, its agencies and the permissions version are
+    read in one SQL query, the permissions remembered under that version
+    (apps.accounts.principal): nothing that must take effect at once is cached, and nothing
+    else costs a query or a cache round trip.
     """
 
     def get_validated_token(self, raw_token):

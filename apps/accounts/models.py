@@ -33,3 +33,25 @@ class ApiKey(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class PermissionsVersion(models.Model):
+    """One row whose `version` changes with every change to a permission set.
+
+    Database triggers (migration 0002, PostgreSQL and SQLite) give it a new random value on
+    any insert, update, delete or truncate of users' groups, users' and groups' permissions,
+    groups, permissions and content types, whoever makes it: Django, the admin, raw SQL or
+    psql. The caller's statement reads it with the user (apps.accounts.principal), so a
+    permission set remembered under another version is never used (contract section 13).
+    A random value, not a counter: a version seen inside a transaction that was then rolled
+    back is never given again.
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "permissions version"
+
+    def __str__(self) -> str:
+        return f"permissions version {self.version}"

@@ -1,35 +1,34 @@
-"""The caller of a /v1 request, resolved with one SQL round trip and one cache round trip.
+"""The caller of a /v1 request, resolved with one SQL round trip and no cache round trip.
 
 What must take effect at once on every node (contract section 13) is read from the database on
 every request, in ONE query through primary-key and unique indexes: whether the API key row
-exists and is not revoked, the user's row (``is_active``, ``is_superuser``) and the ids of the
-agencies it is a member of. So a key deleted in the admin, with a queryset, with raw SQL or with
-psql, a user deactivated by ``update()``, or a membership removed by any means, answers 401/404
-on the very next request, whatever the cache holds.
+exists and is not revoked, the user's row (``is_active``, ``is_superuser``), the ids and names
+of the agencies it is a member of, and the permissions version. So a key deleted in the admin,
+with a queryset, with raw SQL or with psql, a user deactivated by ``update()``, or a membership
+removed by any means, answers 401/404 on the very next request.
 
 What is expensive and changes rarely, the permission set (user permissions plus those of every
-group, two joins), is kept in the shared cache (Redis in production) under a per-user and a
-global generation. Every change Django makes that can alter a permission set moves one of them
-(signals below: user saved or deleted, groups or permissions of a user changed, permissions of
-a group changed, a group or permission deleted); a cached set whose generations are not the
-current ones is rebuilt. Permission rows changed by raw SQL outside Django are the one path a
-signal cannot see: they take effect within PRINCIPAL_CACHE_SECONDS, or at once with
-``principal_bump_all()`` (docs/performance.md explains the trade-off).
+group, two joins), is remembered per process under the permissions version the statement
+read: database triggers give that version a new value on any change to a permission set's
+rows (apps.accounts.models.PermissionsVersion, migration 0002), whoever makes it, Django or raw
+SQL. A set remembered under another version is read again, so a permission granted or removed
+on any node, by any means, is seen by every node on its next request; the memo is only a copy
+of database rows checked against the database on every request, no state that other nodes
+would need to share.
 """
 
 from __future__ import annotations
 
 import json
-import uuid
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 
-# Bounds how long a permission granted or removed by raw SQL outside Django stays unseen.
-PRINCIPAL_CACHE_SECONDS = 300
-GLOBAL_GENERATION_KEY = "principal-gen:*"
+# Permission sets remembered by this process: user id -> ((is_superuser, version), user
+# permissions, group permissions). Bounded: emptied when full, refilled one caller at a time.
+_PERMISSIONS: dict[int, tuple[tuple[bool, int], frozenset[str], frozenset[str]]] = {}
+_PERMISSIONS_MAX = 4096
 # Read with the key; the rest of the row (the password hash among it) stays deferred.
 # In the model's field order, which Model.from_db() expects.
 USER_FIELDS = tuple(
@@ -49,28 +48,22 @@ USER_FIELDS = tuple(
 )
 
 
-def _generation_key(user_id) -> str:
-    return f"principal-gen:{user_id}"
-
-
-def _principal_key(user_id) -> str:
-    return f"principal:{user_id}"
-
-
 _SQL_CACHE: dict[str, str] = {}
 
 
 def _principal_sql() -> str:
-    """Key validity, the user's row and its agencies: one statement, indexes only."""
+    """Key validity, the user's row, its agencies and the permissions version: one
+    statement, indexes only."""
     vendor = connection.vendor
     sql = _SQL_CACHE.get(vendor)
     if sql is None:
-        from apps.accounts.models import ApiKey
+        from apps.accounts.models import ApiKey, PermissionsVersion
 
         user_table = get_user_model()._meta.db_table
         membership = apps.get_model("agencies", "AgencyMembership")._meta.db_table
         agency = apps.get_model("agencies", "Agency")._meta.db_table
         key_table = ApiKey._meta.db_table
+        version_table = PermissionsVersion._meta.db_table
         # The agencies as a JSON list of [id, name], by name then id (the order of
         # apps.agencies.selectors.agency_list, so /v1/me needs no query of its own).
         members = (
@@ -90,7 +83,8 @@ def _principal_sql() -> str:
         sql = (
             f"SELECT (SELECT COUNT(*) FROM {key_table} k"
             f" WHERE k.key_hash = %s AND k.revoked_at IS NULL), {columns},"
-            f" ({agencies})"
+            f" ({agencies}),"
+            f" (SELECT v.version FROM {version_table} v WHERE v.id = 1)"
             f" FROM (SELECT 1 AS one) AS anchor LEFT JOIN {user_table} u ON u.id = %s"
         )
         _SQL_CACHE[vendor] = sql
@@ -100,8 +94,9 @@ def _principal_sql() -> str:
 def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     """(whether the key is active, the user with its agencies or None), in one query.
 
-    The user carries `_agency_ids` (sorted ids, read by `agency_ids_for`) and `_agency_refs`
-    ((id, name) by name, read by `apps.agencies.selectors.agency_refs`)."""
+    The user carries `_agency_ids` (sorted ids, read by `agency_ids_for`), `_agency_refs`
+    ((id, name) by name, read by `apps.agencies.selectors.agency_refs`) and
+    `_permissions_version` (read by `attach_permissions`)."""
     with connection.cursor() as cursor:
         cursor.execute(_principal_sql(), [key_hash, user_id])
         row = cursor.fetchone()
@@ -114,106 +109,35 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     refs = [(int(pk), name) for pk, name in json.loads(raw)] if raw else []
     user._agency_refs = refs
     user._agency_ids = sorted(pk for pk, _name in refs)
+    user._permissions_version = row[2 + len(USER_FIELDS)]
     return key_active, user
 
 
 def attach_permissions(user) -> None:
-    """Give `user` its permission set from the shared cache (one round trip when warm).
+    """Give `user` its permission set: remembered by this process under the permissions
+    version `caller_row` read, else read (two queries) and remembered.
 
     ModelBackend reads ``_perm_cache`` (and the user/group halves) before touching the
-    database, so has_perm() and get_all_permissions() cost nothing afterwards.
+    database, so has_perm() and get_all_permissions() cost nothing afterwards. The set is
+    read after the version, so a change committed in between moves the version again and
+    the set is never used under a version older than its rows. No version (its row deleted,
+    as by ``flush``): read every time, remembered never.
     """
-    user_gen_key, principal_key = _generation_key(user.pk), _principal_key(user.pk)
-    found = cache.get_many([GLOBAL_GENERATION_KEY, user_gen_key, principal_key])
-    generations = (found.get(GLOBAL_GENERATION_KEY), found.get(user_gen_key))
-    entry = found.get(principal_key)
-    if None not in generations and entry is not None and entry[0] == generations:
-        user_perms, group_perms = entry[1], entry[2]
+    version = getattr(user, "_permissions_version", None)
+    key = (user.is_superuser, version)
+    found = _PERMISSIONS.get(user.pk) if version is not None else None
+    if found is not None and found[0] == key:
+        user_perms, group_perms = found[1], found[2]
     else:
-        if None in generations:
-            cache.add(GLOBAL_GENERATION_KEY, uuid.uuid4().hex, None)
-            cache.add(user_gen_key, uuid.uuid4().hex, None)
-            current = cache.get_many([GLOBAL_GENERATION_KEY, user_gen_key])
-            generations = (current.get(GLOBAL_GENERATION_KEY), current.get(user_gen_key))
         from django.contrib.auth.backends import ModelBackend
 
         backend = ModelBackend()
-        # Read while the generations above are current: a change that commits meanwhile
-        # moves them again, so this entry is never served after it.
-        user_perms = backend.get_user_permissions(user)
-        group_perms = backend.get_group_permissions(user)
-        cache.set(principal_key, (generations, user_perms, group_perms), PRINCIPAL_CACHE_SECONDS)
+        user_perms = frozenset(backend.get_user_permissions(user))
+        group_perms = frozenset(backend.get_group_permissions(user))
+        if version is not None:
+            if len(_PERMISSIONS) >= _PERMISSIONS_MAX:
+                _PERMISSIONS.clear()
+            _PERMISSIONS[user.pk] = (key, user_perms, group_perms)
     user._user_perm_cache = set(user_perms)
     user._group_perm_cache = set(group_perms)
     user._perm_cache = {*user_perms, *group_perms}
-
-
-def _bump(key: str) -> None:
-    cache.set(key, uuid.uuid4().hex, None)
-
-
-def principal_bump(user_id) -> None:
-    """The user's permission set changed: now, and again once the change is committed."""
-    key = _generation_key(user_id)
-    _bump(key)
-    transaction.on_commit(lambda: _bump(key))
-
-
-def principal_bump_all() -> None:
-    """A group's permissions or a permission row changed: every cached set is stale."""
-    _bump(GLOBAL_GENERATION_KEY)
-    transaction.on_commit(lambda: _bump(GLOBAL_GENERATION_KEY))
-
-
-def _user_changed(sender, instance, **kwargs) -> None:
-    principal_bump(instance.pk)
-
-
-def _membership_changed(sender, instance, **kwargs) -> None:
-    principal_bump(instance.user_id)
-
-
-def _anything_changed(sender, **kwargs) -> None:
-    principal_bump_all()
-
-
-def _user_m2m_changed(sender, instance, action, reverse, pk_set, **kwargs) -> None:
-    if not action.startswith("post_"):
-        return
-    if not reverse:
-        principal_bump(instance.pk)
-    else:  # group.user_set.add(...) or permission.user_set.clear(): users named by pk_set
-        if pk_set:
-            for user_id in pk_set:
-                principal_bump(user_id)
-        else:
-            principal_bump_all()
-
-
-def connect_signals() -> None:
-    from django.contrib.auth.models import Group, Permission
-    from django.db.models.signals import m2m_changed, post_delete, post_save
-
-    user_model = get_user_model()
-    post_save.connect(_user_changed, sender=user_model, dispatch_uid="principal-user-save")
-    post_delete.connect(_user_changed, sender=user_model, dispatch_uid="principal-user-del")
-    for label in ("agencies.AgencyMembership",):
-        post_save.connect(_membership_changed, sender=label, dispatch_uid=f"principal-{label}")
-        post_delete.connect(
-            _membership_changed, sender=label, dispatch_uid=f"principal-del-{label}"
-        )
-    m2m_changed.connect(
-        _user_m2m_changed, sender=user_model.groups.through, dispatch_uid="principal-groups"
-    )
-    m2m_changed.connect(
-        _user_m2m_changed,
-        sender=user_model.user_permissions.through,
-        dispatch_uid="principal-user-perms",
-    )
-    m2m_changed.connect(
-        _anything_changed, sender=Group.permissions.through, dispatch_uid="principal-group-perms"
-    )
-    for model in (Group, Permission):
-        post_delete.connect(
-            _anything_changed, sender=model, dispatch_uid=f"principal-del-{model.__name__}"
-        )

@@ -1,9 +1,8 @@
 """Contract section 13: revoking access takes effect on the very next request, on every node.
 
-Each test warms the caller's cached principal with a successful request first, changes one
-thing by one path (the admin, a service, a queryset, raw SQL), and asserts that the next
-request is refused. The cache is the shared one of the settings (in-memory here, Redis in
-production; the cross-process case runs two gunicorn processes on one Redis).
+Each test warms the caller's remembered permissions with a successful request first, changes
+one thing by one path (the admin, a service, a queryset, raw SQL), and asserts that the next
+request is refused (the cross-process case runs two gunicorn processes).
 """
 
 from __future__ import annotations
@@ -122,13 +121,123 @@ def test_a_granted_permission_takes_effect_at_once(make_api, powerless, carrier)
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
 
 
-def test_a_warm_caller_costs_one_query(api, carrier, django_assert_num_queries):
-    """Key, user and agencies in one statement; permissions from the cache; /v1/me answers
-    from those alone (issue 18)."""
+def _raw(sql: str, params=()) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _perm_id(codename: str) -> int:
+    return Permission.objects.get(codename=codename).pk
+
+
+def test_a_permission_removed_from_a_group_with_raw_sql_is_refused_at_once(api, groups, carrier):
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    _raw(
+        "DELETE FROM auth_group_permissions WHERE group_id = %s AND permission_id = %s",
+        [groups[0].pk, _perm_id("view_client")],
+    )
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
+
+
+def test_a_user_taken_out_of_its_group_with_raw_sql_is_refused_at_once(api, manager, carrier):
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    _raw("DELETE FROM auth_user_groups WHERE user_id = %s", [manager.pk])
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
+
+
+def test_a_permission_granted_with_raw_sql_takes_effect_at_once(make_api, powerless, carrier):
+    api = make_api(powerless)
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
+    _raw(
+        "INSERT INTO auth_user_user_permissions (user_id, permission_id) VALUES (%s, %s)",
+        [powerless.pk, _perm_id("view_client")],
+    )
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    _raw("DELETE FROM auth_user_user_permissions WHERE user_id = %s", [powerless.pk])
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
+
+
+def test_a_group_given_a_permission_with_raw_sql_grants_it_at_once(make_api, powerless, carrier):
+    from django.contrib.auth.models import Group
+
+    group = Group.objects.create(name="Raw SQL readers")
+    powerless.groups.add(group)
+    api = make_api(powerless)
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
+    _raw(
+        "INSERT INTO auth_group_permissions (group_id, permission_id) VALUES (%s, %s)",
+        [group.pk, _perm_id("view_client")],
+    )
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+
+
+def test_superuser_taken_away_with_raw_sql_loses_every_permission_at_once(
+    make_api, agency, carrier
+):
+    root = UserFactory(agencies=[agency], is_superuser=True)
+    api = make_api(root)
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    _raw("UPDATE auth_user SET is_superuser = %s WHERE id = %s", [False, root.pk])
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "auth_user_groups",
+        "auth_user_user_permissions",
+        "auth_group_permissions",
+        "auth_group",
+        "auth_permission",
+        "django_content_type",
+    ],
+)
+def test_every_change_to_a_permission_table_moves_the_version(table, manager, powerless):
+    """The triggers exist on both databases (a table rebuilt by a later SQLite migration
+    would lose them: this fails then)."""
+    from apps.accounts.models import PermissionsVersion
+
+    powerless.user_permissions.add(Permission.objects.get(codename="view_client"))
+    before = PermissionsVersion.objects.get(pk=1).version
+    _raw(f"UPDATE {table} SET id = id")
+    assert PermissionsVersion.objects.get(pk=1).version != before
+
+
+def test_a_warm_caller_costs_one_query_and_no_cache_round_trip(
+    api, carrier, django_assert_num_queries, monkeypatch
+):
+    """Key, user, agencies and the permissions version in one statement; the permissions
+    remembered under that version; /v1/me answers from those alone (issue 18). The throttle
+    is the request's one shared-cache round trip."""
+    from django.core.cache import cache
+
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+
+    keys = []
+
+    def spy_on(real):
+        def spy(key, *args, **kwargs):
+            keys.extend([key] if isinstance(key, str) else key)
+            return real(key, *args, **kwargs)
+
+        return spy
+
+    for name in ("get", "get_many", "set", "add"):
+        monkeypatch.setattr(cache, name, spy_on(getattr(cache, name)))
     with django_assert_num_queries(1) as captured:
         assert api.get("/v1/me").status_code == 200
     assert "accounts_apikey" in captured.captured_queries[0]["sql"]
+    assert keys and all(key.startswith("throttle:") for key in keys)
+
+
+def test_without_a_version_row_permissions_are_read_every_time(api, carrier):
+    from apps.accounts.models import PermissionsVersion
+
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    PermissionsVersion.objects.all().delete()
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    Permission.objects.get(codename="view_client").group_set.clear()
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
 
 
 def test_me_lists_the_callers_agencies_by_name_and_a_superuser_every_agency(
