@@ -103,18 +103,23 @@ class Server:
 
 
 def request(port, method, path, body=None, headers=None, timeout=30, raw=None, ctype=None):
-    """One call on a fresh connection: (status, body bytes, case-insensitive headers)."""
+    """One call on a fresh connection: (status, body bytes, case-insensitive headers). A
+    refused, cut or timed-out connection raises ConnectionError (an OSError), as the drills
+    expect of a server that is starting or was killed."""
     all_headers = {"Connection": "close", **(headers or {})}
     if ctype:
         all_headers["Content-Type"] = ctype
-    response = httpx.request(
-        method,
-        f"http://127.0.0.1:{port}{path}",
-        json=body,
-        content=raw,
-        headers=all_headers,
-        timeout=timeout,
-    )
+    try:
+        response = httpx.request(
+            method,
+            f"http://127.0.0.1:{port}{path}",
+            json=body,
+            content=raw,
+            headers=all_headers,
+            timeout=timeout,
+        )
+    except httpx.TransportError as exc:
+        raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
     return response.status_code, response.content, response.headers
 
 

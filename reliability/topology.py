@@ -190,11 +190,15 @@ class Worker:
 
 
 def _get(port: int, path: str, headers: dict | None = None, timeout: float = 10):
-    response = httpx.get(
-        f"http://127.0.0.1:{port}{path}",
-        headers={"Connection": "close", **(headers or {})},
-        timeout=timeout,
-    )
+    """A refused, cut or timed-out connection raises ConnectionError (an OSError)."""
+    try:
+        response = httpx.get(
+            f"http://127.0.0.1:{port}{path}",
+            headers={"Connection": "close", **(headers or {})},
+            timeout=timeout,
+        )
+    except httpx.TransportError as exc:
+        raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
     return response.status_code, response.content, response.headers
 
 
