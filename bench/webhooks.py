@@ -5,14 +5,19 @@
 
 Builds the seed_bench dataset (20,000 carriers and their 40,000 policies, a smaller fleet) in
 that database, starts a local receiver that verifies every signature with the standardwebhooks
-library, and `manage.py worker` processes, then prints:
+library (the latency run), nginx answering 204 (the throughput runs: it costs almost no CPU,
+where a Python receiver would take the cores the workers need; --receiver python to use the
+verifying one), and `manage.py worker` processes, then prints:
 
 - commit-to-delivery latency p50/p95 with one worker (target: p95 < 1 s; contract: < 5 s);
-- delivery throughput of one worker and of two (same backlog size), and the double deliveries
-  (receipts beyond the first per webhook-id; 0 expected);
+- delivery throughput of one worker and of two (same backlog size, from the commit to the last
+  arrival), the double deliveries (receipts beyond the first per webhook-id; 0 expected), and
+  the CPU per delivery of the workers, PostgreSQL and the receiver;
 - the cost of scheduling a vehicle (assign, then remove) with one active subscription vs none
   (target <= 1.3x), interleaved rounds, median per operation;
-- the daily calendar job over the whole dataset (target < 5 s) and its query count.
+- the daily calendar job over the whole dataset (target < 5 s) and its query count;
+- then the issue's numbers in one block, with the load average. Exits non-zero on a double
+  delivery, a rejected signature or deliveries that did not arrive.
 """
 
 from __future__ import annotations

@@ -152,7 +152,7 @@ DATABASES["default"]["ENGINE"] = _INSTRUMENTED.get(
 
 # ---------------------------------------------------------------------------
 # Background tasks: django-tasks with its database backend (SQLite by default, PostgreSQL with
-# SKIP LOCKED across workers); `manage.py db_worker` runs them.
+# SKIP LOCKED across workers); `manage.py worker` runs them beside the webhook relay.
 # ---------------------------------------------------------------------------
 TASKS = {
     "default": {
