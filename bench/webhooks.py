@@ -185,9 +185,12 @@ http {{
         self._read()
 
     def stop(self) -> None:
+        import shutil
+
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(10)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def start_workers(n: int, threads: int) -> list[subprocess.Popen]:

@@ -91,7 +91,6 @@ class WorkerHeartbeat(models.Model):
 
     worker_id = models.CharField(max_length=64, unique=True)
     beat_at = models.DateTimeField()
-    last_calendar_day = models.DateField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.worker_id
