@@ -14,17 +14,17 @@ from djangorestframework_camel_case.util import (
     underscore_to_camel,
 )
 
-_KEYS: dict[str, str] = {}
+CAMEL_KEYS: dict[str, str] = {}
 _KEYS_KEPT = 4096  # field names are few; a dict keyed by data must not grow the memo forever
 
 
 def camel_key(key: str) -> str:
     """snake_case -> camelCase, each distinct key converted once (the renderer's hot path)."""
-    new = _KEYS.get(key)
+    new = CAMEL_KEYS.get(key)
     if new is None:
         new = camelize_re.sub(underscore_to_camel, key) if "_" in key else key
-        if len(_KEYS) < _KEYS_KEPT:
-            _KEYS[key] = new
+        if len(CAMEL_KEYS) < _KEYS_KEPT:
+            CAMEL_KEYS[key] = new
     return new
 
 

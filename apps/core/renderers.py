@@ -13,7 +13,7 @@ from __future__ import annotations
 from djangorestframework_camel_case import util
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer as LibraryRenderer
 
-from apps.core.camel_case import camel_key
+from apps.core.camel_case import CAMEL_KEYS, camel_key
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -32,7 +32,9 @@ def camelize(data):
         for key, value in data.items():
             if type(key) is not str:  # lazy or non-string keys: the library's rules
                 return util.camelize(data)
-            out[camel_key(key)] = camelize(value)
+            # Inlined for the leaves (most values of a big answer): no call per key or value.
+            new_key = CAMEL_KEYS.get(key) or camel_key(key)
+            out[new_key] = value if type(value) in _PLAIN else camelize(value)
         return out
     if isinstance(data, list):  # ReturnList and other list subclasses
         return [camelize(item) for item in data]

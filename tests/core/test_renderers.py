@@ -62,5 +62,5 @@ def test_memo_is_bounded():
         camelize({f"key_{n}": n})
     from apps.core import camel_case
 
-    assert len(camel_case._KEYS) <= camel_case._KEYS_KEPT
+    assert len(camel_case.CAMEL_KEYS) <= camel_case._KEYS_KEPT
     assert camelize({"key_9999": 1}) == {"key9999": 1}
