@@ -276,16 +276,10 @@ class AgencyScopedInline(_ScopedRows, admin.TabularInline):
     show_change_link = True
 
 
-class ReadOnlyInline(AgencyScopedInline):
+class ReadOnlyInline(ReadOnlyAdminMixin, AgencyScopedInline):
     """An inline that shows related records; they are edited on their own pages."""
 
     can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 class ServiceInline(AgencyScopedInline):

@@ -4,7 +4,7 @@ from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from apps.core.admin import AgencyScopedInline, ScopedHistoryAdmin
+from apps.core.admin import AgencyScopedInline, ReadOnlyAdminMixin, ScopedHistoryAdmin
 from apps.core.admin_display import (
     DeletedColumnMixin,
     DeletedFilter,
@@ -49,7 +49,11 @@ class DocumentVersionInline(SizeAndTimesMixin, admin.TabularInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
+class DocumentAdmin(ReadOnlyAdminMixin, SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
+    """Read-only: uploads go through the API, which checks size, type and idempotency;
+    deletion is a soft delete through the API; a stored document is evidence, its record
+    changes only through the API."""
+
     list_display = [
         "file_name",
         "module",
@@ -94,15 +98,6 @@ class DocumentAdmin(SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
     ]
     fields = ["description", *readonly_fields]
     inlines = [DocumentVersionInline]
-
-    def has_add_permission(self, request):
-        return False  # uploads go through the API, which checks size, type and idempotency
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # deletion is a soft delete through the API
-
-    def has_change_permission(self, request, obj=None):
-        return False  # a stored document is evidence: its record changes only through the API
 
     def get_urls(self):
         return [
