@@ -27,6 +27,17 @@ def context_date(serializer: serializers.Field) -> dt.date:
     return context["on"]
 
 
+class CoverageStatusNameField(serializers.CharField):
+    """The label of the record's coverage status code (`coverageStatusName`), read-only."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("source", "coverage_status")
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, value) -> str:
+        return CoverageStatus(value).label
+
+
 class AssignmentSummarySerializer(serializers.Serializer):
     """A unit's or driver's period on a policy, as the vehicle and driver details show it."""
 
@@ -38,16 +49,13 @@ class AssignmentSummarySerializer(serializers.Serializer):
     insurer_name = serializers.CharField(source="policy.insurer.name", allow_null=True)
     policy_status = serializers.SerializerMethodField()
     coverage_status = serializers.IntegerField()
-    coverage_status_name = serializers.SerializerMethodField()
+    coverage_status_name = CoverageStatusNameField()
     policy_added_date = serializers.DateField(format=ISO)
     policy_removed_date = serializers.DateField(format=ISO, allow_null=True)
     covered = serializers.SerializerMethodField()
 
     def get_policy_status(self, assignment) -> str:
         return assignment.policy.status_on(context_date(self))
-
-    def get_coverage_status_name(self, assignment) -> str:
-        return CoverageStatus(assignment.coverage_status).label
 
     def get_covered(self, assignment) -> bool:
         return assignment.covered_on(context_date(self))

@@ -39,7 +39,7 @@ from apps.coverages.selectors import (
     VehicleVerification,
     VerificationAnswer,
 )
-from apps.coverages.serializers import LimitSerializer
+from apps.coverages.serializers import CoverageStatusNameField, LimitSerializer
 from apps.masterdata.lookup import resolve
 from apps.masterdata.models import State
 from apps.policies.models import Policy
@@ -84,12 +84,9 @@ class AssignmentSerializer(serializers.Serializer):
     id = StrictIntegerField()
     policy_id = StrictIntegerField()
     coverage_status = StrictIntegerField()
-    coverage_status_name = serializers.SerializerMethodField()
+    coverage_status_name = CoverageStatusNameField()
     policy_added_date = serializers.DateField()
     policy_removed_date = serializers.DateField(allow_null=True)
-
-    def get_coverage_status_name(self, obj) -> str:
-        return CoverageStatus(obj.coverage_status).label
 
 
 class VehicleAssignmentSerializer(AssignmentSerializer):

@@ -19,8 +19,12 @@ from apps.core.serializers import (
     reference_id_field,
     require_on_create,
 )
-from apps.coverages.choices import CoverageStatus
-from apps.coverages.serializers import ISO, AssignmentSummarySerializer, context_date
+from apps.coverages.serializers import (
+    ISO,
+    AssignmentSummarySerializer,
+    CoverageStatusNameField,
+    context_date,
+)
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
@@ -267,7 +271,7 @@ class PolicyVehicleSerializer(VehicleSerializer):
 
     assignment_id = serializers.IntegerField(read_only=True)
     coverage_status = serializers.IntegerField(read_only=True)
-    coverage_status_name = serializers.SerializerMethodField()
+    coverage_status_name = CoverageStatusNameField()
     policy_added_date = serializers.DateField(read_only=True)
     policy_removed_date = serializers.DateField(read_only=True, allow_null=True)
 
@@ -281,6 +285,3 @@ class PolicyVehicleSerializer(VehicleSerializer):
             "policy_removed_date",
             "make",  # last, where the list has always shown it
         ]
-
-    def get_coverage_status_name(self, obj) -> str:
-        return CoverageStatus(obj.coverage_status).label
