@@ -61,6 +61,14 @@ class QueryParameters(serializers.Serializer):
 
     one_of: tuple[str, ...] = ()
 
+    @classmethod
+    def parse(cls, request) -> dict:
+        """The request's query parameters, parsed (a 400 on the first bad one); the request is
+        in the context for the parameters that resolve something for the caller."""
+        params = cls(data=request.query_params, context={"request": request})
+        params.is_valid(raise_exception=True)
+        return dict(params.validated_data)
+
     def to_internal_value(self, data):
         # Sent means the (last) value is not empty, as QueryDict.get() reads it.
         sent = [name for name in self.fields if data.get(camel(name)) not in (None, "")]

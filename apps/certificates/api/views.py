@@ -66,12 +66,6 @@ class VehicleCertificateParams(QueryParameters):
     client_id = IdParam()
 
 
-def _query(params_class: type[QueryParameters], request) -> dict:
-    params = params_class(data=request.query_params)
-    params.is_valid(raise_exception=True)
-    return dict(params.validated_data)
-
-
 class CertificateView(APIView):
     """Shared machinery: JSON or PDF, holder fields, problem+json errors even for PDF."""
 
@@ -112,7 +106,7 @@ class ClientCertificateView(CertificateView):
         operation_id="certificates_clients_retrieve",
     )
     def get(self, request):
-        query = _query(ClientCertificateParams, request)
+        query = ClientCertificateParams.parse(request)
         lookup = {"client_id": query["id"]} if "id" in query else {"dot": query["dot"]}
         certificate = client_certificate(
             user=request.user, on=query["as_of"], **lookup, **self.holder(request.query_params)
@@ -137,7 +131,7 @@ class VehicleCertificateView(CertificateView):
         operation_id="certificates_vehicles_retrieve",
     )
     def get(self, request):
-        query = _query(VehicleCertificateParams, request)
+        query = VehicleCertificateParams.parse(request)
         lookup = {"vehicle_id": query.pop("id")} if "id" in query else {}
         certificate = vehicle_certificate(
             user=request.user,

@@ -77,20 +77,15 @@ class DocumentView(GenericAPIView):
 
 
 class DocumentCollectionView(DocumentView):
-    """List a client's or policy's documents (subclasses define list_queryset), or upload one."""
+    """List a client's or policy's documents (subclasses define list_queryset, from the query
+    parameters their `Params` parse), or upload one."""
 
     upload_serializer: type = ClientUploadSerializer
     owner_field = "client_id"
     Params: type[QueryParameters]
 
-    def parse(self, params) -> dict:
-        """The list's query parameters, parsed by the view's `Params`."""
-        query = self.Params(data=params)
-        query.is_valid(raise_exception=True)
-        return dict(query.validated_data)
-
     def get(self, request):
-        documents = self.list_queryset(request.query_params).order_by("-uploaded_at", "-id")
+        documents = self.list_queryset().order_by("-uploaded_at", "-id")
         page = self.paginate_queryset(documents)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
@@ -172,8 +167,8 @@ class ClientDocumentsView(DocumentCollectionView):
         client_id = IdParam()
         dot = DotParam()
 
-    def list_queryset(self, params):
-        return client_documents(user=self.request.user, **self.parse(params))
+    def list_queryset(self):
+        return client_documents(user=self.request.user, **self.Params.parse(self.request))
 
 
 @_collection_schema("policies", [OpenApiParameter("policyId", int, required=True)])
@@ -188,8 +183,8 @@ class PolicyDocumentsView(DocumentCollectionView):
         one_of = ("policy_id",)
         policy_id = IdParam()
 
-    def list_queryset(self, params):
-        return policy_documents(user=self.request.user, **self.parse(params))
+    def list_queryset(self):
+        return policy_documents(user=self.request.user, **self.Params.parse(self.request))
 
 
 class DocumentItemView(DocumentView):
