@@ -15,6 +15,7 @@ from apps.agencies.services import (
     producer_update,
 )
 from apps.core.admin import ServiceFormAdmin, ServiceInline
+from apps.core.admin_display import field_column
 
 PRODUCER_FIELDS = ("name", "contact_name", "address", "phone", "email")
 
@@ -60,9 +61,7 @@ class AgencyAdmin(ServiceFormAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(client_count=Count("clients"))
 
-    @admin.display(ordering="client_count", description="clients")
-    def client_count(self, obj):
-        return obj.client_count
+    client_count = field_column("client_count", "clients")
 
 
 @admin.register(Producer)

@@ -11,6 +11,7 @@ from apps.core.admin_display import (
     DropdownFilter,
     OneClickCertificateMixin,
     YesNoFilter,
+    field_column,
 )
 from apps.core.dates import today
 from apps.core.models import live_q
@@ -137,10 +138,5 @@ class ClientAdmin(
             .order_by("client_name", "id")
         )
 
-    @admin.display(ordering="live_policy_count", description="live policies")
-    def live_policies(self, obj):
-        return obj.live_policy_count
-
-    @admin.display(boolean=True, ordering="in_force", description="in force")
-    def in_force(self, obj):
-        return obj.in_force
+    live_policies = field_column("live_policy_count", "live policies")
+    in_force = field_column("in_force", "in force", boolean=True)

@@ -100,12 +100,13 @@ def human_size(size: int | None) -> str:
     return "—" if size is None else filesizeformat(size)
 
 
-def field_column(path: str, description: str, shown: Callable | None = None):
-    """A list or inline column showing the record's field at `path` (`client__client_name`),
-    sorted by it, through `shown` (`when`, `human_size`) when given."""
+def field_column(path: str, description: str, shown: Callable | None = None, boolean=False):
+    """A list or inline column showing the record's field at `path` (`client__client_name`, or
+    an annotation), sorted by it, through `shown` (`when`, `human_size`) when given; a
+    `boolean` one as Django's yes/no icon."""
     attributes = path.split("__")
 
-    @admin.display(description=description, ordering=path)
+    @admin.display(description=description, ordering=path, boolean=boolean)
     def column(self, obj):
         value = obj
         for attribute in attributes:

@@ -142,6 +142,4 @@ class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, Servi
     def term(self, obj: Policy) -> str:
         return f"{obj.effective_date:%m/%d/%Y} to {obj.expiration_date:%m/%d/%Y}"
 
-    @admin.display(ordering="status", description="status")
-    def status(self, obj: Policy) -> str:
-        return obj.status
+    status = field_column("status", "status")

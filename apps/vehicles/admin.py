@@ -110,9 +110,7 @@ class VehicleAdmin(
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(covered=covered_today_filter(today()))
 
-    @admin.display(boolean=True, ordering="covered", description="covered today")
-    def covered(self, obj) -> bool:
-        return obj.covered
+    covered = field_column("covered", "covered today", boolean=True)
 
     @admin.display(ordering="make__name", description="year / make")
     def year_make(self, obj) -> str:
@@ -196,6 +194,4 @@ class LienholderAdmin(ServiceFormAdmin):
             .order_by("name", "id")  # the count's GROUP BY drops Meta.ordering
         )
 
-    @admin.display(ordering="vehicle_count", description="vehicles")
-    def vehicle_count(self, obj):
-        return obj.vehicle_count
+    vehicle_count = field_column("vehicle_count", "vehicles")
