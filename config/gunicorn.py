@@ -33,6 +33,24 @@ limit_request_fields = 100
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 
+# Garbage collection was about a third of a 1,000-unit batch's CPU (docs/performance.md, fifth
+# pass): each full collection walks every object Django and the app loaded at start. Once a
+# worker has loaded the app, those objects move to the permanent generation (gc.freeze, as the
+# gc docs advise for pre-fork servers), and the youngest generation is collected every
+# GC_THRESHOLD allocations rather than 700, so an answer's own objects are freed by reference
+# counting long before a collection would look at them.
+GC_THRESHOLD = int(os.environ.get("GUNICORN_GC_THRESHOLD", "10000"))
+
+
+def post_worker_init(worker):
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    if GC_THRESHOLD > 0:
+        gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def child_exit(server, worker):
     """Prometheus multiprocess mode: drop a dead worker's live gauges."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

@@ -108,3 +108,19 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     assert mine and mine[0]["logger"] == "apps.access" and mine[0]["status"] == 200
     # gunicorn's own lines are JSON as well.
     assert any(line["logger"] == "gunicorn.error" for line in lines)
+
+
+def test_a_worker_freezes_what_it_loaded_and_collects_young_objects_less_often():
+    """config/gunicorn.py's post_worker_init, run in a fresh interpreter as a worker would."""
+    probe = (
+        "import gc, runpy\n"
+        "cfg = runpy.run_path('config/gunicorn.py')\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "cfg['post_worker_init'](None)\n"
+        "print(gc.get_freeze_count() > 0, gc.get_threshold()[0])\n"
+    )
+    env = {**os.environ, "GUNICORN_GC_THRESHOLD": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["True", "12345"]
