@@ -156,6 +156,34 @@ def test_cancelling_a_policy_through_the_api_emits_compliance_changed(api, carri
     assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "FAIL")
 
 
+def test_a_cancellation_effective_today_is_announced_once_not_again_by_the_day_job(
+    api, carrier, watched
+):
+    policy = _al(carrier)
+    response = api.put(
+        f"/v1/policies/{policy.id}", {"cancellationDate": today().isoformat()}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert len(_changes(api)) == 1  # PASS -> FAIL, announced by the write
+    # The day's job compares yesterday (in force) with today (cancelled): the write said it.
+    assert compliance_changes_for_day(day=today()) == 0
+    assert len(_changes(api)) == 1
+
+
+def test_a_missed_day_caught_up_later_leaves_the_last_verdict_current(api, carrier, watched):
+    missed = today() - 2 * DAY
+    _al(carrier, effective_date=missed - 300 * DAY, expiration_date=missed)  # fails on `missed`
+    # Today a write gives the client a new policy, and announces FAIL -> PASS.
+    with compliance_watch(client_ids=[carrier.id]):
+        _al(carrier, effective_date=today(), expiration_date=today() + 400 * DAY)
+    [written] = _changes(api)
+    assert (written["data"]["from"], written["data"]["to"]) == ("FAIL", "PASS")
+    # The worker was down on `missed`; caught up now, its CAUTION -> FAIL would come after the
+    # PASS in the feed and leave a subscriber believing the client fails: left out.
+    assert compliance_changes_for_day(day=missed) == 0
+    assert [e["id"] for e in _changes(api)] == [written["id"]]
+
+
 def test_a_client_write_that_keeps_the_verdict_emits_nothing(api, carrier, watched):
     _al(carrier)
     response = api.put(f"/v1/clients/{carrier.id}", {"phone": "512-555-0199"}, format="json")
