@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from drf_spectacular.utils import OpenApiParameter
 from drf_standardized_errors.openapi import AutoSchema
 from rest_framework.permissions import AllowAny
 from rest_framework.viewsets import GenericViewSet
@@ -16,6 +17,12 @@ from apps.core.viewsets import ScopedViewSet
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 BODY_METHODS = {"POST", "PUT", "PATCH"}
 _DOCUMENT_ITEM = re.compile(r"^/v1/documents/\{id\}/(client|policy)(/|$)")
+
+
+def query_param(name: str, description: str, **kwargs) -> OpenApiParameter:
+    """A query parameter as the schema shows it: a string (the view's QueryParameters parse
+    it); `many`, `enum` and the rest as drf-spectacular takes them."""
+    return OpenApiParameter(name, str, description=description, **kwargs)
 
 
 class ProblemAutoSchema(AutoSchema):

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
@@ -11,6 +11,7 @@ from apps.certificates.builder import Certificate, client_certificate, vehicle_c
 from apps.certificates.numbers import parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
 from apps.certificates.serializers import CertificateSerializer
+from apps.core.openapi import query_param
 from apps.core.params import AsOfParam, DotParam, IdParam, PlateParam, QueryParameters
 from apps.core.permissions import HasPermissions
 from apps.core.renderers import CamelCaseJSONRenderer
@@ -27,15 +28,11 @@ class PdfRenderer(BaseRenderer):
         return render_certificate_pdf(data)
 
 
-def _q(name: str, description: str, **kwargs) -> OpenApiParameter:
-    return OpenApiParameter(name, str, description=description, **kwargs)
-
-
 COMMON_PARAMETERS = [
-    _q("asOf", "The date the certificate speaks for (default today)."),
-    _q("holderName", "The certificate holder's name."),
-    _q("holderAddress", "The certificate holder's address (newlines allowed)."),
-    _q(
+    query_param("asOf", "The date the certificate speaks for (default today)."),
+    query_param("holderName", "The certificate holder's name."),
+    query_param("holderAddress", "The certificate holder's address (newlines allowed)."),
+    query_param(
         "format",
         "json (default) or pdf; `Accept: application/pdf` works too.",
         enum=["json", "pdf"],
@@ -101,7 +98,11 @@ class ClientCertificateView(CertificateView):
     required_permissions = ("clients.view_client", "policies.view_policy")
 
     @extend_schema(
-        parameters=[_q("id", "A client id."), _q("dot", "A DOT number."), *COMMON_PARAMETERS],
+        parameters=[
+            query_param("id", "A client id."),
+            query_param("dot", "A DOT number."),
+            *COMMON_PARAMETERS,
+        ],
         responses=RESPONSES,
         operation_id="certificates_clients_retrieve",
     )
@@ -121,10 +122,10 @@ class VehicleCertificateView(CertificateView):
 
     @extend_schema(
         parameters=[
-            _q("id", "A vehicle id."),
-            _q("vin", "A 17-character VIN."),
-            _q("licensePlate", "A license plate."),
-            _q("clientId", "Narrow to the vehicle of this client."),
+            query_param("id", "A vehicle id."),
+            query_param("vin", "A 17-character VIN."),
+            query_param("licensePlate", "A license plate."),
+            query_param("clientId", "Narrow to the vehicle of this client."),
             *COMMON_PARAMETERS,
         ],
         responses=RESPONSES,

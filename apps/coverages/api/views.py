@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.dates import today
+from apps.core.openapi import query_param
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
 from apps.coverages.selectors import (
@@ -18,16 +19,10 @@ from apps.coverages.selectors import (
 )
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
 
-AS_OF = OpenApiParameter(
-    "asOf", str, description="The date to verify (default: today in the service's time zone)."
-)
+AS_OF = query_param("asOf", "The date to verify (default: today in the service's time zone).")
 
 
-def _q(name: str, description: str, many: bool = False) -> OpenApiParameter:
-    return OpenApiParameter(name, str, description=description, many=many)
-
-
-PROFILE = _q(
+PROFILE = query_param(
     "profile",
     "A requirement profile's id or code (e.g. federal-minimum): each result gains `compliance`.",
 )
@@ -42,9 +37,9 @@ class ClientVerificationView(APIView):
 
     @extend_schema(
         parameters=[
-            _q("dots", "DOT numbers (repeat the parameter, at most 500).", many=True),
-            _q("dot", "One DOT number."),
-            _q("id", "A client id."),
+            query_param("dots", "DOT numbers (repeat the parameter, at most 500).", many=True),
+            query_param("dot", "One DOT number."),
+            query_param("id", "A client id."),
             AS_OF,
             PROFILE,
         ],
@@ -52,9 +47,7 @@ class ClientVerificationView(APIView):
         operation_id="coverages_clients_verify",
     )
     def get(self, request):
-        params = s.ClientVerificationParams(data=request.query_params, context={"request": request})
-        params.is_valid(raise_exception=True)
-        query = params.validated_data
+        query = s.ClientVerificationParams.parse(request)
         on, profile = query["as_of"], query.get("profile")
         if "id" in query:
             results = verify_clients(
@@ -80,9 +73,9 @@ class VehicleVerificationView(APIView):
 
     @extend_schema(
         parameters=[
-            _q("vin", "A 17-character VIN."),
-            _q("licensePlate", "A license plate (case, spaces and dashes ignored)."),
-            _q("licensePlateState", "The plate's state, by name or USPS code (optional)."),
+            query_param("vin", "A 17-character VIN."),
+            query_param("licensePlate", "A license plate (case, spaces and dashes ignored)."),
+            query_param("licensePlateState", "The plate's state, by name or USPS code (optional)."),
             AS_OF,
             PROFILE,
         ],

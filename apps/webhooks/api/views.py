@@ -48,14 +48,12 @@ class WebhookPermissions(ModelPermissions):
 
 @extend_schema_view(
     create=extend_schema(responses={201: WebhookWithSecretSerializer}),
-    update=extend_schema(request=WebhookSerializer(partial=True)),
 )
 class WebhookViewSet(mixins.DestroyModelMixin, ScopedViewSet):
     """Webhook subscriptions of the caller's agencies (contract section 14)."""
 
     selector = staticmethod(webhook_queryset)
     serializer_class = WebhookSerializer
-    input_serializer_class = WebhookSerializer
     create_service = staticmethod(webhook_create)
     update_service = staticmethod(webhook_update)
     permission_classes = [WebhookPermissions]
