@@ -251,6 +251,27 @@ class VehicleRefSerializer(ShapedSerializer):
         }
 
 
+def with_compliance(shaped: dict, result: ClientVerification | VehicleVerification) -> dict:
+    """A verification result's shape, with `compliance` when a profile was asked for."""
+    if result.checked:
+        shaped["compliance"] = ComplianceSerializer.shape(result.compliance)
+    return shaped
+
+
+# `{"asOf", "results"}`: a subclass declares `results`, whose item serializer renders each
+# (a comment, not a docstring: drf-spectacular would publish a docstring in the schema).
+class VerificationAnswerSerializer(ShapedSerializer):
+    as_of = serializers.DateField()
+
+    @classmethod
+    def shape(cls, answer: VerificationAnswer) -> dict:
+        item = cls._declared_fields["results"].child
+        return {
+            "as_of": answer.on.isoformat(),
+            "results": [item.shape(r) for r in answer.results],
+        }
+
+
 class ClientVerificationSerializer(ShapedSerializer):
     dot = StrictCharField(allow_null=True)
     found = StrictBooleanField()
@@ -271,21 +292,11 @@ class ClientVerificationSerializer(ShapedSerializer):
             "client": None if client is None else ClientRefSerializer.shape(client),
             "coverages": [CoverageRefSerializer.shape(p, on) for p in result.policies],
         }
-        if result.checked:
-            shaped["compliance"] = ComplianceSerializer.shape(result.compliance)
-        return shaped
+        return with_compliance(shaped, result)
 
 
-class ClientVerificationResponseSerializer(ShapedSerializer):
-    as_of = serializers.DateField()
+class ClientVerificationResponseSerializer(VerificationAnswerSerializer):
     results = ClientVerificationSerializer(many=True)
-
-    @staticmethod
-    def shape(answer: VerificationAnswer) -> dict:
-        return {
-            "as_of": answer.on.isoformat(),
-            "results": [ClientVerificationSerializer.shape(r) for r in answer.results],
-        }
 
 
 class VehicleVerificationSerializer(ShapedSerializer):
@@ -306,21 +317,11 @@ class VehicleVerificationSerializer(ShapedSerializer):
             "status": result.status,
             "coverages": [VehicleCoverageRefSerializer.shape(p, on) for p in result.periods],
         }
-        if result.checked:
-            shaped["compliance"] = ComplianceSerializer.shape(result.compliance)
-        return shaped
+        return with_compliance(shaped, result)
 
 
-class VehicleVerificationResponseSerializer(ShapedSerializer):
-    as_of = serializers.DateField()
+class VehicleVerificationResponseSerializer(VerificationAnswerSerializer):
     results = VehicleVerificationSerializer(many=True)
-
-    @staticmethod
-    def shape(answer: VerificationAnswer) -> dict:
-        return {
-            "as_of": answer.on.isoformat(),
-            "results": [VehicleVerificationSerializer.shape(r) for r in answer.results],
-        }
 
 
 class FleetRequestSerializer(serializers.Serializer):
