@@ -8,9 +8,9 @@ import pytest
 
 from apps.core.dates import today
 from apps.coverages.services import VEHICLE, coverage_update
-from apps.masterdata.models import State
 from apps.policies.models import PolicyLimit
 from tests.conftest import assert_problem
+from tests.coverages.conftest import VIN
 from tests.factories import (
     ClientFactory,
     PolicyFactory,
@@ -21,21 +21,6 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 TODAY = today()
 DAY = dt.timedelta(days=1)
-VIN = "1FUJGLDR7CLBP8834"
-
-
-@pytest.fixture
-def covered(carrier):
-    policy = PolicyFactory(client=carrier, policy_number="AL-1")
-    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
-    unit = VehicleFactory(
-        client=carrier,
-        serial_number=VIN,
-        license_plate="TX-4821A",
-        license_plate_state=State.objects.get(code="TX"),
-    )
-    VehicleCoverageFactory(vehicle=unit, policy=policy)
-    return policy, unit
 
 
 # --- clients ---------------------------------------------------------------------------------

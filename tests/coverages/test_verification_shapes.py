@@ -15,26 +15,16 @@ from rest_framework import serializers
 from apps.compliance.serializers import ComplianceSerializer, ReasonSerializer
 from apps.coverages.api import serializers as s
 from apps.coverages.serializers import LimitSerializer
-from apps.masterdata.models import State
-from apps.policies.models import PolicyLimit
-from tests.factories import ClientFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
+from tests.coverages.conftest import VIN
+from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
-VIN = "1FUJGLDR7CLBP8834"
 UNCOVERED_VIN = "3AKJHHDR5LSLA1234"
 
 
 @pytest.fixture
-def world(agency, carrier):
-    policy = PolicyFactory(client=carrier, policy_number="AL-1")
-    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
-    unit = VehicleFactory(
-        client=carrier,
-        serial_number=VIN,
-        license_plate="TX-4821A",
-        license_plate_state=State.objects.get(code="TX"),
-    )
-    VehicleCoverageFactory(vehicle=unit, policy=policy)
+def world(agency, carrier, covered):
+    """The insured carrier of `covered`, and an uninsured client with an uncovered unit."""
     uninsured = ClientFactory(agency=agency, client_name="Bare Haulers", dot="2345678")
     VehicleFactory(client=uninsured, serial_number=UNCOVERED_VIN, license_plate="")
 
