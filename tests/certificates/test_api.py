@@ -104,6 +104,13 @@ def test_client_certificate_json(api, world):
     assert "CANCELLED BEFORE THE EXPIRATION DATE" in cert["cancellation"]
 
 
+def test_client_certificate_by_id_is_the_one_by_dot(api, world):
+    carrier, _auto, _general, _unit = world
+    by_dot = api.get("/v1/certificates/clients?dot=1234567").json()
+    by_id = api.get(f"/v1/certificates/clients?id={carrier.id}").json()
+    assert by_id == by_dot
+
+
 def test_vehicle_certificate_lists_only_the_coverages_it_is_scheduled_on(api, world):
     carrier, _auto, _general, unit = world
     for query in (

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
@@ -92,12 +94,28 @@ class CertificateView(APIView):
         return response
 
 
-class ClientCertificateView(CertificateView):
-    """The ACORD 25 certificate of a client, from the policies in force."""
+class CertificateIssueView(CertificateView):
+    # Issues one kind of certificate: its builder, its query parameters, and the builder's
+    # keyword for the record's id (what `id`, and a certificate number, name).
+    builder: Callable[..., Certificate]
+    params_class: type[QueryParameters]
+    id_keyword: str
 
-    required_permissions = ("clients.view_client", "policies.view_policy")
+    def get(self, request):
+        query = self.params_class.parse(request)
+        if "id" in query:
+            query[self.id_keyword] = query.pop("id")
+        certificate = self.builder(
+            user=request.user,
+            on=query.pop("as_of"),
+            **query,
+            **self.holder(request.query_params),
+        )
+        return self.respond(request, certificate)
 
-    @extend_schema(
+
+@extend_schema_view(
+    get=extend_schema(
         parameters=[
             query_param("id", "A client id."),
             query_param("dot", "A DOT number."),
@@ -106,21 +124,18 @@ class ClientCertificateView(CertificateView):
         responses=RESPONSES,
         operation_id="certificates_clients_retrieve",
     )
-    def get(self, request):
-        query = ClientCertificateParams.parse(request)
-        lookup = {"client_id": query["id"]} if "id" in query else {"dot": query["dot"]}
-        certificate = client_certificate(
-            user=request.user, on=query["as_of"], **lookup, **self.holder(request.query_params)
-        )
-        return self.respond(request, certificate)
+)
+class ClientCertificateView(CertificateIssueView):
+    """The ACORD 25 certificate of a client, from the policies in force."""
+
+    required_permissions = ("clients.view_client", "policies.view_policy")
+    builder = staticmethod(client_certificate)
+    params_class = ClientCertificateParams
+    id_keyword = "client_id"
 
 
-class VehicleCertificateView(CertificateView):
-    """The ACORD 25 certificate of one vehicle: only the coverages it is scheduled on."""
-
-    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
-
-    @extend_schema(
+@extend_schema_view(
+    get=extend_schema(
         parameters=[
             query_param("id", "A vehicle id."),
             query_param("vin", "A 17-character VIN."),
@@ -131,17 +146,14 @@ class VehicleCertificateView(CertificateView):
         responses=RESPONSES,
         operation_id="certificates_vehicles_retrieve",
     )
-    def get(self, request):
-        query = VehicleCertificateParams.parse(request)
-        lookup = {"vehicle_id": query.pop("id")} if "id" in query else {}
-        certificate = vehicle_certificate(
-            user=request.user,
-            on=query.pop("as_of"),
-            **lookup,
-            **query,
-            **self.holder(request.query_params),
-        )
-        return self.respond(request, certificate)
+)
+class VehicleCertificateView(CertificateIssueView):
+    """The ACORD 25 certificate of one vehicle: only the coverages it is scheduled on."""
+
+    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+    builder = staticmethod(vehicle_certificate)
+    params_class = VehicleCertificateParams
+    id_keyword = "vehicle_id"
 
 
 class CertificateCheckView(CertificateView):
@@ -167,14 +179,9 @@ class CertificateCheckView(CertificateView):
         # Whatever the builder cannot find (a record of another agency, or nothing in force
         # on that date) answers as a forged number does, so a genuine number reveals nothing.
         try:
-            if ref.kind == "C":
-                certificate = client_certificate(
-                    user=request.user, on=ref.as_of, client_id=ref.record_id, **holder
-                )
-            else:
-                certificate = vehicle_certificate(
-                    user=request.user, on=ref.as_of, vehicle_id=ref.record_id, **holder
-                )
+            certificate = kind_view.builder(
+                user=request.user, on=ref.as_of, **{kind_view.id_keyword: ref.record_id}, **holder
+            )
         except NotFound:
             raise NotFound(NO_SUCH_CERTIFICATE) from None
         return self.respond(request, certificate)
