@@ -218,6 +218,13 @@ def test_plate_state_narrows(api, covered):
     )
 
 
+def test_a_vin_lookup_ignores_the_plate_state(api, covered):
+    for state in ("OK", "Narnia"):
+        response = api.get(f"/v1/coverages/vehicles?vin={VIN}&licensePlateState={state}")
+        [result] = response.json()["results"]
+        assert result["verified"] is True, state
+
+
 def test_unit_removed_yesterday_is_not_covered_today_but_was_last_week(api, manager, covered):
     policy, unit = covered
     coverage_update(

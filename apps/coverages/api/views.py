@@ -83,24 +83,9 @@ class VehicleVerificationView(APIView):
         operation_id="coverages_vehicles_verify",
     )
     def get(self, request):
-        params = s.VehicleVerificationParams(
-            data=request.query_params, context={"request": request}
-        )
-        params.is_valid(raise_exception=True)
-        query = params.validated_data
-        on = query["as_of"]
-        if "vin" in query:
-            results = verify_vehicles(
-                user=request.user, on=on, vin=query["vin"], profile=query.get("profile")
-            )
-        else:
-            results = verify_vehicles(
-                user=request.user,
-                on=on,
-                license_plate=query["license_plate"],
-                license_plate_state=query.get("license_plate_state"),
-                profile=query.get("profile"),
-            )
+        query = s.VehicleVerificationParams.parse(request)  # a VIN, or a plate (and its state)
+        on = query.pop("as_of")
+        results = verify_vehicles(user=request.user, on=on, **query)
         if not results:
             raise NotFound("No vehicle matches.")
         answer = VerificationAnswer(results, on)
