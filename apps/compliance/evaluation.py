@@ -85,14 +85,29 @@ class CompiledProfile:
         )
 
 
-def _reason(code: str, coverage_type: str | None, required, actual, message: str) -> dict:
-    return {
-        "code": code,
-        "coverage_type": coverage_type,
-        "required": required,
-        "actual": actual,
-        "message": message,
-    }
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a requirement is not met (`ReasonSerializer` shapes it): the code, the coverage type
+    it is about, what was required and what was found (as text), and a sentence."""
+
+    code: str
+    coverage_type: str | None
+    required: str | None
+    actual: str | None
+    message: str
+
+    @property
+    def hard(self) -> bool:
+        return self.code in HARD
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One client's or unit's verdict under a profile (`ComplianceSerializer` shapes it)."""
+
+    profile_id: int
+    result: str
+    reasons: list[Reason]
 
 
 def _limits(policy) -> list[tuple[str, Decimal]]:
@@ -120,7 +135,9 @@ def _renewed(policy, same_type: list, on: dt.date) -> bool:
     )
 
 
-def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on) -> list:
+def _judge(
+    compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on
+) -> list[Reason]:
     """Every reason one policy gives against the requirements on its coverage type."""
     reasons = []
     rule = compiled.coverage.get(code)
@@ -130,7 +147,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
         if amount is None or amount < minimum:
             named = rule["limit_name"] or "highest limit"
             reasons.append(
-                _reason(
+                Reason(
                     LIMIT_BELOW_MINIMUM,
                     code,
                     rule["minimum_limit"],
@@ -146,7 +163,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
             amount = policy_limit(policy, None)
         if amount is None or amount < floor:
             reasons.append(
-                _reason(
+                Reason(
                     BELOW_FEDERAL_MINIMUM,
                     code,
                     format_money(floor),
@@ -160,7 +177,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
         rating = insurer.am_best_rating if insurer is not None else ""
         if not rating:
             reasons.append(
-                _reason(
+                Reason(
                     INSURER_UNRATED,
                     code,
                     compiled.rating,
@@ -172,7 +189,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
             )
         elif AM_BEST_ORDER[rating] > AM_BEST_ORDER[compiled.rating]:
             reasons.append(
-                _reason(
+                Reason(
                     INSURER_RATING_BELOW_MINIMUM,
                     code,
                     compiled.rating,
@@ -183,7 +200,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
             )
     if compiled.additional_insured and not policy.additional_insured:
         reasons.append(
-            _reason(
+            Reason(
                 ADDITIONAL_INSURED_MISSING,
                 code,
                 "true",
@@ -193,7 +210,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
         )
     if compiled.waiver and not policy.subrogation_waived:
         reasons.append(
-            _reason(
+            Reason(
                 WAIVER_OF_SUBROGATION_MISSING,
                 code,
                 "true",
@@ -205,7 +222,7 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
         left = (policy.expiration_date - on).days
         if left <= compiled.notice_days and not _renewed(policy, same_type, on):
             reasons.append(
-                _reason(
+                Reason(
                     EXPIRES_SOON,
                     code,
                     f"{compiled.notice_days} days",
@@ -217,13 +234,13 @@ def _judge(compiled: CompiledProfile, code: str, policy, same_type, cargo_class,
     return reasons
 
 
-def _best(candidates_reasons: list[tuple]) -> list:
+def _best(candidates_reasons: list[tuple]) -> list[Reason]:
     if len(candidates_reasons) == 1:
         return candidates_reasons[0][1]
 
     def key(item):
         policy, reasons = item
-        hard = sum(r["code"] in HARD for r in reasons)
+        hard = sum(r.hard for r in reasons)
         return (hard, len(reasons) - hard, -(policy_limit(policy, None) or 0))
 
     return min(candidates_reasons, key=key)[1]
@@ -236,13 +253,13 @@ def verdict(
     cargo_class: str,
     on: dt.date,
     unit_policies: list | None = None,
-) -> dict:
-    """The `compliance` object of one result.
+) -> Verdict:
+    """The verdict of one result (its `compliance` object).
 
     `policies` are the client's policies from verification (in force on D and later ones);
     `unit_policies`, for a unit, the policies it is scheduled on and covered by on D.
     """
-    reasons: list[dict] = []
+    reasons: list[Reason] = []
     by_type: dict[str, list] = {}
     for policy in policies:
         by_type.setdefault(policy.coverage_type.code, []).append(policy)
@@ -261,7 +278,7 @@ def verdict(
             if schedules_units:
                 if not on_unit and in_force:
                     reasons.append(
-                        _reason(
+                        Reason(
                             UNIT_NOT_SCHEDULED,
                             code,
                             None,
@@ -278,7 +295,7 @@ def verdict(
             if required is None and compiled.federal and code == AUTO_LIABILITY:
                 required = format_money(FEDERAL_MINIMUMS[cargo_class])
             reasons.append(
-                _reason(
+                Reason(
                     COVERAGE_MISSING,
                     code,
                     required,
@@ -289,10 +306,10 @@ def verdict(
             continue
         judged = [(p, _judge(compiled, code, p, same_type, cargo_class, on)) for p in candidates]
         reasons.extend(_best(judged))
-    if any(r["code"] in HARD for r in reasons):
+    if any(r.hard for r in reasons):
         result = FAIL
     elif reasons:
         result = CAUTION
     else:
         result = PASS
-    return {"profile_id": compiled.profile_id, "result": result, "reasons": reasons}
+    return Verdict(compiled.profile_id, result, reasons)

@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from apps.clients.models import Client
-from apps.compliance.evaluation import CompiledProfile, verdict
+from apps.compliance.evaluation import CompiledProfile, Reason, verdict
 from apps.compliance.models import RequirementProfile
+from apps.compliance.serializers import ReasonSerializer
 from apps.core.dates import today
 from apps.coverages.selectors import policies_by_client
 from apps.events.models import Event
@@ -33,7 +34,7 @@ from apps.policies.models import Policy
 from apps.webhooks.models import Webhook
 
 # {(client id, profile id): (agency id, result, reasons)}
-Snapshot = dict[tuple[int, int], tuple[int, str, list]]
+Snapshot = dict[tuple[int, int], tuple[int, str, list[Reason]]]
 
 
 def _watched_profiles(profile_id: int | None = None) -> list[RequirementProfile]:
@@ -79,11 +80,7 @@ def compliance_snapshot(
                 cargo_class=client.cargo_class,
                 on=on,
             )
-            snapshot[(client.id, profile.id)] = (
-                client.agency_id,
-                answer["result"],
-                answer["reasons"],
-            )
+            snapshot[(client.id, profile.id)] = (client.agency_id, answer.result, answer.reasons)
     return snapshot
 
 
@@ -105,7 +102,7 @@ def compliance_changes_emit(*, before: Snapshot, after: Snapshot, day: dt.date) 
                 "profile_id": profile_id,
                 "from": old[1],
                 "to": new,
-                "reasons": reasons,
+                "reasons": [ReasonSerializer.shape(r) for r in reasons],
                 "as_of": day,
             },
         )

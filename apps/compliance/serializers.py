@@ -8,10 +8,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.compliance.evaluation import REASON_CODES
+from apps.compliance.evaluation import REASON_CODES, Reason, Verdict
 from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 
 
+# Shapes a Reason of apps.compliance.evaluation (also the `reasons` of compliance.changed).
 class ReasonSerializer(ShapedSerializer):
     code = serializers.ChoiceField(choices=REASON_CODES)
     coverage_type = StrictCharField(allow_null=True)
@@ -20,30 +21,30 @@ class ReasonSerializer(ShapedSerializer):
     message = StrictCharField()
 
     @staticmethod
-    def shape(reason: dict) -> dict:
+    def shape(reason: Reason) -> dict:
         return {
-            "code": reason["code"],
-            "coverage_type": reason["coverage_type"],
-            "required": reason["required"],
-            "actual": reason["actual"],
-            "message": reason["message"],
+            "code": reason.code,
+            "coverage_type": reason.coverage_type,
+            "required": reason.required,
+            "actual": reason.actual,
+            "message": reason.message,
         }
 
 
 class ComplianceSerializer(ShapedSerializer):
-    # Shapes a verdict of apps.compliance.evaluation.verdict.
+    # Shapes a Verdict of apps.compliance.evaluation.verdict.
     profile_id = StrictIntegerField()
     result = serializers.ChoiceField(choices=["PASS", "CAUTION", "FAIL"])
     reasons = ReasonSerializer(many=True)
 
     @staticmethod
-    def shape(verdict: dict | None) -> dict | None:
+    def shape(verdict: Verdict | None) -> dict | None:
         if verdict is None:
             return None
         return {
-            "profile_id": verdict["profile_id"],
-            "result": verdict["result"],
-            "reasons": [ReasonSerializer.shape(r) for r in verdict["reasons"]],
+            "profile_id": verdict.profile_id,
+            "result": verdict.result,
+            "reasons": [ReasonSerializer.shape(r) for r in verdict.reasons],
         }
 
 

@@ -17,7 +17,7 @@ from django.db.models import Exists, F, OuterRef, Q
 
 from apps.agencies.models import Agency
 from apps.clients.models import Client
-from apps.compliance.evaluation import verdict
+from apps.compliance.evaluation import Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
 from apps.coverages.models import VehicleCoverage
 from apps.masterdata.models import CoverageType, Insurer
@@ -162,7 +162,7 @@ def _compliance(
     policies: list[Policy],
     on: dt.date,
     unit_policies: list[Policy] | None = None,
-) -> dict | None:
+) -> Verdict | None:
     """The client's (or unit's) verdict under the profile asked for; None without a profile or
     for what was not found."""
     if profile is None or client is None:
@@ -188,7 +188,7 @@ class ClientVerification(NamedTuple):
     verified: bool
     status: str
     checked: bool
-    compliance: dict | None
+    compliance: Verdict | None
 
     @property
     def found(self) -> bool:
@@ -313,7 +313,7 @@ class VehicleVerification(NamedTuple):
     verified: bool
     status: str
     checked: bool
-    compliance: dict | None
+    compliance: Verdict | None
     key_name: str | None = None  # the batch: "vin" or "license_plate", and the key asked
     key: str | None = None
 
@@ -450,7 +450,7 @@ def verify_fleet(
     ]
     counts = None
     if profile is not None:
-        verdicts = [r.compliance["result"] for r in results if r.compliance]
+        verdicts = [r.compliance.result for r in results if r.compliance]
         counts = {v: verdicts.count(v) for v in ("PASS", "CAUTION", "FAIL")}
     summary = FleetSummary(
         requested=len(results),

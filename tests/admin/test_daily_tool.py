@@ -245,7 +245,7 @@ def test_client_page_shows_compliance_under_the_federal_minimum_profile(staff_cl
     expected = verify_clients(user=staff, on=TODAY, client_id=carrier.pk, profile=profile)[0]
     page = staff_client.get(f"/admin/clients/client/{carrier.pk}/change/").content.decode()
     shown = page.split('id="compliance-today"')[1].split("</span>")[0]
-    assert expected.compliance["result"] in ("PASS", "CAUTION", "FAIL")
-    assert f"<strong>{expected.compliance['result']}</strong>" in shown
-    for reason in expected.compliance["reasons"]:
-        assert escape(reason["message"]) in shown
+    assert expected.compliance.result in ("PASS", "CAUTION", "FAIL")
+    assert f"<strong>{expected.compliance.result}</strong>" in shown
+    for reason in expected.compliance.reasons:
+        assert escape(reason.message) in shown

@@ -87,6 +87,27 @@ def test_a_write_that_changes_the_verdict_emits(api, carrier, watched):
     assert len(_changes(api)) == 1
 
 
+def test_the_events_reasons_are_verifications_reasons(api, carrier, watched):
+    # One shape for a verdict's reasons (ReasonSerializer), in the answer and in the event.
+    profile, _ = watched
+    _al(carrier, amount="1000000", expiration_date=today() + 10 * DAY)
+    with compliance_watch(client_ids=[carrier.id]):
+        PolicyLimit.objects.update(amount=500_000)
+    [event] = _changes(api)
+    response = api.get(f"/v1/coverages/clients?id={carrier.id}&profile={profile}")
+    assert response.status_code == 200, response.content
+    [result] = response.json()["results"]
+    assert [r["code"] for r in event["data"]["reasons"]] == ["LIMIT_BELOW_MINIMUM", "EXPIRES_SOON"]
+    assert event["data"]["reasons"] == result["compliance"]["reasons"]
+    assert list(event["data"]["reasons"][0]) == [
+        "code",
+        "coverageType",
+        "required",
+        "actual",
+        "message",
+    ]
+
+
 def test_nothing_is_watched_without_a_subscription_naming_a_profile(
     api, carrier, django_assert_max_num_queries
 ):
