@@ -7,7 +7,7 @@ from django.db.models import Q
 
 from apps.core.filters import IdFilter
 from apps.drivers.choices import DriverStatus
-from apps.drivers.models import Driver
+from apps.drivers.models import Driver, normalize_license_number
 from apps.masterdata.lookup import MasterDataFilter
 from apps.masterdata.models import State
 from apps.policies.filtersets import UpperChoiceFilter
@@ -25,7 +25,7 @@ class DriverFilterSet(django_filters.FilterSet):
         fields = []
 
     def filter_license_number(self, queryset, name, value):
-        return queryset.filter(license_number=value.strip().upper())
+        return queryset.filter(license_number=normalize_license_number(value))
 
     def filter_q(self, queryset, name, value):
         query = Q()

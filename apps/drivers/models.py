@@ -9,6 +9,12 @@ from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, UniqueRules
 from apps.drivers.choices import DriverStatus
 
 
+def normalize_license_number(value: str) -> str:
+    """A driver's licence number as stored and compared: trimmed, upper case (tx123 is TX123),
+    whoever writes it (the API, the admin, a fleet file) and whoever looks it up."""
+    return value.strip().upper()
+
+
 class DriverQuerySet(AgencyScopedQuerySet):
     agency_field = "client__agency"
 

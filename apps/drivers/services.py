@@ -10,7 +10,7 @@ from django.db import transaction
 
 from apps.clients.selectors import visible_client
 from apps.core.services import model_update
-from apps.drivers.models import Driver, DriverVehicle
+from apps.drivers.models import Driver, DriverVehicle, normalize_license_number
 from apps.masterdata.models import City, DriverType, LicenseType, State
 from apps.vehicles.models import Vehicle
 
@@ -46,6 +46,14 @@ DRIVER_FIELDS = tuple(DriverFields.__annotations__)
 DEFAULT_DRIVER_TYPE = "Company Driver"
 
 
+def _normalized(fields: dict) -> dict:
+    """The fields as stored: the licence number in its one form, whoever writes."""
+    data = {**fields}
+    if isinstance(data.get("license_number"), str):
+        data["license_number"] = normalize_license_number(data["license_number"])
+    return data
+
+
 def _check_dates(driver: Driver) -> None:
     if driver.date_of_birth and driver.hire_date and driver.hire_date < driver.date_of_birth:
         raise ValidationError({"hire_date": "Cannot precede the date of birth."})
@@ -55,7 +63,7 @@ def _check_dates(driver: Driver) -> None:
 def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Driver:
     """Add a driver to a client."""
     client = visible_client(user, client_id)
-    driver = Driver(client=client, created_by=user, updated_by=user, **fields)
+    driver = Driver(client=client, created_by=user, updated_by=user, **_normalized(fields))
     _check_dates(driver)
     driver.full_clean()
     driver.save()
@@ -66,7 +74,7 @@ def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Dr
 def driver_update(*, user, instance: Driver, **changes: Unpack[DriverChanges]) -> Driver:
     """Partial update of a driver."""
     driver = Driver.objects.select_for_update().get(pk=instance.pk)
-    data: dict = {**changes}
+    data: dict = _normalized(changes)
     if changes.get("client_id", driver.client_id) != driver.client_id:
         if driver.coverages.exists() or driver.vehicle_links.exists():
             raise ValidationError(

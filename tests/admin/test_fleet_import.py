@@ -209,3 +209,27 @@ def test_drivers_import_with_dates_states_and_cities(staff_client, carrier):
     assert "Unknown driver type “Pilot”" in page
     assert "The date “31/12/1980” is not like" in page
     assert "Unknown city “Gotham” in TX" in page
+
+
+def test_an_imported_licence_number_is_stored_as_the_api_stores_it(staff_client, api, carrier):
+    # One rule (drivers.services, normalize_license_number) for every writer: a fleet file's
+    # " tx77 " is stored TX77 like the API's, so the licenseNumber filter finds both drivers.
+    body = {
+        "clientId": carrier.id,
+        "firstName": "Ann",
+        "lastName": "Lee",
+        "driverType": "Owner Operator",
+    }
+    by_api = api.post("/v1/drivers", {**body, "licenseNumber": "Tx77"}, format="json")
+    assert by_api.status_code == 201, by_api.content
+    header = ["dot", "first_name", "last_name", "driver_type", "license_number"]
+    rows = [["1234567", "Bo", "Diaz", "Company Driver", " tx77 "]]
+    preview = _preview(staff_client, _csv(rows, header=header), model="drivers/driver")
+    assert preview.context["confirm_form"] is not None, preview.content.decode()[-3000:]
+    _confirm(staff_client, preview, model="drivers/driver")
+    imported = Driver.objects.get(client=carrier, first_name="Bo")
+    detail = api.get(f"/v1/drivers/{imported.id}")
+    assert detail.status_code == 200 and detail.json()["licenseNumber"] == "TX77"
+    found = api.get("/v1/drivers?licenseNumber=tX77").json()["results"]
+    assert sorted(d["id"] for d in found) == sorted([by_api.json()["id"], imported.id])
+    assert {d["licenseNumber"] for d in found} == {"TX77"}

@@ -72,11 +72,6 @@ class DriverSerializer(AddressFields, AuditedModelSerializer):
         ]
         read_only_fields = ["id"]
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and isinstance(data.get("license_number"), str):
-            data = {**data, "license_number": data["license_number"].strip().upper()}
-        return super().to_internal_value(data)
-
     def validate(self, attrs):
         require_on_create(self, attrs, {"driver_type": ("driver_type", "a driver type name")})
         return resolve_cities(attrs, self.instance, [("city", "state")])
