@@ -15,14 +15,14 @@ from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from apps.accounts.models import hash_api_key
 from apps.accounts.principal import attach_permissions, caller_row
 from apps.accounts.selectors import api_key_is_active
+from apps.core.memo import BoundedMemo
 
 API_KEY_CHALLENGE = 'ApiKey realm="api", header="apiKey"'
 # Access tokens already verified by this process, until they expire: checking the signature
 # and the claims again cost a tenth of /v1/me (issue 18). A token's validity is a function of
 # the token, the signing key and the clock alone (access tokens are never blacklisted), so a
 # memo per process is exact; it holds no state that other nodes would need to see.
-_VERIFIED_TOKENS: dict[bytes, tuple[float, object]] = {}
-_VERIFIED_TOKENS_MAX = 4096
+_VERIFIED_TOKENS: BoundedMemo[bytes, tuple[float, object]] = BoundedMemo(4096)
 
 
 def _raw_api_key(request) -> str:
@@ -70,9 +70,7 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
         if found is not None and time.time() < found[0]:
             return found[1]
         validated = super().get_validated_token(raw_token)
-        if len(_VERIFIED_TOKENS) >= _VERIFIED_TOKENS_MAX:
-            _VERIFIED_TOKENS.clear()
-        _VERIFIED_TOKENS[raw_token] = (float(validated["exp"]), validated)
+        _VERIFIED_TOKENS.remember(raw_token, (float(validated["exp"]), validated))
         return validated
 
     def authenticate(self, request):

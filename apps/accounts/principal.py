@@ -25,10 +25,13 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from apps.core.memo import BoundedMemo
+
 # Permission sets remembered by this process: user id -> ((is_superuser, version), user
 # permissions, group permissions). Bounded: emptied when full, refilled one caller at a time.
-_PERMISSIONS: dict[int, tuple[tuple[bool, int], frozenset[str], frozenset[str]]] = {}
-_PERMISSIONS_MAX = 4096
+_PERMISSIONS: BoundedMemo[int, tuple[tuple[bool, int], frozenset[str], frozenset[str]]] = (
+    BoundedMemo(4096)
+)
 # Read with the key; the rest of the row (the password hash among it) stays deferred.
 # In the model's field order, which Model.from_db() expects.
 USER_FIELDS = tuple(
@@ -135,9 +138,7 @@ def attach_permissions(user) -> None:
         user_perms = frozenset(backend.get_user_permissions(user))
         group_perms = frozenset(backend.get_group_permissions(user))
         if version is not None:
-            if len(_PERMISSIONS) >= _PERMISSIONS_MAX:
-                _PERMISSIONS.clear()
-            _PERMISSIONS[user.pk] = (key, user_perms, group_perms)
+            _PERMISSIONS.remember(user.pk, (key, user_perms, group_perms))
     user._user_perm_cache = set(user_perms)
     user._group_perm_cache = set(group_perms)
     user._perm_cache = {*user_perms, *group_perms}
