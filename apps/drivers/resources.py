@@ -20,8 +20,6 @@ from apps.drivers.models import Driver
 from apps.drivers.services import DRIVER_FIELDS, driver_create
 from apps.masterdata.models import City, DriverType, LicenseType, State
 
-TEXT = ("first_name", "last_name", "license_number", "address", "zip_code", "phone", "email")
-
 
 class CityWidget(widgets.Widget):
     """A city within the row's state (cities are looked up within their state)."""
@@ -106,9 +104,3 @@ class DriverResource(ServiceResource):
         states = LookupWidget("state", State, codes=True, render_attr="code")
         self.fields["state"].widget = states
         self.fields["city"].widget = CityWidget(states)
-
-    def service_data(self, instance) -> dict:
-        data = super().service_data(instance)
-        for text in TEXT:
-            data[text] = data[text] or ""
-        return data

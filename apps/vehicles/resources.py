@@ -78,9 +78,3 @@ class VehicleResource(ServiceResource):
             "status",
         )
         export_order = fields
-
-    def service_data(self, instance) -> dict:
-        data = super().service_data(instance)
-        for text in ("license_plate", "owner", "garaging_address"):
-            data[text] = data[text] or ""
-        return data

@@ -90,6 +90,8 @@ def test_xlsx_with_numbers_as_numbers_imports(staff_client, carrier):
     _confirm(staff_client, preview, model="vehicles/vehicle")
     unit = Vehicle.objects.get(client=carrier)
     assert unit.unit == "601" and unit.model_year == 2021
+    # a blank cell (plate) and a column the file lacks (owner) are both empty text
+    assert unit.license_plate == "" and unit.owner == "" and unit.garaging_address == ""
 
 
 def test_a_dot_with_leading_zeros_finds_its_client(staff_client, carrier):
