@@ -64,16 +64,13 @@ def _policy(
     )
 
 
-def _vehicle(
-    admin, client, *, vin, unit, unit_type, year, make, plate, value, lienholder=None, **extra
-) -> Vehicle:
+def _vehicle(admin, client, *, vin, unit, unit_type, year, make, plate, value, **extra) -> Vehicle:
     vehicle = Vehicle.objects.filter(client=client, serial_number=vin).first()
     if vehicle is not None:
         return vehicle
     return vehicle_create(
         user=admin,
         client_id=client.pk,
-        lienholder_id=lienholder.pk if lienholder is not None else None,
         serial_number=vin,
         unit=unit,
         unit_type=UnitType.objects.get(name=unit_type),
@@ -235,7 +232,7 @@ def seed_fleet(world, *, admin) -> None:
         make="Freightliner",
         plate="TX-4821A",
         value="145000",
-        lienholder=bank,
+        lienholder_id=bank.pk,
     )
     t2 = _vehicle(
         admin,
@@ -247,7 +244,7 @@ def seed_fleet(world, *, admin) -> None:
         make="Kenworth",
         plate="TX-4822B",
         value="162000",
-        lienholder=bank,
+        lienholder_id=bank.pk,
     )
     trailer = _vehicle(
         admin,

@@ -47,7 +47,7 @@ def _agency(root, *, name: str, **fields) -> Agency:
 
 
 def _client(
-    admin, agency: Agency, *, name: str, dot: str, city: str, state: str, producer=None, **extra
+    admin, agency: Agency, *, name: str, dot: str, city: str, state: str, **extra
 ) -> Client:
     client = Client.objects.live().filter(agency=agency, dot=dot).first()
     if client is not None:
@@ -56,7 +56,6 @@ def _client(
     return client_create(
         user=admin,
         agency_id=agency.pk,
-        producer_id=producer.pk if producer is not None else None,
         client_name=name,
         dot=dot,
         state=state_obj,
@@ -119,7 +118,7 @@ def seed_demo() -> DemoWorld:
         dot="1234567",
         city="Dallas",
         state="TX",
-        producer=producer,
+        producer_id=producer.pk,
         address="2500 Logistics Pkwy",
         zip_code="75212",
         phone="214-555-0142",
@@ -132,7 +131,7 @@ def seed_demo() -> DemoWorld:
         dot="2345678",
         city="Wichita",
         state="KS",
-        producer=producer,
+        producer_id=producer.pk,
         address="801 E Industrial Rd",
         zip_code="67216",
     )
@@ -143,7 +142,7 @@ def seed_demo() -> DemoWorld:
         dot="3456789",
         city="Houston",
         state="TX",
-        producer=producer,
+        producer_id=producer.pk,
         address="77 Port Rd",
         zip_code="77029",
     )
