@@ -105,13 +105,13 @@ class Client(TimeStampedModel):
         if self.dot:
             self.dot = dot_or_none(self.dot) or self.dot
         super().save(*args, **kwargs)
-        # Policies and vehicles carry their client's agency (`ClientAgencyMixin`): a client that
-        # moves takes them along.
+        # Policies, vehicles and drivers carry their client's agency (`ClientAgencyMixin`): a
+        # client that moves takes them along.
         update_fields = kwargs.get("update_fields")
         if self.pk is not None and (
             update_fields is None or {"agency", "agency_id"} & {*update_fields}
         ):
-            for records in (self.policies, self.vehicles):
+            for records in (self.policies, self.vehicles, self.drivers):
                 records.exclude(agency_id=self.agency_id).update(agency_id=self.agency_id)
 
     def __str__(self) -> str:

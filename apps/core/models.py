@@ -64,8 +64,10 @@ class SoftDeleteQuerySet(AgencyScopedQuerySet):
         return self.filter(live_q("", *owners))
 
 
-class ClientAgencyQuerySet(SoftDeleteQuerySet):
-    """Records that carry a copy of their client's agency (`ClientAgencyMixin`)."""
+class ClientAgencyQuerySet(AgencyScopedQuerySet):
+    """Records that carry a copy of their client's agency (`ClientAgencyMixin`), scoped through
+    it (`agency_field` is "agency"); the soft-deleted ones add `SoftDeleteQuerySet`.
+    """
 
     def bulk_create(self, objs, *args, **kwargs):
         """bulk_create skips save(): copy each record's agency from its client here too."""
@@ -85,8 +87,8 @@ class ClientAgencyMixin:
     foreign key named `agency`, with a `client` foreign key): written by save() (whoever saves:
     the services, the admin, an import), by `ClientAgencyQuerySet.bulk_create`, and by
     `Client.save` when a client moves to another agency. The copy lets a constraint or an index
-    start with the agency (a unique policy number per agency; the agency-wide vehicle list
-    sorted by any column) where a path through the client cannot."""
+    start with the agency (a unique policy number per agency; the agency-wide vehicle and driver
+    lists sorted by any column) where a path through the client cannot."""
 
     def _follow_client(self) -> bool:
         """Copy the client's agency; whether it changed."""

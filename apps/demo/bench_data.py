@@ -354,6 +354,7 @@ def seed_bench(
             "status",
             "created_at",
             "updated_at",
+            "agency",
         ],
         (
             (
@@ -370,6 +371,7 @@ def seed_bench(
                 "ACTIVE",
                 now,
                 now,
+                agency_of[client_ids[i % len(client_ids)]],
             )
             for i in range(drivers)
         ),

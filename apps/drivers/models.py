@@ -5,7 +5,14 @@ from __future__ import annotations
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, UniqueRulesMixin, user_stamp
+from apps.core.models import (
+    AgencyScopedQuerySet,
+    ClientAgencyMixin,
+    ClientAgencyQuerySet,
+    TimeStampedModel,
+    UniqueRulesMixin,
+    user_stamp,
+)
 from apps.drivers.choices import DriverStatus
 
 
@@ -15,14 +22,42 @@ def normalize_license_number(value: str) -> str:
     return value.strip().upper()
 
 
-class DriverQuerySet(AgencyScopedQuerySet):
-    agency_field = "client__agency"
+class DriverQuerySet(ClientAgencyQuerySet):
+    """Scoped through the driver's own copy of its client's agency: the agency-wide list filters
+    and sorts through one index, (agency, column, id), not a join to the clients (issue 18)."""
 
 
-class Driver(TimeStampedModel):
+# The list's orders, each with an index (agency, columns..., id): page 1 and the last page (read
+# backwards) walk one and stop after the page. The default order (last name, first name) serves
+# `sort=lastName` too, each last name's drivers sorted by id as they come (incremental sort).
+# `sort=licenseState` has none: it sorts by the state's code through an outer join (a driver may
+# have no state), which no index of the drivers can give, so it sorts the agency's drivers.
+SORT_INDEXES = (
+    (("last_name", "first_name"), "name_idx"),
+    (("first_name",), "first_idx"),
+    (("client",), "client_idx"),
+    (("status",), "status_idx"),
+    (("license_number",), "licence_idx"),
+    (("hire_date",), "hired_idx"),
+    (("created_at",), "created_idx"),
+    (("updated_at",), "updated_idx"),
+    ((), "id_idx"),
+)
+
+
+class Driver(ClientAgencyMixin, TimeStampedModel):
     """A driver of a client's fleet."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="drivers")
+    # The client's agency, copied (`ClientAgencyMixin`): the one path agency scoping takes and
+    # the first column of the list's sort indexes; (agency, id) is its index.
+    agency = models.ForeignKey(
+        "agencies.Agency",
+        on_delete=models.PROTECT,
+        related_name="+",
+        editable=False,
+        db_index=False,
+    )
     first_name = models.CharField(max_length=100)
     last_name = models.CharField(max_length=100)
     driver_type = models.ForeignKey(
@@ -55,14 +90,20 @@ class Driver(TimeStampedModel):
 
     class Meta:
         ordering = ["last_name", "first_name", "id"]
-        indexes = [models.Index(fields=["client", "last_name"], name="drivers_client_name_idx")]
+        indexes = [
+            models.Index(fields=["client", "last_name"], name="drivers_client_name_idx"),
+            *(
+                models.Index(fields=["agency", *columns, "id"], name=f"drivers_agency_{short}")
+                for columns, short in SORT_INDEXES
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"
 
 
 class DriverVehicleQuerySet(AgencyScopedQuerySet):
-    agency_field = "driver__client__agency"
+    agency_field = "driver__agency"
 
 
 class DriverVehicle(UniqueRulesMixin, models.Model):

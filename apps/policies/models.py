@@ -12,13 +12,14 @@ from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
     ClientAgencyQuerySet,
+    SoftDeleteQuerySet,
     TimeStampedModel,
     live_q,
 )
 from apps.policies.choices import CoveredAutos, LimitName, PolicyStatus
 
 
-class PolicyQuerySet(ClientAgencyQuerySet):
+class PolicyQuerySet(ClientAgencyQuerySet, SoftDeleteQuerySet):
     # The policy's own copy of its client's agency (`ClientAgencyMixin`): the agency's list
     # reads an (agency, column, id) index instead of joining the clients and sorting them all.
     agency_field = "agency"

@@ -13,6 +13,7 @@ from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
     ClientAgencyQuerySet,
+    SoftDeleteQuerySet,
     TimeStampedModel,
     live_q,
 )
@@ -46,7 +47,7 @@ class Lienholder(models.Model):
         return self.name
 
 
-class VehicleQuerySet(ClientAgencyQuerySet):
+class VehicleQuerySet(ClientAgencyQuerySet, SoftDeleteQuerySet):
     # The vehicle's own copy of its client's agency: the agency-wide list filters and sorts
     # through one index, (agency, column, id), instead of a join to the clients (issue 18).
     agency_field = "agency"

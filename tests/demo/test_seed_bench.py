@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.db.models import F
 
 from apps.clients.models import Client
+from apps.drivers.models import Driver
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
 
@@ -34,8 +35,10 @@ def test_seed_bench_builds_a_consistent_small_world(master_data_back):
     assert policies.exists()
     # Every copied policy carries its client's agency (the uniqueness rule depends on it).
     assert not policies.exclude(agency_id=F("client__agency_id")).exists()
-    # So does every vehicle (agency scoping and the list's sort indexes read it).
+    # So does every vehicle and driver (agency scoping and the lists' sort indexes read it).
     assert not Vehicle.objects.exclude(agency_id=F("client__agency_id")).exists()
+    assert Driver.objects.count() == 5
+    assert not Driver.objects.exclude(agency_id=F("client__agency_id")).exists()
     assert not Client.objects.filter(cargo_class="").exists()
 
 
