@@ -166,7 +166,7 @@ def column(name: str, widget, *, attribute: str | None = None) -> fields.Field:
 class ServiceResource(resources.ModelResource):
     """Rows become records through the app's create service, never through `save()`.
 
-    Subclasses set `service` (keyword-only `(*, user, **fields)`), `service_fields` (the
+    Subclasses set `service` (keyword-only `(*, user, client_id, **fields)`), `service_fields` (the
     attributes handed to it) and `error_fields` (service error keys → the file's columns).
     """
 
@@ -202,30 +202,26 @@ class ServiceResource(resources.ModelResource):
         )
         return field.column_name if field is not None else key
 
+    def by_column(self, exc: ValidationError) -> ValidationError:
+        """Field errors (a widget's, the service's) under the file's column names."""
+        return ValidationError({self.column_of(k): v for k, v in exc.error_dict.items()})
+
     def import_instance(self, instance, row, **kwargs):
         try:
             super().import_instance(instance, row, **kwargs)
         except ValidationError as exc:
-            raise ValidationError(
-                {self.column_of(k): v for k, v in exc.error_dict.items()}
-            ) from exc
-
-    def service_data(self, instance) -> dict:
-        data = {f: getattr(instance, f) for f in self.service_fields}
-        data["client_id"] = instance.client_id
-        return data
+            raise self.by_column(exc) from exc
 
     def save_instance(self, instance, is_create, row, **kwargs):
         """Run the service for every row, dry run included: the transaction that wraps the
         whole import is rolled back after a dry run, so the preview sees exactly what the
         real run will (a VIN repeated in the file is refused on its second row)."""
+        fields = {f: getattr(instance, f) for f in self.service_fields}
         try:
-            saved = type(self).service(user=kwargs["user"], **self.service_data(instance))
+            saved = type(self).service(user=kwargs["user"], client_id=instance.client_id, **fields)
         except ValidationError as exc:
             if hasattr(exc, "error_dict"):
-                raise ValidationError(
-                    {self.column_of(k): v for k, v in exc.error_dict.items()}
-                ) from exc
+                raise self.by_column(exc) from exc
             raise
         except (APIException, PermissionDenied) as exc:
             detail = getattr(exc, "detail", None) or str(exc)
