@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.clients.models import Client
+from apps.core import counting
 from apps.core.pagination import Page
 from tests.factories import ClientFactory
 
@@ -53,3 +54,17 @@ def test_cached_count_is_used(api, agency, settings, django_assert_num_queries):
     # auth (1: key, user and agencies; permissions from the cache), ids, rows, no count
     with django_assert_num_queries(3):
         api.get("/v1/clients")
+
+
+def test_a_cached_count_is_keyed_by_the_rows_counted_not_their_relations(
+    agency, other_agency, settings, django_assert_num_queries
+):
+    settings.LIST_COUNT_CACHE_SECONDS = 30
+    ClientFactory(agency=agency)
+    ours = Client.objects.filter(agency=agency)
+    with django_assert_num_queries(1):
+        assert counting.count(ours.select_related("agency", "producer").order_by("dot")) == 1
+    with django_assert_num_queries(0):  # the same rows: the same key, whatever is joined to them
+        assert counting.count(ours) == 1
+    with django_assert_num_queries(1):  # other rows: a key of their own
+        assert counting.count(Client.objects.filter(agency=other_agency)) == 0
