@@ -2,8 +2,11 @@
 
 Counting a big fleet scans every row of it. When LIST_COUNT_CACHE_SECONDS is set (production,
 with the cache in Redis shared by every node), a list's count is kept in the cache under the
-SQL that produced it and a data version; any save or delete of a record of the business apps
-moves the version, so no count outlives a write. Without the setting every count is live.
+SQL that produced it and a data version; any save or delete of a record of the counted apps
+moves the version (at once, and again when its transaction commits, so a count read from the
+other side of an open transaction is not kept), so no count outlives a write. A list of any
+other app (webhook subscriptions and their delivery log, which the relay writes hundreds of
+times a second) is counted live. Without the setting every count is live.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import hashlib
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import QuerySet
 
 VERSION_KEY = "list-count-version"
@@ -24,6 +28,8 @@ COUNTED_APPS = {
     "documents",
     "reports",
     "agencies",
+    "compliance",
+    "masterdata",
 }
 
 
@@ -35,28 +41,38 @@ def _version() -> int:
     return version
 
 
-def bump_version(**kwargs) -> None:
-    """A record changed: every cached count is stale."""
-    if not getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0):
-        return
+def _incr() -> None:
     try:
         cache.incr(VERSION_KEY)
     except ValueError:
         cache.add(VERSION_KEY, 1, None)
 
 
-def count(queryset: QuerySet) -> int:
-    ttl = getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0)
-    if not ttl:
-        return queryset.count()
-    # The key is the SQL of the rows counted: without order, and without the relations a page
-    # selects with each row (the count ignores them; compiling their joins and columns was a
-    # tenth of a list request's CPU).
+def bump_version(**kwargs) -> None:
+    """A record changed: every cached count is stale."""
+    if not getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0):
+        return
+    _incr()
+    transaction.on_commit(_incr, using=kwargs.get("using"))
+
+
+def cache_key(queryset: QuerySet) -> str:
+    """Where the count of these rows is kept under the current data version."""
+    # The SQL of the rows counted: without order, and without the relations a page selects
+    # with each row (the count ignores them; compiling their joins and columns was a tenth of
+    # a list request's CPU).
     query = queryset.order_by().query
     query.select_related = False
     sql, params = query.sql_with_params()
     digest = hashlib.sha256(repr((sql, params)).encode()).hexdigest()
-    key = f"list-count:{_version()}:{digest}"
+    return f"list-count:{_version()}:{digest}"
+
+
+def count(queryset: QuerySet) -> int:
+    ttl = getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0)
+    if not ttl or queryset.model._meta.app_label not in COUNTED_APPS:
+        return queryset.count()
+    key = cache_key(queryset)
     value = cache.get(key)
     if value is None:
         value = queryset.count()

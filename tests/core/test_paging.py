@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.core.cache import cache
+from django.db import transaction
 
 from apps.clients.models import Client
 from apps.core import counting
@@ -68,3 +70,32 @@ def test_a_cached_count_is_keyed_by_the_rows_counted_not_their_relations(
         assert counting.count(ours) == 1
     with django_assert_num_queries(1):  # other rows: a key of their own
         assert counting.count(Client.objects.filter(agency=other_agency)) == 0
+
+
+def test_cached_counts_of_every_list_move_with_its_writes(api, settings):
+    # Requirement profiles were left out of the counted apps: a 201 left the count at 1 for
+    # the cache's lifetime. Webhook subscriptions are not counted apps: counted live.
+    settings.LIST_COUNT_CACHE_SECONDS = 30
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+    for url, body in (
+        ("/v1/requirement-profiles", {"name": "Shipper", "rules": [{"kind": "federal_minimum"}]}),
+        ("/v1/webhooks", {"url": "http://127.0.0.1:9/hook"}),
+    ):
+        before = api.get(url).json()["count"]
+        assert api.get(url).json()["count"] == before
+        assert api.post(url, body, format="json").status_code == 201
+        assert api.get(url).json()["count"] == before + 1, url
+
+
+def test_a_count_read_before_a_write_commits_is_not_kept(
+    agency, settings, django_capture_on_commit_callbacks
+):
+    # Another connection may count between the write and its commit and cache the old count
+    # under the version the write moved to: the commit moves the version again.
+    settings.LIST_COUNT_CACHE_SECONDS = 30
+    queryset = Client.objects.filter(agency=agency)
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        ClientFactory(agency=agency)
+        cache.set(counting.cache_key(queryset), 0, 30)  # the other reader
+        assert counting.count(queryset) == 0
+    assert counting.count(queryset) == 1
