@@ -34,6 +34,21 @@ GWC = "Great West Casualty Company"
 NORTHLAND = "Northland Insurance Company"
 
 
+# The demo's units, in the order they are created (their ids are docs/api.md's): client, VIN,
+# unit number, unit type, model year, make, plate, stated value, financed by the demo's bank.
+# fmt: off
+UNITS = (
+    ("lone_star", "1FUJGLDR7CLBP8834", "101", "Tractor", 2021, "Freightliner", "TX-4821A", 145000, True),  # noqa: E501
+    ("lone_star", "1XKYDP9X5MJ441234", "102", "Tractor", 2022, "Kenworth", "TX-4822B", 162000, True),  # noqa: E501
+    ("lone_star", "1GRAA0621KB123456", "T-201", "Trailer", 2019, "Great Dane", "TX-7701T", 48000, False),  # noqa: E501
+    ("lone_star", "1JJV532D8KL654321", "T-202", "Trailer", 2019, "Wabash", "TX-7702T", 42000, False),  # noqa: E501
+    ("lone_star", "3AKJHHDR5LSLA1234", "103", "Tractor", 2020, "Freightliner", "TX-4823C", 98000, False),  # noqa: E501
+    ("gulf", "1XPBDP9X1FD123457", "G-1", "Tractor", 2023, "Peterbilt", "TX-9911G", 175000, False),
+    ("rival", "4V4NC9EH5LN223344", "R-1", "Tractor", 2020, "Volvo", "NE-5501R", 120000, False),
+)
+# fmt: on
+
+
 def _policy(
     admin, client, *, code: str, insurer: str, number: str, year: int, limits, rates=(), **extra
 ) -> Policy:
@@ -222,84 +237,20 @@ def seed_fleet(world, *, admin) -> None:
         limits=[("Combined Single Limit", "1000000")],
     )
 
-    t1 = _vehicle(
-        admin,
-        lone_star,
-        vin="1FUJGLDR7CLBP8834",
-        unit="101",
-        unit_type="Tractor",
-        year=2021,
-        make="Freightliner",
-        plate="TX-4821A",
-        value="145000",
-        lienholder_id=bank.pk,
-    )
-    t2 = _vehicle(
-        admin,
-        lone_star,
-        vin="1XKYDP9X5MJ441234",
-        unit="102",
-        unit_type="Tractor",
-        year=2022,
-        make="Kenworth",
-        plate="TX-4822B",
-        value="162000",
-        lienholder_id=bank.pk,
-    )
-    trailer = _vehicle(
-        admin,
-        lone_star,
-        vin="1GRAA0621KB123456",
-        unit="T-201",
-        unit_type="Trailer",
-        year=2019,
-        make="Great Dane",
-        plate="TX-7701T",
-        value="48000",
-    )
-    removed = _vehicle(
-        admin,
-        lone_star,
-        vin="1JJV532D8KL654321",
-        unit="T-202",
-        unit_type="Trailer",
-        year=2019,
-        make="Wabash",
-        plate="TX-7702T",
-        value="42000",
-    )
-    unscheduled = _vehicle(
-        admin,
-        lone_star,
-        vin="3AKJHHDR5LSLA1234",
-        unit="103",
-        unit_type="Tractor",
-        year=2020,
-        make="Freightliner",
-        plate="TX-4823C",
-        value="98000",
-    )
-    gulf_truck = _vehicle(
-        admin,
-        gulf,
-        vin="1XPBDP9X1FD123457",
-        unit="G-1",
-        unit_type="Tractor",
-        year=2023,
-        make="Peterbilt",
-        plate="TX-9911G",
-        value="175000",
-    )
-    rival_truck = _vehicle(
-        admin,
-        rival,
-        vin="4V4NC9EH5LN223344",
-        unit="R-1",
-        unit_type="Tractor",
-        year=2020,
-        make="Volvo",
-        plate="NE-5501R",
-        value="120000",
+    t1, t2, trailer, removed, unscheduled, gulf_truck, rival_truck = (
+        _vehicle(
+            admin,
+            world.clients[client],
+            vin=vin,
+            unit=unit,
+            unit_type=unit_type,
+            year=model_year,
+            make=make,
+            plate=plate,
+            value=value,
+            **({"lienholder_id": bank.pk} if financed else {}),
+        )
+        for client, vin, unit, unit_type, model_year, make, plate, value, financed in UNITS
     )
     assert unscheduled.pk  # on the books, on no policy: the gap the fleet check finds
 
