@@ -38,7 +38,11 @@ class AgencyScopedQuerySet(models.QuerySet):
     agency_field = "agency"
 
     def for_user(self, user) -> AgencyScopedQuerySet:
-        ids = agency_ids_for(user)
+        return self.for_agencies(agency_ids_for(user))
+
+    def for_agencies(self, ids: list[int] | None) -> AgencyScopedQuerySet:
+        """The records of these agencies (`agency_ids_for`: None is every agency); for a
+        queryset prepared once per process (apps.core.prepared) that takes the ids as a value."""
         if ids is None:
             return self
         return self.filter(**{f"{self.agency_field}__in": ids})

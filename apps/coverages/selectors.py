@@ -19,6 +19,8 @@ from apps.agencies.models import Agency
 from apps.clients.models import Client
 from apps.compliance.evaluation import Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
+from apps.core.models import agency_ids_for
+from apps.core.prepared import PreparedQuery
 from apps.coverages.models import VehicleCoverage
 from apps.masterdata.models import CoverageType, Insurer
 from apps.policies.choices import PolicyStatus
@@ -128,26 +130,36 @@ def attach_limit_rows(policies: Iterable[Policy]) -> None:
         policy.prefetched_limits = []
     if not by_id:
         return
-    rows = (
-        PolicyLimit.objects.filter(policy_id__in=list(by_id))
+    for policy_id, name, amount in _LIMIT_ROWS.fetch(policies=list(by_id)):
+        by_id[policy_id].prefetched_limits.append(LimitRow(name, amount))
+
+
+# Verification's queries, each stated once as a queryset and compiled once per process for
+# each shape of its values (apps.core.prepared): about half of a one-DOT call's Python was
+# building and compiling these same statements again (issue 18).
+_LIMIT_ROWS = PreparedQuery(
+    lambda policies: (
+        PolicyLimit.objects.filter(policy_id__in=policies)
         .order_by("policy_id", "position", "id")
         .values_list("policy_id", "name", "amount")
     )
-    for policy_id, name, amount in rows:
-        by_id[policy_id].prefetched_limits.append(LimitRow(name, amount))
+)
+_CLIENT_POLICIES = PreparedQuery(
+    lambda clients, on: (
+        Policy.objects.live()
+        .not_ended_on(on)
+        .filter(client_id__in=clients)
+        .only(*POLICY_COLUMNS)
+        .annotate(**_shared_columns(POLICY_SHARED))
+        .order_by("coverage_type__code", "effective_date", "id")
+    )
+)
 
 
 def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
     """The live policies not ended on D (in force, or starting later), per client, with what
     verification and compliance read (two queries); compliance monitoring uses it too."""
-    policies = list(
-        Policy.objects.live()
-        .not_ended_on(on)
-        .filter(client_id__in=list(client_ids))
-        .only(*POLICY_COLUMNS)
-        .annotate(**_shared_columns(POLICY_SHARED))
-        .order_by("coverage_type__code", "effective_date", "id")
-    )
+    policies = _CLIENT_POLICIES.fetch(clients=list(dict.fromkeys(client_ids)), on=on)
     _share_related(policies, POLICY_SHARED)
     attach_limit_rows(policies)
     grouped: dict[int, list[Policy]] = defaultdict(list)
@@ -218,6 +230,21 @@ def _client_verification(
     )
 
 
+def _clients(agencies: list[int] | None):
+    return (
+        Client.objects.for_agencies(agencies)
+        .live()
+        .only("client_name", "dot", "cargo_class", "agency_id")
+        .annotate(**_shared_columns(CLIENT_SHARED))
+    )
+
+
+_CLIENT_BY_ID = PreparedQuery(lambda agencies, pk: _clients(agencies).filter(pk=pk))
+_CLIENTS_BY_DOT = PreparedQuery(
+    lambda agencies, dots: _clients(agencies).filter(dot__in=dots).order_by("id")
+)
+
+
 def verify_clients(
     *,
     user,
@@ -228,16 +255,11 @@ def verify_clients(
 ) -> list[ClientVerification]:
     """One result per requested DOT (request order, duplicates once), or one for the client id;
     with a profile, each found client's compliance, computed from the policies read anyway."""
-    clients = (
-        Client.objects.for_user(user)
-        .live()
-        .only("client_name", "dot", "cargo_class", "agency_id")
-        .annotate(**_shared_columns(CLIENT_SHARED))
-    )
+    agencies = agency_ids_for(user)
     if client_id is not None:
-        clients = list(clients.filter(pk=client_id))
+        clients = _CLIENT_BY_ID.fetch(agencies=agencies, pk=client_id)
     else:
-        clients = list(clients.filter(dot__in=dots).order_by("id"))
+        clients = _CLIENTS_BY_DOT.fetch(agencies=agencies, dots=list(dict.fromkeys(dots)))
     _share_related(clients, CLIENT_SHARED)
     policies = policies_by_client((c.id for c in clients), on)
     if client_id is not None:
@@ -268,6 +290,20 @@ def covered_today_filter(on: dt.date) -> Exists:
     return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).covered_on(on))
 
 
+_COVERING_PERIODS = PreparedQuery(
+    lambda vehicles, on: (
+        VehicleCoverage.objects.filter(vehicle_id__in=vehicles)
+        .covered_on(on)
+        .order_by("policy__coverage_type__code", "policy_added_date", "id")
+    )
+)
+_POLICIES = PreparedQuery(
+    lambda pks: (
+        Policy.objects.select_related("coverage_type", "insurer").filter(pk__in=pks).order_by()
+    )
+)
+
+
 def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:
     """Periods that cover each vehicle on D under a policy in force on D (three queries).
 
@@ -275,14 +311,9 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     insurer and limits) is read and built once and shared by its periods, not once per period
     as a select_related would (1,000 policy, type and insurer objects and 1,000 limit lists).
     """
-    periods = list(
-        VehicleCoverage.objects.filter(vehicle_id__in=list(vehicle_ids))
-        .covered_on(on)
-        .order_by("policy__coverage_type__code", "policy_added_date", "id")
-    )
-    policies = Policy.objects.select_related("coverage_type", "insurer").in_bulk(
-        {period.policy_id for period in periods}
-    )
+    periods = _COVERING_PERIODS.fetch(vehicles=list(dict.fromkeys(vehicle_ids)), on=on)
+    policy_ids = sorted({period.policy_id for period in periods})
+    policies = {p.pk: p for p in _POLICIES.fetch(pks=policy_ids)} if policy_ids else {}
     attach_limit_rows(policies.values())
     grouped: dict[int, list[VehicleCoverage]] = defaultdict(list)
     for period in periods:
@@ -291,14 +322,25 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     return grouped
 
 
-def _vehicles(user):
+def _vehicles(agencies: list[int] | None):
     return (
-        Vehicle.objects.for_user(user)
+        Vehicle.objects.for_agencies(agencies)
         .live("client")
         .select_related("client", "client__agency", "make", "license_plate_state")
         .only(*VEHICLE_COLUMNS)
         .order_by("id")
     )
+
+
+def _by_plate(agencies: list[int] | None, key: str, state: int | None):
+    vehicles = _vehicles(agencies).filter(license_plate_key=key)
+    return vehicles if state is None else vehicles.filter(license_plate_state=state)
+
+
+_VEHICLES_BY_VIN = PreparedQuery(
+    lambda agencies, vin: _vehicles(agencies).filter(serial_number=vin)
+)
+_VEHICLES_BY_PLATE = PreparedQuery(_by_plate)
 
 
 class VehicleVerification(NamedTuple):
@@ -358,14 +400,14 @@ def verify_vehicles(
 ) -> list[VehicleVerification]:
     """Every visible vehicle matching the VIN or the plate, with what covers it on D (and,
     with a profile, its compliance: the client's policies are then read too, two queries)."""
-    vehicles = _vehicles(user)
+    agencies = agency_ids_for(user)
     if vin is not None:
-        vehicles = vehicles.filter(serial_number=vin)
+        vehicles = _VEHICLES_BY_VIN.fetch(agencies=agencies, vin=vin)
     else:
-        vehicles = vehicles.filter(license_plate_key=plate_key(license_plate))
-        if license_plate_state is not None:
-            vehicles = vehicles.filter(license_plate_state=license_plate_state)
-    vehicles = list(vehicles)
+        state = None if license_plate_state is None else license_plate_state.pk
+        vehicles = _VEHICLES_BY_PLATE.fetch(
+            agencies=agencies, key=plate_key(license_plate), state=state
+        )
     periods = covering_periods((v.id for v in vehicles), on)
     client_policies = _unit_clients_policies(profile, vehicles, on)
     return [
@@ -418,7 +460,7 @@ def verify_fleet(
     # The units of a batch mostly share one client: read each client (and agency) once, not
     # once per unit through a join (one query more, a thousand objects fewer).
     vehicles = list(
-        _vehicles(user)
+        _vehicles(agency_ids_for(user))
         .select_related(None)
         .select_related("make", "license_plate_state")
         .filter(Q(serial_number__in=vins) | Q(license_plate_key__in=keys))

@@ -1,0 +1,189 @@
+"""Querysets of a fixed shape, compiled to SQL once per process and run with each call's values.
+
+Verification asks the same three or four questions on every call, only the values change (the
+caller's agencies, the DOTs or the VIN, the date). Building and compiling those querysets was
+about half of the Python a one-DOT call costs (issue 18): filters resolved, joins set up, the
+ordering resolved, each expression compiled, for SQL that is the same string every time.
+
+`PreparedQuery` keeps the queryset where the rules are stated (the builder is an ordinary
+queryset: `live()`, `not_ended_on(on)`, `for_agencies(...)`), compiles it once per *shape*
+(which values are None, booleans, how long each list is) with placeholder values the second
+time that shape is asked for (a shape seen once, such as a batch's length, may never come
+again), and afterwards only puts each call's values into the SQL's parameters. Nothing is
+written twice: the SQL is the builder's, and the rows become objects through Django's own
+iterables.
+
+Safety: on the first call of a shape the builder is also compiled with the call's real values
+and the two compilations must give the same SQL, with every parameter either a constant of
+the query or exactly a value of the call; otherwise the shape is never prepared and every
+call compiles as before. A builder must therefore state its query from the shape alone (no
+`if on < X`), which the check also catches for the first call's values.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
+from django.db.models import QuerySet
+from django.db.models.sql import Query
+
+from apps.core.memo import BoundedMemo
+
+_NOT_PREPARED, _SEEN, _UNSEEN = object(), object(), object()
+_counter = itertools.count(1)
+
+
+def _placeholder(value):
+    """A value of the same type that no query states as a constant (dates in year 1001+,
+    large negative integers, marked strings), unique within the process."""
+    n = next(_counter)
+    if isinstance(value, dt.datetime):
+        return None
+    if isinstance(value, dt.date):
+        return dt.date(1000 + n % 8000, 1 + n // 8000 % 12, 1)
+    if isinstance(value, int):
+        return -(10**12) - n
+    if isinstance(value, str):
+        return f"@@prepared-{n}@@"
+    return None
+
+
+def _is_slot(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, str, dt.date))
+
+
+class _Prepared(Query):
+    """A query whose SQL is already known: its compiler answers it instead of compiling."""
+
+    prepared: tuple  # (template compiler, sql, params)
+
+    def clone(self):
+        # Filtering, slicing or counting would change the query but not the prepared SQL.
+        raise TypeError("A prepared query is run as it is; build another queryset instead.")
+
+    def get_compiler(self, using=None, connection=None, elide_empty=True):
+        template, sql, params = self.prepared
+        compiler = copy.copy(template)
+        compiler.query = self
+        compiler.connection = connection if connection is not None else connections[using]
+        compiler.as_sql = lambda *args, **kwargs: (sql, params)
+        return compiler
+
+
+class _Template:
+    __slots__ = ("compiler", "queryset", "sources", "sql")
+
+    def __init__(self, queryset, compiler, sql, sources):
+        self.queryset, self.compiler, self.sql, self.sources = queryset, compiler, sql, sources
+
+
+class PreparedQuery:
+    """`build(**values)` returns a queryset; `fetch(**values)` returns its rows (a list), the
+    SQL compiled once per shape of the values (see the module's docstring)."""
+
+    def __init__(self, build: Callable[..., QuerySet], limit: int = 256):
+        self.build = build
+        self.templates: BoundedMemo[tuple, Any] = BoundedMemo(limit)
+
+    @staticmethod
+    def shape(values: dict) -> tuple | None:
+        """What the SQL may depend on: names, the None and boolean values, each list's length
+        and its values' types (None: a value of a kind that is never prepared)."""
+        key = []
+        for name, value in sorted(values.items()):
+            if isinstance(value, (list, tuple)):
+                if not all(_is_slot(v) for v in value):
+                    return None
+                key.append((name, len(value), tuple(type(v) for v in value)))
+            elif value is None or isinstance(value, bool):
+                key.append((name, value))
+            elif _is_slot(value):
+                key.append((name, type(value)))
+            else:
+                return None
+        return tuple(key)
+
+    def fetch(self, **values) -> list:
+        key = self.shape(values)
+        template = _NOT_PREPARED if key is None else self.templates.get(key, _UNSEEN)
+        if template is _UNSEEN:  # a shape seen once is not prepared: it may never come again
+            self.templates.remember(key, _SEEN)
+            template = _NOT_PREPARED
+        elif template is _SEEN:
+            template = self._prepare(values)
+            self.templates.remember(key, template)
+        if template is _NOT_PREPARED:
+            return list(self.build(**values))
+        params = tuple(source(values) for source in template.sources)
+        queryset = template.queryset._chain()
+        queryset.query.__class__ = _Prepared  # as Query.chain(klass=...) does
+        queryset.query.prepared = (template.compiler, template.sql, params)
+        return list(queryset)
+
+    def _prepare(self, values: dict):
+        """Compile the builder with placeholders and with the call's values; the template if
+        they agree as the module's docstring says, else `_NOT_PREPARED`."""
+        where: dict = {}  # a placeholder as it reaches the parameters -> (name, index, adapt)
+        placeholders = {}
+        for name, value in values.items():
+            if isinstance(value, (list, tuple)):
+                made = [_placeholder(v) for v in value]
+                placeholders[name] = type(value)(made)
+                slots = [(p, (name, i)) for i, p in enumerate(made)]
+            elif _is_slot(value):
+                placeholders[name] = made = _placeholder(value)
+                slots = [(made, (name, None))]
+            else:
+                placeholders[name] = value
+                slots = []
+            for made, (slot_name, index) in slots:
+                if made is None:
+                    return _NOT_PREPARED
+                where[(type(made), made)] = (slot_name, index, None)
+                if isinstance(made, dt.date):  # SQLite receives dates as ISO strings
+                    where[(str, str(made))] = (slot_name, index, str)
+        try:
+            template_qs = self.build(**placeholders)
+            real_qs = self.build(**values)
+            compiler = template_qs.query.get_compiler(using=template_qs.db)
+            sql, template_params = compiler.as_sql()
+            real_sql, real_params = real_qs.query.get_compiler(using=real_qs.db).as_sql()
+        except EmptyResultSet:
+            return _NOT_PREPARED
+        if sql != real_sql or len(template_params) != len(real_params):
+            return _NOT_PREPARED
+        if template_qs.db != real_qs.db:
+            return _NOT_PREPARED
+        sources = []
+        for made, real in zip(template_params, real_params, strict=True):
+            slot = where.get((type(made), made)) if _is_slot(made) else None
+            if slot is None:
+                if made != real or type(made) is not type(real):
+                    return _NOT_PREPARED
+                sources.append(_constant(made))
+                continue
+            source = _value(*slot)
+            expected = source(values)
+            if expected != real or type(expected) is not type(real):
+                return _NOT_PREPARED
+            sources.append(source)
+        return _Template(template_qs, compiler, sql, sources)
+
+
+def _constant(value):
+    return lambda values: value
+
+
+def _value(name: str, index: int | None, adapt):
+    def get(values):
+        return values[name] if index is None else values[name][index]
+
+    if adapt is None:
+        return get
+    return lambda values: adapt(get(values))

@@ -1,0 +1,134 @@
+"""Verification's queries are compiled once per process and shape (apps.core.prepared, issue 18):
+each call's values still decide the answer (the DOT, the VIN, the date, the caller's agencies)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db.models.sql.compiler import SQLCompiler
+
+from apps.clients.models import Client
+from apps.core.dates import today
+from apps.core.prepared import PreparedQuery
+from apps.coverages.models import VehicleCoverage
+from apps.policies.models import Policy, PolicyLimit
+from apps.vehicles.models import Vehicle
+from tests.conftest import assert_problem
+from tests.coverages.conftest import VIN
+from tests.factories import ClientFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+TODAY = today()
+DAY = dt.timedelta(days=1)
+VERIFICATION_MODELS = (Client, Policy, PolicyLimit, Vehicle, VehicleCoverage)
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """The models whose SELECT the ORM compiles, in order."""
+    seen = []
+    original = SQLCompiler.as_sql
+
+    def as_sql(self, *args, **kwargs):
+        seen.append(self.query.model)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", as_sql)
+    return seen
+
+
+def _verification_compiles(seen) -> list:
+    return [model for model in seen if model in VERIFICATION_MODELS]
+
+
+def test_a_dot_and_a_vin_asked_again_compile_no_verification_query(api, covered, compiled):
+    for _ in range(3):  # first sighting, then prepared
+        assert api.get("/v1/coverages/clients?dot=1234567").json()["results"][0]["verified"]
+        assert api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"][0]["verified"]
+    compiled.clear()
+    body = api.get("/v1/coverages/clients?dot=1234567").json()
+    assert body["results"][0]["coverages"][0]["limits"][0]["amount"] == "1000000.00"
+    assert api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"][0]["verified"]
+    assert _verification_compiles(compiled) == []
+
+
+def test_each_call_answers_for_its_own_dot_and_date(api, agency, carrier, covered):
+    lapsed = ClientFactory(agency=agency, client_name="Lapsed", dot="2222222")
+    PolicyFactory(client=lapsed, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY)
+    for _ in range(3):
+        [one] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
+        [two] = api.get("/v1/coverages/clients?dot=2222222").json()["results"]
+        assert (one["client"]["clientName"], one["status"]) == ("Lone Star Freight", "ACTIVE")
+        assert (two["client"]["clientName"], two["status"]) == ("Lapsed", "INACTIVE")
+        yesterday = (TODAY - 2 * DAY).isoformat()
+        [before] = api.get(f"/v1/coverages/clients?dot=2222222&asOf={yesterday}").json()["results"]
+        assert before["status"] == "ACTIVE"
+        assert_problem(api.get("/v1/coverages/clients?dot=3333333"), 404)
+
+
+def test_another_agencys_caller_of_the_same_shape_sees_only_its_own(api, other_api, covered, rival):
+    PolicyFactory(client=rival)
+    for _ in range(3):
+        assert api.get("/v1/coverages/clients?dot=1234567").status_code == 200
+        assert api.get(f"/v1/coverages/vehicles?vin={VIN}").status_code == 200
+        assert_problem(other_api.get("/v1/coverages/clients?dot=1234567"), 404)
+        assert_problem(other_api.get(f"/v1/coverages/vehicles?vin={VIN}"), 404)
+        assert_problem(api.get("/v1/coverages/clients?dot=7654321"), 404)
+        [own] = other_api.get("/v1/coverages/clients?dot=7654321").json()["results"]
+        assert own["client"]["clientName"] == "Rival Transport"
+
+
+def test_a_removed_unit_and_a_cancelled_policy_are_seen_at_once(api, carrier, covered):
+    policy, unit = covered
+    for _ in range(3):
+        assert api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"][0]["verified"]
+    other = VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8835")
+    VehicleCoverageFactory(vehicle=other, policy=policy, policy_removed_date=TODAY)
+    [removed] = api.get("/v1/coverages/vehicles?vin=1FUJGLDR7CLBP8835").json()["results"]
+    assert removed["status"] == "INACTIVE"
+    Policy.objects.filter(pk=policy.pk).update(cancellation_date=TODAY)
+    [cancelled] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
+    assert cancelled["status"] == "INACTIVE" and cancelled["coverages"] == []
+    [client] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
+    assert client["status"] == "INACTIVE"
+
+
+# --- the helper itself ---------------------------------------------------------------------
+
+
+def test_prepared_rows_equal_the_builders_for_every_call(agency, carrier, rival):
+    query = PreparedQuery(
+        lambda dots, agencies: (
+            Client.objects.for_agencies(agencies).filter(dot__in=dots).order_by("id")
+        )
+    )
+    calls = [
+        ({"dots": ["1234567"], "agencies": [agency.id]}, [carrier]),
+        ({"dots": ["7654321"], "agencies": [agency.id]}, []),
+        ({"dots": ["7654321"], "agencies": None}, [rival]),
+        ({"dots": ["7654321", "1234567"], "agencies": None}, [carrier, rival]),
+        ({"dots": ["1234567"], "agencies": []}, []),
+    ]
+    for _ in range(3):
+        for values, expected in calls:
+            assert query.fetch(**values) == expected
+    # Four shapes (the first two calls share one); the agency-less one never runs a query.
+    prepared = [t for t in query.templates.values() if hasattr(t, "sql")]
+    assert len(query.templates) == 4 and len(prepared) == 3
+
+
+def test_a_builder_whose_sql_depends_on_a_value_is_never_prepared(carrier):
+    # The SQL changes with the date itself, not only with its shape: the check on the first
+    # prepared call sees it and the shape keeps compiling on every call, answering right.
+    def build(on):
+        if on < TODAY:
+            return Client.objects.filter(pk=carrier.pk)
+        return Client.objects.none() if on > TODAY else Client.objects.filter(dot="1234567")
+
+    query = PreparedQuery(build)
+    for _ in range(3):
+        assert query.fetch(on=TODAY - DAY) == [carrier]
+        assert query.fetch(on=TODAY + DAY) == []
+        assert query.fetch(on=TODAY) == [carrier]
+    assert all(not hasattr(t, "sql") for t in query.templates.values())
