@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
@@ -11,6 +13,7 @@ from apps.accounts.services import api_key_create
 from apps.demo.access import groups_ensure
 from apps.masterdata.services import masterdata_load
 from tests.factories import AgencyFactory, ClientFactory, UserFactory
+from tests.processes import free_port, stop, wait_for_port
 
 API_KEY = "test-api-key-0123456789"
 
@@ -27,6 +30,22 @@ def _isolated_side_effects(settings, tmp_path):
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def redis_url():
+    """A throwaway redis-server on a free loopback port (mark the test `needs_redis`)."""
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        stop(process)
 
 
 @pytest.fixture

@@ -8,18 +8,32 @@ sorted set of the request times in the window (memory grows with the traffic of 
 window, not with the rate). Times come from Redis's clock, so nodes with skewed clocks agree.
 A refused request is not counted. Without Redis (tests, local development on the in-memory
 cache) the same rule runs on the cache API.
+
+The round trip itself is lean (issue 18): redis-py's generic command path (a pool checkout that
+polls the socket, the retry wrapper, metrics hooks, the arguments packed again) was most of the
+throttle's cost. Each request thread sends the script's EVALSHA on a connection of its own, and
+the packed command of a caller (its keys and rates) is built once per process. Anything
+unexpected (the script flushed from Redis, a broken connection) goes through redis-py's own
+path, which loads the script again or reconnects, and raises as before when Redis is down.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import os
+import threading
 import time
 
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
+
+from apps.core.memo import BoundedMemo
 
 # KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
 # Returns 0 when every limit allows the request (and counts it), else the seconds to wait.
@@ -47,6 +61,9 @@ return 0
 
 _DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _redis_script = None  # (client, script), built once per process
+_thread = threading.local()  # .connection, .pid: this thread's own Redis connection
+# (keys, args) -> the packed EVALSHA command of a caller.
+_PACKED: BoundedMemo[tuple[tuple[str, ...], tuple[int, ...]], bytes] = BoundedMemo(4096)
 
 
 def parse_rate(rate: str | None) -> tuple[int, int] | None:
@@ -72,6 +89,34 @@ def _redis():
         else:
             _redis_script = (None, None)
     return _redis_script[1]
+
+
+def _thread_connection(client):
+    """A connection of this thread's own, outside the pool (made again after a fork)."""
+    connection = getattr(_thread, "connection", None)
+    if connection is None or _thread.pid != os.getpid():
+        pool = client.connection_pool
+        connection = pool.connection_class(**pool.connection_kwargs)
+        _thread.connection, _thread.pid = connection, os.getpid()
+    return connection
+
+
+def _run_script(script, keys: list[str], args: list[int]) -> int:
+    """The script's answer: its EVALSHA, packed once per caller, on this thread's connection."""
+    signature = (tuple(keys), tuple(args))
+    connection = _thread_connection(script.registered_client)
+    packed = _PACKED.get(signature)
+    if packed is None:
+        parts = connection.pack_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        packed = b"".join(bytes(part) for part in parts)
+        _PACKED.remember(signature, packed)
+    try:
+        connection.send_packed_command([packed], check_health=False)
+        return int(connection.read_response())
+    except (NoScriptError, RedisConnectionError, RedisTimeoutError):
+        # Script flushed or connection lost (redis-py has disconnected it; it reconnects on the
+        # next send): redis-py's path loads the script or reconnects, or raises.
+        return int(script(keys=keys, args=args))
 
 
 def _hit_cache_api(keys: list[str], args: list[float]) -> int:
@@ -109,7 +154,7 @@ class CallerRateThrottle(BaseThrottle):
         self._wait = None
         key_rate, user_rate = (parse_rate(rate) for rate in self._rates())
         keys: list[str] = []
-        args: list[float] = []
+        args: list[int] = []
 
         def add(scope: str, ident: str, rate: tuple[int, int]) -> None:
             count, seconds = rate
@@ -126,7 +171,7 @@ class CallerRateThrottle(BaseThrottle):
             return True
         script = _redis()
         if script is not None:
-            wait = int(script(keys=[cache.make_key(key) for key in keys], args=args))
+            wait = _run_script(script, [cache.make_key(key) for key in keys], args)
         else:
             wait = _hit_cache_api(keys, args)
         if wait:

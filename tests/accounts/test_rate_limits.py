@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 from rest_framework.test import APIClient
 
+from apps.accounts import rate_limits
 from apps.accounts.rate_limits import CallerRateThrottle
 from apps.accounts.services import api_key_create
+from apps.core.cache import RedisCache
 from tests.conftest import assert_problem, bearer_for
 from tests.processes import gunicorn_nodes, needs_redis
 
@@ -59,3 +62,39 @@ def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
         assert int(response.headers["Retry-After"]) > 0
         assert response.headers["Content-Type"].startswith("application/problem+json")
         assert attempt(1, 7).status_code == 429
+
+
+@needs_redis
+def test_the_redis_round_trip_counts_per_caller_and_recovers(redis_url):
+    """The throttle's lean EVALSHA (one connection per thread, the command packed once per
+    caller): limits stay per key, a script flushed from Redis is loaded again, a connection
+    Redis dropped is made again, and each thread uses a connection of its own."""
+    client = RedisCache(redis_url, {})._cache.get_client(write=True)
+    script = client.register_script(rate_limits._SCRIPT)
+    limit = [60, 3]  # 3 per minute
+    assert [rate_limits._run_script(script, ["k:a"], limit) for _ in range(3)] == [0, 0, 0]
+    assert 0 < rate_limits._run_script(script, ["k:a"], limit) <= 60  # the fourth waits
+    assert rate_limits._run_script(script, ["k:b"], limit) == 0  # another caller's count
+
+    client.script_flush()
+    assert rate_limits._run_script(script, ["k:b"], limit) == 0
+    client.client_kill_filter(_type="normal", skipme=True)  # every other connection dropped
+    assert rate_limits._run_script(script, ["k:b"], limit) == 0
+    assert rate_limits._run_script(script, ["k:b"], limit) > 0
+    assert client.zcard("k:a") == 3 and client.zcard("k:b") == 3
+
+    # Two callers at once (a user's limit and a key's) in another thread, on its own connection.
+    answers = []
+    worker = threading.Thread(
+        target=lambda: answers.append(
+            (
+                rate_limits._run_script(script, ["k:c", "k:a"], [60, 5, *limit]),
+                rate_limits._thread_connection(client),
+            )
+        )
+    )
+    worker.start()
+    worker.join()
+    assert answers[0][0] > 0  # k:a is full: refused, and k:c not counted
+    assert answers[0][1] is not rate_limits._thread_connection(client)
+    assert client.zcard("k:c") == 0

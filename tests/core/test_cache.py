@@ -3,28 +3,10 @@ as Django's: the values, the expiry, the many-key calls, across threads."""
 
 from __future__ import annotations
 
-import subprocess
 import threading
 
-import pytest
-
 from apps.core.cache import RedisCache
-from tests.processes import free_port, needs_redis, stop, wait_for_port
-
-
-@pytest.fixture
-def redis_url():
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        stop(process)
+from tests.processes import needs_redis
 
 
 @needs_redis
