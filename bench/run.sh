@@ -13,7 +13,8 @@ PORT=${BENCH_PORT:-8765}
 export DATABASE_URL=${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:$PGPORT/postgres}
 export DJANGO_SETTINGS_MODULE=config.settings.production
 export DJANGO_SECRET_KEY=bench-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz
-export SECURE_SSL_REDIRECT=0 ALLOWED_HOSTS=127.0.0.1,localhost DATABASE_POOL=1
+# Production's database connections: one persistent connection per thread (not DATABASE_POOL).
+export SECURE_SSL_REDIRECT=0 ALLOWED_HOSTS=127.0.0.1,localhost DATABASE_POOL=0
 export QUERY_COUNT_HEADER=1 THROTTLE_API_KEY_RATE=10000000/minute THROTTLE_USER_RATE=10000000/minute MEDIA_ROOT=${BENCH_MEDIA_ROOT:-$(mktemp -d)}
 export GUNICORN_BIND=127.0.0.1:$PORT JWT_ACCESS_MINUTES=240
 # Cached list counts are exact (a data version moved by every write); the lifetime only bounds

@@ -1,7 +1,8 @@
 """gunicorn settings, loaded by default through ./gunicorn.conf.py (`gunicorn config.wsgi`).
 
 Workers and threads follow the core count (override with WEB_CONCURRENCY and GUNICORN_THREADS);
-set DATABASE_POOL=1 so each worker keeps a psycopg 3 connection pool. In production nginx sits
+each thread keeps its own PostgreSQL connection (CONN_MAX_AGE; DATABASE_POOL=1 gives each worker a
+psycopg 3 pool instead, see docs/performance.md). In production nginx sits
 in front (deploy/nginx.conf): it buffers whole requests and responses, so a slow client holds
 an nginx connection, never one of these threads.
 """

@@ -141,9 +141,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "timeout": env.int("SQLITE_TIMEOUT", default=20),
         }
     )
-# django-prometheus's thin subclasses of the same backends count queries, errors and time.
+# django-prometheus's thin subclasses of the same backends count queries, errors and time
+# (PostgreSQL's also checks a persistent connection's health without a round trip).
 _INSTRUMENTED = {
-    "django.db.backends.postgresql": "django_prometheus.db.backends.postgresql",
+    "django.db.backends.postgresql": "apps.core.postgresql",
     "django.db.backends.sqlite3": "django_prometheus.db.backends.sqlite3",
 }
 DATABASES["default"]["ENGINE"] = _INSTRUMENTED.get(
