@@ -121,9 +121,7 @@ def lienholder_detail(*, user, lienholder_id: int) -> Lienholder | None:
 
 def live_unit_ids(*, client_id: int) -> list[int]:
     """The ids of a client's live (not deleted) units, whose status follows the client's."""
-    return list(
-        Vehicle.objects.filter(client_id=client_id, deleted=False).values_list("pk", flat=True)
-    )
+    return list(Vehicle.objects.filter(client_id=client_id).live().values_list("pk", flat=True))
 
 
 def vehicle_history(vehicle: Vehicle):

@@ -3,6 +3,9 @@ tests state it without HTTP."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from apps.clients.models import Client
 from apps.core.models import live_q
 from apps.policies.models import Policy
@@ -37,3 +40,18 @@ def test_live_q_crosses_relations_with_the_same_rule(db):
 
     assert list(carrier.vehicles.filter(live_q())) == [live_unit]
     assert list(Client.objects.filter(live_q("vehicles"), pk=carrier.pk)) == [carrier]
+
+
+def test_no_module_writes_the_live_rule_by_hand():
+    """`deleted=False` (or its lookups) spelled out beside live_q drifts from it the day the
+    rule changes; apps/core/models.py is the one place it is written."""
+    apps = Path(__file__).resolve().parents[2] / "apps"
+    by_hand = re.compile(r"""\bdeleted(__exact)?\s*=\s*False\b|["']deleted["']\s*:\s*False\b""")
+    found = [
+        f"{path.relative_to(apps)}:{number}"
+        for path in sorted(apps.rglob("*.py"))
+        if "migrations" not in path.parts and path != apps / "core" / "models.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if by_hand.search(line)
+    ]
+    assert found == []
