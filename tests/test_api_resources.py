@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from apps.compliance.models import RequirementProfile
+from apps.webhooks.models import Webhook
 from tests.api_cases import APIResourceCases
 from tests.factories import ClientFactory, DriverFactory, PolicyFactory, VehicleFactory
 
@@ -78,3 +80,41 @@ class TestDrivers(APIResourceCases):
 
     def update_body(self):
         return {"firstName": "Anabel", "licenseNumber": "TX99887766"}
+
+
+class TestRequirementProfiles(APIResourceCases):
+    path = "/v1/requirement-profiles"
+    allowed_on_detail = {"GET", "PUT", "DELETE"}
+
+    def make(self, agency):
+        return RequirementProfile.objects.create(
+            agency=agency,
+            name="Declared contract",
+            code="declared",
+            rules=[{"kind": "federal_minimum"}],
+        )
+
+    def create_body(self, agency):
+        return {"name": "Shipper contract", "rules": [{"kind": "federal_minimum"}]}
+
+    def update_body(self):
+        return {"name": "Renamed contract"}
+
+
+class TestWebhooks(APIResourceCases):
+    path = "/v1/webhooks"
+    allowed_on_detail = {"GET", "PUT", "DELETE"}
+    shown_once = {"secret"}
+
+    @pytest.fixture(autouse=True)
+    def _local_receivers_allowed(self, settings):
+        settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+
+    def make(self, agency):
+        return Webhook.objects.create(agency=agency, url="http://127.0.0.1:9/hook", secret="x")
+
+    def create_body(self, agency):
+        return {"url": "http://127.0.0.1:9/declared", "eventTypes": ["client.created"]}
+
+    def update_body(self):
+        return {"description": "ops on call", "eventTypes": ["policy.created"]}
