@@ -11,11 +11,10 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import boto3
+import httpx
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -138,11 +137,8 @@ def _use_s3(settings, endpoint, access, secret, ttl=900):
 
 
 def _fetch(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+    response = httpx.get(url, timeout=10)
+    return response.status_code, response.content
 
 
 def _upload(api, client):
