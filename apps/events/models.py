@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from django.db import models
 from django.utils import timezone
 
@@ -57,17 +55,6 @@ class Event(models.Model):
     @property
     def public_id(self) -> str:
         return f"evt_{self.pk}"
-
-    def as_payload(self) -> dict:
-        """The event as the feed and webhooks show it."""
-        return {
-            "id": self.public_id,
-            "type": self.type,
-            "occurredAt": self.occurred_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-            "agencyId": self.agency_id,
-            "clientId": self.client_id,
-            "data": self.data,
-        }
 
 
 class CalendarMark(models.Model):

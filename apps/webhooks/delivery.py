@@ -24,6 +24,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 from urllib3.exceptions import NewConnectionError
 
 from apps.events.models import Event
+from apps.events.serializers import EventSerializer
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 TIMEOUT_SECONDS = 10.0
@@ -202,15 +203,17 @@ def _job(row, now: dt.datetime) -> Job:
     secrets = (secret,)
     if previous and (previous_until is None or previous_until > now):
         secrets = (secret, previous)
-    # The event as the feed shows it: Event.as_payload on an unsaved copy built from the row.
-    payload = Event(
-        id=event_id,
-        type=type_,
-        agency_id=agency_id,
-        client_id=client_id,
-        occurred_at=occurred_at,
-        data=data,
-    ).as_payload()
+    # The event as the feed shows it: EventSerializer on an unsaved copy built from the row.
+    payload = EventSerializer.shape(
+        Event(
+            id=event_id,
+            type=type_,
+            agency_id=agency_id,
+            client_id=client_id,
+            occurred_at=occurred_at,
+            data=data,
+        )
+    )
     return Job(
         id=pk,
         attempts=attempts,

@@ -10,9 +10,11 @@ from django.core.management import call_command
 from django.db import connection, transaction  # noqa: F401
 
 from apps.clients.services import client_update
+from apps.core.camel_case import camel
 from apps.core.dates import today
 from apps.coverages.calendar import calendar_run
 from apps.events.models import Event
+from apps.events.serializers import EventFeedSerializer, EventSerializer
 from apps.events.services import event_emit
 from apps.events.tasks import events_prune
 from apps.events.worker import last_heartbeat
@@ -122,6 +124,14 @@ def test_failed_write_leaves_no_event(api, carrier):
     response = api.put(f"/v1/clients/{carrier.id}", {"clientName": ""}, format="json")
     assert response.status_code == 400
     assert Event.objects.count() == before
+
+
+def test_feed_answer_is_its_declared_schema(api, carrier):
+    api.put(f"/v1/clients/{carrier.id}", {"clientName": "Declared"}, format="json")
+    body = feed(api)
+    assert list(body) == [camel(name) for name in EventFeedSerializer().fields]
+    declared = [camel(name) for name in EventSerializer().fields]
+    assert body["results"] and all(list(item) == declared for item in body["results"])
 
 
 def test_feed_is_scoped_by_agency_and_filters(api, other_api, carrier, rival):

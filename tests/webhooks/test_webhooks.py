@@ -74,6 +74,8 @@ def test_delivery_is_signed_and_verified_by_the_receiver(api, carrier, private_o
     event = Event.objects.get(type="client.updated")
     assert payload["id"] == event.public_id == receiver.headers[0]["webhook-id"]
     assert payload["type"] == "client.updated" and payload["data"]["clientName"] == "Signed"
+    # One shape for both (apps/events/serializers.py): the body is the feed's item.
+    assert api.get("/v1/events", {"type": "client.updated"}).json()["results"] == [payload]
     log = api.get(f"/v1/webhooks/{hook['id']}/deliveries").json()
     (row,) = log["results"]
     assert row["eventId"] == event.public_id and row["eventType"] == "client.updated"

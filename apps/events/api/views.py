@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,18 +11,8 @@ from rest_framework.views import APIView
 from apps.core.pagination import parse_positive_int
 from apps.core.permissions import HasPermissions
 from apps.events.selectors import BadCursor, cursor_decode, cursor_encode, event_feed
+from apps.events.serializers import EventFeedSerializer
 from apps.events.services import EVENT_TYPES
-
-
-class EventSerializer(serializers.Serializer):
-    """An event as the feed and webhooks carry it."""
-
-    id = serializers.CharField(help_text="evt_…; unique; the webhook-id of its deliveries.")
-    type = serializers.CharField(help_text="One of the types of contract section 14.")
-    occurred_at = serializers.DateTimeField()
-    agency_id = serializers.IntegerField()
-    client_id = serializers.IntegerField(allow_null=True)
-    data = serializers.DictField()
 
 
 class EventFeedView(APIView):
@@ -42,13 +31,7 @@ class EventFeedView(APIView):
             ),
             OpenApiParameter("clientId", OpenApiTypes.INT),
         ],
-        responses=inline_serializer(
-            "EventFeed",
-            {
-                "results": EventSerializer(many=True),
-                "next": serializers.CharField(allow_null=True),
-            },
-        ),
+        responses=EventFeedSerializer,
         operation_id="events_feed",
     )
     def get(self, request):
@@ -72,4 +55,4 @@ class EventFeedView(APIView):
             user=request.user, after=after, limit=limit, types=types, client_id=client_id
         )
         next_cursor = cursor_encode(events[-1]) if events else after_raw
-        return Response({"results": [e.as_payload() for e in events], "next": next_cursor})
+        return Response(EventFeedSerializer((events, next_cursor)).data)
