@@ -16,8 +16,8 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from apps.core.camel_case import camel
 from apps.core.identifiers import normalize_dot
-from apps.core.problems import camel
 
 MAX_BIGINT = 2**63 - 1
 _ASCII_DIGITS = re.compile(r"[0-9]+")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from apps.core.camel_case import camel
 from apps.core.identifiers import parse_vin
 from apps.core.params import QueryParam
-from apps.core.problems import camel
 
 
 class VinParam(QueryParam):
