@@ -87,18 +87,25 @@ class PreparedQuery:
     """`build(**values)` returns a queryset; `fetch(**values)` returns its rows (a list), the
     SQL compiled once per shape of the values (see the module's docstring)."""
 
-    def __init__(self, build: Callable[..., QuerySet], limit: int = 256):
+    # A template keeps its SQL and one parameter source per value (about 0.5 KiB a value): at
+    # most `limit` shapes of at most `most_values` values each are kept (200 DOTs and their
+    # 300 policies fit), about 8 MiB a query at worst and a few hundred KiB in practice;
+    # longer calls (a 1,000-unit batch) compile as before, compiling being a small part of
+    # their cost.
+    def __init__(self, build: Callable[..., QuerySet], limit: int = 32, most_values: int = 512):
         self.build = build
+        self.most_values = most_values
         self.templates: BoundedMemo[tuple, Any] = BoundedMemo(limit)
 
-    @staticmethod
-    def shape(values: dict) -> tuple | None:
+    def shape(self, values: dict) -> tuple | None:
         """What the SQL may depend on: names, the None and boolean values, each list's length
-        and its values' types (None: a value of a kind that is never prepared)."""
+        and its values' types (None: values of a kind or number that is never prepared)."""
         key = []
+        total = 0
         for name, value in sorted(values.items()):
             if isinstance(value, (list, tuple)):
-                if not all(_is_slot(v) for v in value):
+                total += len(value)
+                if total > self.most_values or not all(_is_slot(v) for v in value):
                     return None
                 key.append((name, len(value), tuple(type(v) for v in value)))
             elif value is None or isinstance(value, bool):

@@ -132,3 +132,14 @@ def test_a_builder_whose_sql_depends_on_a_value_is_never_prepared(carrier):
         assert query.fetch(on=TODAY + DAY) == []
         assert query.fetch(on=TODAY) == [carrier]
     assert all(not hasattr(t, "sql") for t in query.templates.values())
+
+
+def test_a_call_with_more_values_than_kept_compiles_every_time(carrier, compiled):
+    query = PreparedQuery(lambda dots: Client.objects.filter(dot__in=dots), most_values=3)
+    many = ["1234567", "1", "2", "3"]
+    for _ in range(3):
+        assert query.fetch(dots=many) == [carrier]
+        assert query.fetch(dots=many[:3]) == [carrier]
+    compiled.clear()
+    query.fetch(dots=many), query.fetch(dots=many[:3])
+    assert compiled == [Client] and len(query.templates) == 1
