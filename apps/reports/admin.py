@@ -9,11 +9,8 @@ from apps.reports.services import premium_report_create, premium_report_snapshot
 class ReportAddForm(forms.ModelForm):
     """What the API takes: a policy and a month; the service derives the period's dates."""
 
-    period = forms.RegexField(
-        regex=r"^\d{4}-\d{2}$",
-        required=False,
-        help_text="YYYY-MM; empty means the current month.",
-    )
+    # Its format is the service's rule (parse_period), checked by the form's dry run.
+    period = forms.CharField(required=False, help_text="YYYY-MM; empty means the current month.")
     snapshot_now = forms.BooleanField(required=False, help_text="Freeze the computed mapping now.")
 
     class Meta:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,12 +16,18 @@ from apps.reports.prorata import month_window
 from apps.reports.selectors import REPORT_RELATIONS, compute_raw_data
 from apps.reports.serializers import ReportDataSerializer
 
+# ASCII digits only: int() would also read "2026-1", "+2026-01" or other scripts' digits.
+PERIOD = re.compile(r"[0-9]{4}-[0-9]{2}")
+
 
 def parse_period(period: str | None) -> tuple[dt.date, dt.date]:
-    """'YYYY-MM' (default: the current month) -> its first and last day."""
+    """'YYYY-MM' (default: the current month) -> its first and last day; the one rule for a
+    report's month, whoever asks (the admin's form, create_premium_report)."""
     if period is None:
         period = today().strftime("%Y-%m")
     try:
+        if not PERIOD.fullmatch(period):
+            raise ValueError(period)
         window = month_window(period)
     except (ValueError, TypeError):
         raise ValidationError({"period": "Expected YYYY-MM."}) from None

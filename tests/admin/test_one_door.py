@@ -191,6 +191,18 @@ def test_report_form_refuses_a_month_that_does_not_exist(staff_client, agency):
     assert not PolicyPremiumReport.objects.filter(policy=policy).exists()
 
 
+@pytest.mark.parametrize("period", ["2026-2", "+2026-02", "\u0662\u0660\u0662\u0666-\u0660\u0662"])
+def test_report_form_takes_the_services_month_format(staff_client, agency, period):
+    # The service's rule, not a form regex of its own (whose \d took other scripts' digits).
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    page = staff_client.get("/admin/reports/policypremiumreport/add/").content.decode()
+    data = form_data(page, policy=policy.pk, period=period)
+    response = staff_client.post("/admin/reports/policypremiumreport/add/", data)
+    assert response.status_code == 200
+    assert "Expected YYYY-MM" in response.content.decode()
+    assert not PolicyPremiumReport.objects.filter(policy=policy).exists()
+
+
 def test_vehicle_form_refuses_a_vin_the_client_already_has(staff_client, agency):
     carrier = ClientFactory(agency=agency)
     VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8834")

@@ -134,6 +134,10 @@ def test_create_premium_report_command(rated):
         )
     with pytest.raises(CommandError):
         call_command("create_premium_report", "999999", stdout=StringIO())
+    with pytest.raises(CommandError):  # the form the admin takes too: two digits of month
+        call_command(
+            "create_premium_report", str(rated[0].id), "--period", "2026-1", stdout=StringIO()
+        )
 
 
 def test_admin_freezes_a_snapshot(client, rated, groups, agency):
