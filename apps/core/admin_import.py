@@ -30,6 +30,7 @@ from import_export.formats.base_formats import CSV, XLSX
 from rest_framework.exceptions import APIException
 
 from apps.core.money import CENT, format_money
+from apps.core.params import is_ascii_int
 
 
 def cell_text(value) -> str:
@@ -111,7 +112,7 @@ class YearWidget(widgets.Widget):
         text = cell_text(value)
         if not text:
             return None
-        if not text.isdigit():
+        if not is_ascii_int(text):  # str.isdigit() also takes "²" and other scripts' digits
             raise ValueError(f"The model year “{text}” is not a year like 2021.")
         return int(text)
 

@@ -14,6 +14,7 @@ import openpyxl
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from apps.core.admin_import import YearWidget
 from apps.drivers.models import Driver
 from apps.vehicles.models import Vehicle
 from tests.conftest import staff_member
@@ -235,3 +236,10 @@ def test_an_imported_licence_number_is_stored_as_the_api_stores_it(staff_client,
     found = api.get("/v1/drivers?licenseNumber=tX77").json()["results"]
     assert sorted(d["id"] for d in found) == sorted([by_api.json()["id"], imported.id])
     assert {d["licenseNumber"] for d in found} == {"TX77"}
+
+
+@pytest.mark.parametrize("year", ["\u0662\u0660\u0662\u0661", "20\u00b2\u00b9", " 2021x"])
+def test_a_year_is_ascii_digits_as_every_number_taken_from_outside(year):
+    with pytest.raises(ValueError, match="is not a year like 2021"):
+        YearWidget().clean(year)
+    assert YearWidget().clean(" 2021 ") == 2021
