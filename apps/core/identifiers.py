@@ -63,7 +63,5 @@ def parse_vin(raw: str, *, field: str = "vin") -> str:
     """A VIN from a query or a batch, normalised; a 400 on `field` naming what was sent."""
     value = normalize_vin(raw)
     if not is_vin(value):
-        raise ValidationError(
-            {field: [f"'{raw}' is not a VIN (17 characters of A-H J-N P R-Z 0-9)."]}
-        )
+        raise ValidationError({field: [f"'{raw}' is not a VIN. {VIN_MESSAGE}"]})
     return value

@@ -15,7 +15,7 @@ from apps.core.admin_import import (
     YearWidget,
     column,
 )
-from apps.core.identifiers import is_vin, normalize_vin
+from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
@@ -28,7 +28,7 @@ class VinWidget(widgets.Widget):
         if not vin:
             raise ValueError("The VIN is missing.")
         if not is_vin(vin):
-            raise ValueError(f"Bad VIN “{vin}”: a VIN is 17 letters and digits, without I, O or Q.")
+            raise ValueError(f"Bad VIN “{vin}”. {VIN_MESSAGE}")
         return vin
 
     def render(self, value, obj=None, **kwargs):

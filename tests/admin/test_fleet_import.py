@@ -119,7 +119,9 @@ def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff_client, ca
     page = preview.content.decode()
     assert preview.context.get("confirm_form") is None  # nothing to confirm
     assert "Unknown make “Frieghtliner”" in page
-    assert "Bad VIN “1FUJGLDR7CLBP05O5”" in page
+    assert (
+        "Bad VIN “1FUJGLDR7CLBP05O5”. A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9." in page
+    )
     assert page.count("already has a vehicle with VIN") == 2  # in the client, and in the file
     assert "Unknown state “ZZ”" in page
     assert f"No client with DOT {rival.dot} in your agencies" in page

@@ -8,7 +8,13 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.exceptions import ValidationError
 
 from apps.clients.models import Client
-from apps.core.identifiers import dot_validator, normalize_dot, parse_vin, vin_validator
+from apps.core.identifiers import (
+    VIN_MESSAGE,
+    dot_validator,
+    normalize_dot,
+    parse_vin,
+    vin_validator,
+)
 from apps.vehicles.models import Vehicle
 
 
@@ -35,7 +41,10 @@ def test_a_vin_is_compared_in_upper_case_without_spaces():
 
 @pytest.mark.parametrize("raw", ["1XKYDP9X5MJ00000", "1XKYDP9X5MJ0000011", "1XKYDP9X5MJ00000I"])
 def test_what_is_not_a_vin_fails_both_forms_alike(raw):
-    with pytest.raises(ValidationError):
+    # One wording of what a VIN is, whoever checks: a query or batch, a model, a fleet file.
+    with pytest.raises(ValidationError) as query:
         parse_vin(raw)
-    with pytest.raises(DjangoValidationError):
+    with pytest.raises(DjangoValidationError) as model:
         vin_validator(raw)
+    assert query.value.detail["vin"] == [f"'{raw}' is not a VIN. {VIN_MESSAGE}"]
+    assert model.value.messages == [VIN_MESSAGE]
