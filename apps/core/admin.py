@@ -411,3 +411,6 @@ class IdempotencyRecordAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # kept until they expire (the prune job): a replay must find its answer

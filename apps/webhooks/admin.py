@@ -102,6 +102,9 @@ class WebhookDeliveryAdmin(AgencyScopedAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False  # the delivery log is the record of what was sent: nobody edits it
+
     def has_view_permission(self, request, obj=None):
         return request.user.has_perm("webhooks.view_webhook") or super().has_view_permission(
             request, obj

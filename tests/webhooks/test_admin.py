@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import datetime as dt
 
+import pytest
+from django.utils import timezone
+
+from apps.core.models import IdempotencyRecord
 from apps.events.services import event_emit
 from apps.webhooks.models import Webhook, WebhookDelivery
 from tests.admin.formdata import form_data
@@ -62,3 +66,33 @@ def test_admin_create_goes_through_the_service(client, staff, agency, settings):
     )
     webhook = Webhook.objects.get()
     assert webhook.secret.startswith("whsec_") and webhook.secret in made.content.decode()
+
+
+def test_the_delivery_log_and_idempotency_records_cannot_be_deleted_from_the_admin(
+    client, admin_user, agency, settings
+):
+    # Read-only records: not even a superuser deletes a delivery or a stored answer.
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+    Webhook.objects.create(agency=agency, url="http://127.0.0.1/mine", secret="whsec_x")
+    event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1})
+    delivery = WebhookDelivery.objects.get()
+    record = IdempotencyRecord.objects.create(
+        user=admin_user,
+        method="POST",
+        path="/v1/documents/clients",
+        key="k-1",
+        request_hash="0" * 64,
+        response_status=201,
+        expires_at=timezone.now() + dt.timedelta(days=1),
+    )
+    client.force_login(admin_user)
+    for changelist, pk in (
+        ("/admin/webhooks/webhookdelivery/", delivery.pk),
+        ("/admin/core/idempotencyrecord/", record.pk),
+    ):
+        assert client.get(f"{changelist}{pk}/change/").status_code == 200
+        assert client.get(f"{changelist}{pk}/delete/").status_code == 403
+        assert client.post(f"{changelist}{pk}/delete/", {"post": "yes"}).status_code == 403
+        assert 'value="delete_selected"' not in client.get(changelist).content.decode()
+    assert WebhookDelivery.objects.filter(pk=delivery.pk).exists()
+    assert IdempotencyRecord.objects.filter(pk=record.pk).exists()
