@@ -101,8 +101,8 @@ def _share_related(instances: list, shared) -> None:
             field.set_cached_value(instance, related)
 
 
-# What vehicle verification reads of a unit and its client (`vehicle_ref`, `client_ref`, the
-# compliance verdict): a batch of 1,000 units does not load every column of 1,000 rows.
+# What vehicle verification reads of a unit and its client (`VehicleRefSerializer`,
+# `ClientRefSerializer`, the compliance verdict): a batch of 1,000 units does not load every column of 1,000 rows.
 VEHICLE_COLUMNS = (
     "client_id",
     "unit",
