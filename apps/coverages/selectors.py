@@ -102,7 +102,8 @@ def _share_related(instances: list, shared) -> None:
 
 
 # What vehicle verification reads of a unit and its client (`VehicleRefSerializer`,
-# `ClientRefSerializer`, the compliance verdict): a batch of 1,000 units does not load every column of 1,000 rows.
+# `ClientRefSerializer`, the compliance verdict): a batch of 1,000 units does not load every
+# column of 1,000 rows.
 VEHICLE_COLUMNS = (
     "client_id",
     "unit",
