@@ -377,8 +377,9 @@ class ServiceCollectionInline(AgencyScopedInline):
 
 
 @admin.register(IdempotencyRecord)
-class IdempotencyRecordAdmin(admin.ModelAdmin):
-    """Read-only: which keyed requests were seen, and what they were answered.
+class IdempotencyRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Read-only: which keyed requests were seen, and what they were answered; kept until they
+    expire (the prune job), not deleted here: a replay must find its answer.
 
     The stored answers belong to callers of every agency, so only superusers see them.
     """
@@ -405,12 +406,3 @@ class IdempotencyRecordAdmin(admin.ModelAdmin):
         "created_at",
         "expires_at",
     ]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # kept until they expire (the prune job): a replay must find its answer

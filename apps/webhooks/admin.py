@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from apps.core.admin import AgencyScopedAdmin, ServiceFormAdmin
+from apps.core.admin import AgencyScopedAdmin, ReadOnlyAdminMixin, ServiceFormAdmin
 from apps.webhooks.models import Webhook, WebhookDelivery
 from apps.webhooks.services import (
     delivery_redeliver,
@@ -67,8 +67,9 @@ class WebhookAdmin(ServiceFormAdmin):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(AgencyScopedAdmin):
-    """The delivery log: read-only, with a redeliver action."""
+class WebhookDeliveryAdmin(ReadOnlyAdminMixin, AgencyScopedAdmin):
+    """The delivery log: read-only (the record of what was sent: nobody edits or deletes it),
+    with a redeliver action."""
 
     list_display = [
         "id",
@@ -95,15 +96,6 @@ class WebhookDeliveryAdmin(AgencyScopedAdmin):
     @admin.display(description="type", ordering="event__type")
     def event_type(self, obj) -> str:
         return obj.event.type
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the delivery log is the record of what was sent: nobody edits it
 
     def has_view_permission(self, request, obj=None):
         return request.user.has_perm("webhooks.view_webhook") or super().has_view_permission(

@@ -399,9 +399,7 @@ class FleetEntrySerializer(ShapedSerializer):
                 VehicleCoverageRefSerializer.shape(p, on, policies) for p in entry.periods
             ],
         }
-        if entry.checked:
-            shaped["compliance"] = ComplianceSerializer.shape(entry.compliance)
-        return shaped
+        return with_compliance(shaped, entry)
 
 
 class FleetSummarySerializer(ShapedSerializer):

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.core import signing
 from django.core.files.storage import default_storage
+from django.db.models import QuerySet
 from django.http import FileResponse
 from django.views.decorators.csrf import csrf_exempt
 from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
@@ -77,12 +80,16 @@ class DocumentView(GenericAPIView):
 
 
 class DocumentCollectionView(DocumentView):
-    """List a client's or policy's documents (subclasses define list_queryset, from the query
-    parameters their `Params` parse), or upload one."""
+    """List a client's or policy's documents (subclasses name the selector and the `Params` that
+    parse its query parameters), or upload one."""
 
     upload_serializer: type = ClientUploadSerializer
     owner_field = "client_id"
     Params: type[QueryParameters]
+    list_selector: Callable[..., QuerySet]
+
+    def list_queryset(self):
+        return self.list_selector(user=self.request.user, **self.Params.parse(self.request))
 
     def get(self, request):
         documents = self.list_queryset().order_by("-uploaded_at", "-id")
@@ -167,8 +174,7 @@ class ClientDocumentsView(DocumentCollectionView):
         client_id = IdParam()
         dot = DotParam()
 
-    def list_queryset(self):
-        return client_documents(user=self.request.user, **self.Params.parse(self.request))
+    list_selector = staticmethod(client_documents)
 
 
 @_collection_schema("policies", [OpenApiParameter("policyId", int, required=True)])
@@ -183,8 +189,7 @@ class PolicyDocumentsView(DocumentCollectionView):
         one_of = ("policy_id",)
         policy_id = IdParam()
 
-    def list_queryset(self):
-        return policy_documents(user=self.request.user, **self.Params.parse(self.request))
+    list_selector = staticmethod(policy_documents)
 
 
 class DocumentItemView(DocumentView):
