@@ -327,3 +327,21 @@ def test_a_big_fleet_is_counted_once_until_a_record_changes(
     units[0].deleted = True
     units[0].save()
     assert api.get(url).json()["vehicleCount"] == 26
+
+
+def test_a_certificate_number_of_a_kind_the_caller_may_not_see_is_403(api, make_api, agency, world):
+    # Policies may be seen, vehicles not: a vehicle certificate's number is refused, a client's
+    # is answered (the per-kind check of the lookup by number).
+    from django.contrib.auth.models import Permission
+
+    from tests.factories import UserFactory
+
+    client_number = api.get("/v1/certificates/clients?dot=1234567").json()["certificateNumber"]
+    vehicle_number = api.get(f"/v1/certificates/vehicles?vin={VIN}").json()["certificateNumber"]
+    clerk = UserFactory(agencies=[agency])
+    clerk.user_permissions.add(
+        *Permission.objects.filter(codename__in=("view_policy", "view_client"))
+    )
+    body = assert_problem(make_api(clerk).get(f"/v1/certificates/{vehicle_number}"), 403)
+    assert "kind of certificate" in body["detail"]
+    assert make_api(clerk).get(f"/v1/certificates/{client_number}").status_code == 200

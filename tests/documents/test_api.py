@@ -246,6 +246,16 @@ def test_list_policy_documents(api, policy):
     assert_problem(api.get("/v1/documents/policies"), 400)
 
 
+def test_policy_documents_of_another_agency_and_bad_ids(api, other_agency, settings):
+    rival_policy = PolicyFactory(client=ClientFactory(agency=other_agency))
+    assert api.get(f"/v1/documents/policies?policyId={rival_policy.id}").json()["count"] == 0
+    body = assert_problem(upload(api, rival_policy, module="policies"), 400)
+    assert "policyId" in field_errors(body)
+    assert not Document.objects.exists() and not stored_files(settings)
+    for query in ("policyId=x", "policyId=0", "policyId=-1"):
+        assert_problem(api.get(f"/v1/documents/policies?{query}"), 400)
+
+
 def test_download_link_works_without_credentials(api, carrier):
     document = upload(api, carrier, content=PNG).json()
     link = api.get(f"/v1/documents/{document['id']}/client/download").json()
