@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
+from rest_framework.exceptions import ValidationError
 
 from apps.core.identifiers import dot_validator, normalize_dot
 from apps.core.params import MAX_BIGINT, is_ascii_int
@@ -93,3 +94,21 @@ class MoneyFilter(django_filters.NumberFilter):
         kwargs.setdefault("max_digits", 14)
         kwargs.setdefault("decimal_places", 2)
         super().__init__(*args, **kwargs)
+
+
+class UpperChoiceFilter(django_filters.CharFilter):
+    """A choice matched in any case; an unknown value is a 400."""
+
+    def __init__(self, *args, choices, **kwargs):
+        self.allowed = {c.upper() for c in choices}
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        value = value.strip().upper()
+        if value not in self.allowed:
+            raise ValidationError(
+                {self.field_name: [f"Must be one of {', '.join(sorted(self.allowed))}."]}
+            )
+        return qs.filter(**{self.field_name: value})

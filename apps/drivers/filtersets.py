@@ -5,12 +5,11 @@ from __future__ import annotations
 import django_filters
 from django.db.models import Q
 
-from apps.core.filters import IdFilter
+from apps.core.filters import IdFilter, UpperChoiceFilter
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver, normalize_license_number
 from apps.masterdata.lookup import MasterDataFilter
 from apps.masterdata.models import State
-from apps.policies.filtersets import UpperChoiceFilter
 
 
 class DriverFilterSet(django_filters.FilterSet):
