@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, router
@@ -156,7 +158,14 @@ class UniqueRulesMixin:
     every broken one comes out with the code "unique" and its `violation_error_message`, whose
     placeholders name the record's fields ("A live client with DOT {dot} …"). The problem
     handler (apps/core/problems.py) answers such an error 409, and a race that only the database
-    catches (IntegrityError) too."""
+    catches (IntegrityError) too.
+
+    A CheckConstraint named in `constraint_fields` is the rule of one field's value (a policy's
+    dates in order): its broken message is that field's error, so the API and the admin's form
+    name the field without a service repeating the check."""
+
+    # {constraint name (as resolved, "policies_policy_…"): the field its error belongs to}
+    constraint_fields: ClassVar[dict[str, str]] = {}
 
     def validate_constraints(self, exclude=None) -> None:
         using = router.db_for_write(type(self), instance=self)
@@ -171,6 +180,8 @@ class UniqueRulesMixin:
                         message = constraint.get_violation_error_message()
                         filled = message.format_map(_RecordValues(self))
                         error = ValidationError(filled, code=UNIQUE)
+                    elif constraint.name in self.constraint_fields:
+                        error = ValidationError({self.constraint_fields[constraint.name]: broken})
                     errors = error.update_error_dict(errors)
         if errors:
             raise ValidationError(errors)

@@ -139,6 +139,11 @@ class Policy(ClientAgencyMixin, TimeStampedModel):
 
     objects = PolicyQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at"])
+    # The dates' order is the two CheckConstraints below; their errors name the later date.
+    constraint_fields = {
+        "policies_policy_expiration_after_effective": "expiration_date",
+        "policies_policy_cancellation_not_before_effective": "cancellation_date",
+    }
 
     class Meta:
         ordering = ["-effective_date", "id"]
@@ -166,13 +171,13 @@ class Policy(ClientAgencyMixin, TimeStampedModel):
             models.CheckConstraint(
                 condition=Q(expiration_date__gt=F("effective_date")),
                 name="%(app_label)s_%(class)s_expiration_after_effective",
-                violation_error_message="The expiration date must be after the effective date.",
+                violation_error_message="Must be after the effective date.",
             ),
             models.CheckConstraint(
                 condition=Q(cancellation_date__isnull=True)
                 | Q(cancellation_date__gte=F("effective_date")),
                 name="%(app_label)s_%(class)s_cancellation_not_before_effective",
-                violation_error_message="The cancellation date cannot precede the effective date.",
+                violation_error_message="Cannot precede the effective date.",
             ),
             models.UniqueConstraint(
                 fields=["agency", "insurer", "policy_number"],

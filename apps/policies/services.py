@@ -83,13 +83,6 @@ def _producer(
     return None
 
 
-def _check_dates(policy: Policy) -> None:
-    if policy.expiration_date <= policy.effective_date:
-        raise ValidationError({"expiration_date": "Must be after the effective date."})
-    if policy.cancellation_date and policy.cancellation_date < policy.effective_date:
-        raise ValidationError({"cancellation_date": "Cannot precede the effective date."})
-
-
 def _replace_limits(policy: Policy, limits: list[PolicyLimitRow]) -> None:
     names = [limit["name"] for limit in limits]
     if len(names) != len(set(names)):
@@ -141,7 +134,6 @@ def policy_create(
     policy.producer = _producer(client.agency_id, producer_id, producer_name) or client.producer
     policy.deleted = bool(deleted)
     policy.deleted_at = timezone.now() if policy.deleted else None
-    _check_dates(policy)
     policy.full_clean()
     with status_watch(client_ids=[client.pk]):
         policy.save()
@@ -173,7 +165,6 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             fields=(*POLICY_FIELDS, "client", "producer", "deleted", "deleted_at"),
             data=data,
             user=user,
-            check=_check_dates,
         )
         if "limits" in changes:
             _replace_limits(policy, changes["limits"] or [])
