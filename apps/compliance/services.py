@@ -26,7 +26,7 @@ from apps.compliance.rules import (
 from apps.core.exceptions import Conflict
 from apps.core.services import model_update
 from apps.masterdata.models import Insurer
-from apps.masterdata.services import masterdata_update
+from apps.masterdata.services import InsurerFields, masterdata_update
 
 
 def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
@@ -123,7 +123,7 @@ def requirement_profile_delete(*, user, instance: RequirementProfile) -> None:
 
 
 @transaction.atomic
-def insurer_update(*, user, instance: Insurer, **changes) -> Insurer:
+def insurer_update(*, user, instance: Insurer, **changes: Unpack[InsurerFields]) -> Insurer:
     """Master data's update of an insurer, watched: a new AM Best rating can change the
     verdict of every client it covers (rule `insurer_rating`), announced as
     `compliance.changed`. A new insurer covers no one yet: `masterdata_create` adds it."""

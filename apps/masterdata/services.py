@@ -3,7 +3,7 @@ change or remove one at a time (the back-office and the demo seed)."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TypedDict, TypeVar, Unpack
 
 import us
 import zipcodes
@@ -27,6 +27,44 @@ from apps.masterdata.models import (
 from apps.masterdata.models import name_key as _key
 
 Row = TypeVar("Row", bound=NamedModel)
+
+
+class NamedFields(TypedDict, total=False):
+    """What every reference row has; makes, driver, licence and client types have only this."""
+
+    name: str
+
+
+class StateFields(NamedFields, total=False):
+    code: str
+    is_territory: bool
+
+
+class CityFields(NamedFields, total=False):
+    state: State
+
+
+class UnitTypeFields(NamedFields, total=False):
+    is_power_unit: bool
+
+
+class CoverageTypeFields(NamedFields, total=False):
+    code: str
+    schedules_units: bool
+    schedules_drivers: bool
+
+
+class InsurerFields(NamedFields, total=False):
+    naic: str
+    address: str
+    am_best_rating: str
+
+
+class MasterDataFields(
+    StateFields, CityFields, UnitTypeFields, CoverageTypeFields, InsurerFields, total=False
+):
+    """The fields of any reference list: one service writes them all, and `_writable` refuses
+    a field the row's own list does not have (a make's `state` is a TypeError)."""
 
 
 @transaction.atomic
@@ -104,7 +142,7 @@ def _writable(model: type[NamedModel], names) -> tuple[str, ...]:
 
 
 @transaction.atomic
-def masterdata_create(*, user, model: type[Row], **fields) -> Row:
+def masterdata_create(*, user, model: type[Row], **fields: Unpack[MasterDataFields]) -> Row:
     """A new reference row (a make, a city, an insurer…): its name is unique in its list (in
     its state for a city), checked by `full_clean()` like every uniqueness rule (409)."""
     _writable(model, fields)
@@ -115,7 +153,7 @@ def masterdata_create(*, user, model: type[Row], **fields) -> Row:
 
 
 @transaction.atomic
-def masterdata_update(*, user, instance: Row, **changes) -> Row:
+def masterdata_update(*, user, instance: Row, **changes: Unpack[MasterDataFields]) -> Row:
     """Partial update of a reference row; its lookup key follows its name."""
     fields = _writable(type(instance), changes)
     row = type(instance).objects.select_for_update().get(pk=instance.pk)
