@@ -345,3 +345,45 @@ def test_a_certificate_number_of_a_kind_the_caller_may_not_see_is_403(api, make_
     body = assert_problem(make_api(clerk).get(f"/v1/certificates/{vehicle_number}"), 403)
     assert "kind of certificate" in body["detail"]
     assert make_api(clerk).get(f"/v1/certificates/{client_number}").status_code == 200
+
+
+# --- the holder parameters, and the order in which bad parameters are named ---------------
+
+HOLDER_LIMIT = "At most 200 characters (address 500)."
+
+
+def _holder_error(response) -> None:
+    body = assert_problem(response, 400)
+    assert body["errors"] == [{"field": "holderName", "message": HOLDER_LIMIT, "code": "invalid"}]
+    assert body["detail"] == f"holderName: {HOLDER_LIMIT}"
+
+
+def test_holder_fields_are_bounded_on_every_certificate_route(api, world):
+    number = api.get("/v1/certificates/clients?dot=1234567").json()["certificateNumber"]
+    for route, record in (
+        ("/v1/certificates/clients", {"dot": "1234567"}),
+        ("/v1/certificates/vehicles", {"vin": VIN}),
+        (f"/v1/certificates/{number}", {}),
+    ):
+        at_most = api.get(route, {**record, "holderName": "N" * 200, "holderAddress": "A" * 500})
+        assert at_most.status_code == 200, at_most.content
+        holder = at_most.json()["certificateHolder"]
+        assert (len(holder["name"]), len(holder["address"])) == (200, 500)
+        _holder_error(api.get(route, {**record, "holderName": "N" * 201}))
+        _holder_error(api.get(route, {**record, "holderAddress": "A" * 501}))
+        _holder_error(api.get(route, {**record, "holderName": "N" * 201, "format": "pdf"}))
+        empty = api.get(route, {**record, "holderName": "", "holderAddress": ""}).json()
+        assert empty["certificateHolder"] == {"name": "", "address": ""}
+        spaced = api.get(route, {**record, "holderName": "  Acme  "}).json()
+        assert spaced["certificateHolder"]["name"] == "Acme"
+
+
+def test_a_bad_record_parameter_is_named_before_the_holder(api, world):
+    long_name = "N" * 201
+    query = {"dot": "1234567", "asOf": "x", "holderName": long_name}
+    body = assert_problem(api.get("/v1/certificates/clients", query), 400)
+    assert [e["field"] for e in body["errors"]] == ["asOf"]
+    body = assert_problem(api.get("/v1/certificates/vehicles", {"holderName": long_name}), 400)
+    assert [e["field"] for e in body["errors"]] == ["id"]
+    # The check by number: an unknown number is 404 whatever the holder says.
+    assert_problem(api.get("/v1/certificates/C-1-20260101-XXXX", {"holderName": long_name}), 404)
