@@ -8,9 +8,11 @@ import re
 from drf_spectacular.utils import OpenApiParameter
 from drf_standardized_errors.openapi import AutoSchema
 from rest_framework.permissions import AllowAny
+from rest_framework.serializers import ListField
 from rest_framework.viewsets import GenericViewSet
 
-from apps.core.params import MAX_BIGINT
+from apps.core.camel_case import camel
+from apps.core.params import MAX_BIGINT, QueryParameters
 from apps.core.problems import PROBLEM_CONTENT_TYPE
 from apps.core.viewsets import ScopedViewSet
 
@@ -19,10 +21,20 @@ BODY_METHODS = {"POST", "PUT", "PATCH"}
 _DOCUMENT_ITEM = re.compile(r"^/v1/documents/\{id\}/(client|policy)(/|$)")
 
 
-def query_param(name: str, description: str, **kwargs) -> OpenApiParameter:
-    """A query parameter as the schema shows it: a string (the view's QueryParameters parse
-    it); `many`, `enum` and the rest as drf-spectacular takes them."""
-    return OpenApiParameter(name, str, description=description, **kwargs)
+def parameters_of(params_class: type[QueryParameters]) -> list[OpenApiParameter]:
+    """The query parameters a QueryParameters class parses, as the schema shows them, so that
+    what is documented is what is parsed: each field's `schema_type` and `help_text`, a list
+    field as a repeatable parameter, and the one parameter of a one-name `one_of` as required."""
+    return [
+        OpenApiParameter(
+            camel(name),
+            getattr(field, "schema_type", str),
+            description=field.help_text or "",
+            many=isinstance(field, ListField),
+            required=params_class.one_of == (name,),
+        )
+        for name, field in params_class().fields.items()
+    ]
 
 
 class ProblemAutoSchema(AutoSchema):
@@ -52,6 +64,28 @@ class ProblemAutoSchema(AutoSchema):
         if isinstance(self.view, ScopedViewSet) and self.view.action == "update":
             return self.view.get_input_serializer_class()(partial=True)
         return super().get_request_serializer()
+
+    def get_override_parameters(self):
+        """A view's GET documents the query parameters its `params_class` parses."""
+        parameters = super().get_override_parameters()
+        params_class = getattr(self.view, "params_class", None)
+        if params_class is not None and self.method == "GET":
+            return [*parameters_of(params_class), *parameters]
+        return parameters
+
+    def _get_format_parameters(self):
+        """`?format=` picks a renderer: the first is the default, and the others can be asked
+        for by `Accept` as well."""
+        parameters = super()._get_format_parameters()
+        if parameters:  # there are two renderers or more
+            default, *others = self.view.get_renderers()
+            accept = ", ".join(f"`Accept: {renderer.media_type}`" for renderer in others)
+            alternatives = " or ".join(renderer.format for renderer in others)
+            for parameter in parameters:
+                parameter["description"] = (
+                    f"{default.format} (default) or {alternatives}; {accept} works too."
+                )
+        return parameters
 
     def _get_parameters(self):
         """Ids in paths are integers (1..2^63-1), as the URL patterns only accept digits."""

@@ -6,30 +6,15 @@ import math
 from collections import OrderedDict
 
 from django.db.models import QuerySet
-from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
 from apps.core import counting
-from apps.core.params import is_ascii_int
+from apps.core.params import parse_positive_int
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 200
 MAX_PAGE = 10_000_000
-
-
-def parse_positive_int(raw, *, field: str, default: int, maximum: int) -> int:
-    """Parse a paging number; anything but an integer within 1..maximum is a 400."""
-    if raw is None or raw == "":
-        return default
-    text = raw if isinstance(raw, int) else str(raw).strip()
-    # ASCII digits only: int() would read "\uff11" as 1 and "1_0" as 10.
-    if isinstance(raw, bool) or not (isinstance(text, int) or is_ascii_int(text)):
-        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
-    value = int(text) if len(str(text)) <= 19 else maximum + 1
-    if value < 1 or value > maximum:
-        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
-    return value
 
 
 def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:

@@ -45,6 +45,21 @@ def ascii_int(raw, *, field: str, minimum: int = 1, maximum: int = MAX_BIGINT) -
     return value
 
 
+def parse_positive_int(raw, *, field: str, default: int, maximum: int) -> int:
+    """A paging number (or the event feed's): absent or empty is `default`; anything but an
+    integer within 1..maximum is a 400 in the paging wording."""
+    if raw is None or raw == "":
+        return default
+    text = raw if isinstance(raw, int) else str(raw).strip()
+    # ASCII digits only: int() would read "\uff11" as 1 and "1_0" as 10.
+    if isinstance(raw, bool) or not (isinstance(text, int) or is_ascii_int(text)):
+        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
+    value = int(text) if len(str(text)) <= 19 else maximum + 1
+    if value < 1 or value > maximum:
+        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
+    return value
+
+
 # --- query parameters, parsed by serializer fields -----------------------------------------
 
 DATE_FORMATS = ("%Y-%m-%d", "%m-%d-%Y")
@@ -55,8 +70,14 @@ class QueryParameters(serializers.Serializer):
 
     `one_of` names the parameters of which exactly one must be sent (checked first). Then each
     field parses its parameter in declaration order and the first bad one answers the 400, as
-    the hand-written parsing always did. A parameter that is absent or empty is not parsed
-    (the field's default applies); `validated_data` holds only what was sent.
+    the hand-written parsing always did; `validate()` runs after them all. A parameter that is
+    absent or empty is not parsed (the field's default applies); `validated_data` holds only
+    what was sent and the defaults.
+
+    A view names its class `params_class`: the OpenAPI document shows its GET's query
+    parameters from it (`apps.core.openapi.parameters_of`: each field's `help_text`, its
+    `schema_type`, list fields as repeatable, a lone `one_of` as required), and the list fields
+    are the parameters that may be repeated (`apps.core.query_params`).
     """
 
     one_of: tuple[str, ...] = ()
@@ -70,8 +91,7 @@ class QueryParameters(serializers.Serializer):
         return dict(params.validated_data)
 
     def to_internal_value(self, data):
-        # Sent means the (last) value is not empty, as QueryDict.get() reads it.
-        sent = [name for name in self.fields if data.get(camel(name)) not in (None, "")]
+        sent = [name for name, field in self.fields.items() if _sent(data, camel(name), field)]
         if self.one_of:
             present = [name for name in self.one_of if name in sent]
             if len(present) != 1:
@@ -96,6 +116,14 @@ class QueryParameters(serializers.Serializer):
         return values
 
 
+def _sent(data, key: str, field) -> bool:
+    # Sent means the (last) value is not empty, as QueryDict.get() reads it; a field that reads
+    # every value (`any_value_sends`) is sent if any of them is not empty.
+    if getattr(field, "any_value_sends", False) and hasattr(data, "getlist"):
+        return any(value != "" for value in data.getlist(key))
+    return data.get(key) not in (None, "")
+
+
 def _raw(data, key: str, *, many: bool):
     if many:
         return data.getlist(key) if hasattr(data, "getlist") else list(data.get(key) or [])
@@ -103,14 +131,37 @@ def _raw(data, key: str, *, many: bool):
 
 
 class QueryParam(serializers.Field):
-    """A query parameter: optional unless said otherwise, shown as it was parsed."""
+    """A query parameter: optional unless said otherwise, shown as it was parsed. The OpenAPI
+    document shows it as its `schema_type` (a string unless it says `int`), described by its
+    `help_text`."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, *, schema_type: type = str, **kwargs):
+        self.schema_type = schema_type
         kwargs.setdefault("required", False)
         super().__init__(**kwargs)
 
     def to_representation(self, value):
         return value
+
+
+class TextParam(QueryParam):
+    """Free text, as sent."""
+
+    def to_internal_value(self, data) -> str:
+        return data
+
+
+class PositiveIntParam(QueryParam):
+    """An integer within 1..maximum in the paging wording (`parse_positive_int`)."""
+
+    def __init__(self, *, maximum: int = MAX_BIGINT, **kwargs):
+        self.maximum = maximum
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> int:
+        return parse_positive_int(
+            data, field=camel(self.field_name), default=0, maximum=self.maximum
+        )
 
 
 class AsOfParam(QueryParam):

@@ -4,14 +4,15 @@ past 2^63-1 (contract section 13).
 Django's QueryDict.get() silently returns the LAST value, so `?dot=1&dot=2` verified DOT 2 and
 a filter, a page number or an id could be overridden by whatever a proxy or a careless client
 appended. The rule is enforced once, here, for every /v1 view: a parameter may repeat only if
-the view declares it in `repeatable_query_params` (e.g. `dots` on verification) or its
-filterset declares a multiple-choice filter of that name.
+the view's `params_class` reads it as a list (`dots` on verification, `type` on the event
+feed) or its filterset declares a multiple-choice filter of that name.
 """
 
 from __future__ import annotations
 
 import django_filters
 from django.http import JsonResponse
+from rest_framework.serializers import ListField
 
 from apps.core.camel_case import camel
 from apps.core.params import MAX_BIGINT
@@ -21,7 +22,14 @@ _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleCh
 
 
 def repeatable_params(view_class) -> set[str]:
-    names = set(getattr(view_class, "repeatable_query_params", ()))
+    names = set()
+    params_class = getattr(view_class, "params_class", None)
+    if params_class is not None:
+        names.update(
+            camel(name)
+            for name, field in params_class().fields.items()
+            if isinstance(field, ListField)
+        )
     filterset_class = getattr(view_class, "filterset_class", None)
     if filterset_class is not None:
         names.update(

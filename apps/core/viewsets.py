@@ -17,7 +17,8 @@ from rest_framework.reverse import reverse
 from rest_framework.viewsets import GenericViewSet
 
 from apps.core.camel_case import camel
-from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page, parse_positive_int
+from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
+from apps.core.params import parse_positive_int
 from apps.core.serializers import StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, sort_fields_of
 

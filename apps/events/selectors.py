@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Q
@@ -16,17 +17,26 @@ class BadCursor(ValueError):
     """The `after` value is not a cursor this feed gave out."""
 
 
+class Cursor(NamedTuple):
+    """The event a page ends with, and the cursor as the caller sent it (the next page's
+    `next` when nothing follows it)."""
+
+    txid: int
+    pk: int
+    text: str
+
+
 def cursor_encode(event: Event) -> str:
     return base64.urlsafe_b64encode(f"{event.txid}.{event.pk}".encode()).decode().rstrip("=")
 
 
-def cursor_decode(raw: str) -> tuple[int, int]:
+def cursor_decode(raw: str) -> Cursor:
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
         txid, pk = text.split(".")
         if not (txid.isdigit() and pk.isdigit()) or len(txid) > 19 or len(pk) > 19:
             raise ValueError
-        return int(txid), int(pk)
+        return Cursor(int(txid), int(pk), raw)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise BadCursor("Not a cursor of this feed.") from None
 
@@ -34,7 +44,7 @@ def cursor_decode(raw: str) -> tuple[int, int]:
 def event_feed(
     *,
     user,
-    after: tuple[int, int] | None,
+    after: Cursor | None,
     limit: int,
     types: list[str] | None = None,
     client_id: int | None = None,
@@ -52,8 +62,7 @@ def event_feed(
             | Q(txid=RawSQL("txid_current_if_assigned()", []))
         )
     if after is not None:
-        txid, pk = after
-        events = events.filter(Q(txid__gt=txid) | Q(txid=txid, pk__gt=pk))
+        events = events.filter(Q(txid__gt=after.txid) | Q(txid=after.txid, pk__gt=after.pk))
     if types:
         events = events.filter(type__in=types)
     if client_id is not None:

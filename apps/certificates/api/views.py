@@ -13,8 +13,14 @@ from apps.certificates.builder import Certificate, client_certificate, vehicle_c
 from apps.certificates.numbers import parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
 from apps.certificates.serializers import CertificateSerializer
-from apps.core.openapi import query_param
-from apps.core.params import AsOfParam, DotParam, IdParam, PlateParam, QueryParameters
+from apps.core.params import (
+    AsOfParam,
+    DotParam,
+    IdParam,
+    PlateParam,
+    QueryParameters,
+    TextParam,
+)
 from apps.core.permissions import HasPermissions
 from apps.core.renderers import CamelCaseJSONRenderer
 from apps.vehicles.params import VinParam
@@ -30,16 +36,6 @@ class PdfRenderer(BaseRenderer):
         return render_certificate_pdf(data)
 
 
-COMMON_PARAMETERS = [
-    query_param("asOf", "The date the certificate speaks for (default today)."),
-    query_param("holderName", "The certificate holder's name."),
-    query_param("holderAddress", "The certificate holder's address (newlines allowed)."),
-    query_param(
-        "format",
-        "json (default) or pdf; `Accept: application/pdf` works too.",
-        enum=["json", "pdf"],
-    ),
-]
 RESPONSES = {
     (200, "application/json"): CertificateSerializer,
     (200, "application/pdf"): OpenApiTypes.BINARY,
@@ -49,20 +45,37 @@ RESPONSES = {
 NO_SUCH_CERTIFICATE = "No certificate has this number."
 
 
-class ClientCertificateParams(QueryParameters):
+AS_OF = "The date the certificate speaks for (default today)."
+
+
+class HolderParams(QueryParameters):
+    # Whom a certificate is for. The length rule is checked after every other parameter of the
+    # subclasses has parsed, so a bad record parameter is named first.
+    holder_name = TextParam(default="", help_text="The certificate holder's name.")
+    holder_address = TextParam(
+        default="", help_text="The certificate holder's address (newlines allowed)."
+    )
+
+    def validate(self, attrs):
+        if len(attrs["holder_name"]) > 200 or len(attrs["holder_address"]) > 500:
+            raise ValidationError({"holderName": ["At most 200 characters (address 500)."]})
+        return attrs
+
+
+class ClientCertificateParams(HolderParams):
     one_of = ("id", "dot")
-    id = IdParam()
-    dot = DotParam()
-    as_of = AsOfParam()
+    id = IdParam(help_text="A client id.")
+    dot = DotParam(help_text="A DOT number.")
+    as_of = AsOfParam(help_text=AS_OF)
 
 
-class VehicleCertificateParams(QueryParameters):
+class VehicleCertificateParams(HolderParams):
     one_of = ("id", "vin", "license_plate")
-    id = IdParam()
-    vin = VinParam()
-    license_plate = PlateParam()
-    as_of = AsOfParam()
-    client_id = IdParam()
+    id = IdParam(help_text="A vehicle id.")
+    vin = VinParam(help_text="A 17-character VIN.")
+    license_plate = PlateParam(help_text="A license plate.")
+    as_of = AsOfParam(help_text=AS_OF)
+    client_id = IdParam(help_text="Narrow to the vehicle of this client.")
 
 
 class CertificateView(APIView):
@@ -70,12 +83,7 @@ class CertificateView(APIView):
 
     renderer_classes = [CamelCaseJSONRenderer, PdfRenderer]
     permission_classes = [HasPermissions]
-
-    def holder(self, params) -> dict:
-        name, address = params.get("holderName", ""), params.get("holderAddress", "")
-        if len(name) > 200 or len(address) > 500:
-            raise ValidationError({"holderName": ["At most 200 characters (address 500)."]})
-        return {"holder_name": name, "holder_address": address}
+    params_class: type[HolderParams] = HolderParams
 
     def respond(self, request, certificate: Certificate) -> Response:
         response = Response(CertificateSerializer(certificate).data)
@@ -95,35 +103,21 @@ class CertificateView(APIView):
 
 
 class CertificateIssueView(CertificateView):
-    # Issues one kind of certificate: its builder, its query parameters, and the builder's
-    # keyword for the record's id (what `id`, and a certificate number, name).
+    # Issues one kind of certificate: its builder, its query parameters (`params_class`), and
+    # the builder's keyword for the record's id (what `id`, and a certificate number, name).
     builder: Callable[..., Certificate]
-    params_class: type[QueryParameters]
     id_keyword: str
 
     def get(self, request):
         query = self.params_class.parse(request)
         if "id" in query:
             query[self.id_keyword] = query.pop("id")
-        certificate = self.builder(
-            user=request.user,
-            on=query.pop("as_of"),
-            **query,
-            **self.holder(request.query_params),
-        )
+        certificate = self.builder(user=request.user, on=query.pop("as_of"), **query)
         return self.respond(request, certificate)
 
 
 @extend_schema_view(
-    get=extend_schema(
-        parameters=[
-            query_param("id", "A client id."),
-            query_param("dot", "A DOT number."),
-            *COMMON_PARAMETERS,
-        ],
-        responses=RESPONSES,
-        operation_id="certificates_clients_retrieve",
-    )
+    get=extend_schema(responses=RESPONSES, operation_id="certificates_clients_retrieve")
 )
 class ClientCertificateView(CertificateIssueView):
     """The ACORD 25 certificate of a client, from the policies in force."""
@@ -135,17 +129,7 @@ class ClientCertificateView(CertificateIssueView):
 
 
 @extend_schema_view(
-    get=extend_schema(
-        parameters=[
-            query_param("id", "A vehicle id."),
-            query_param("vin", "A 17-character VIN."),
-            query_param("licensePlate", "A license plate."),
-            query_param("clientId", "Narrow to the vehicle of this client."),
-            *COMMON_PARAMETERS,
-        ],
-        responses=RESPONSES,
-        operation_id="certificates_vehicles_retrieve",
-    )
+    get=extend_schema(responses=RESPONSES, operation_id="certificates_vehicles_retrieve")
 )
 class VehicleCertificateView(CertificateIssueView):
     """The ACORD 25 certificate of one vehicle: only the coverages it is scheduled on."""
@@ -161,11 +145,7 @@ class CertificateCheckView(CertificateView):
 
     required_permissions = ("policies.view_policy",)
 
-    @extend_schema(
-        parameters=COMMON_PARAMETERS[1:],
-        responses=RESPONSES,
-        operation_id="certificates_check",
-    )
+    @extend_schema(responses=RESPONSES, operation_id="certificates_check")
     def get(self, request, number: str):
         ref = parse_certificate_number(number)
         if ref is None:
@@ -175,7 +155,7 @@ class CertificateCheckView(CertificateView):
         kind_view = ClientCertificateView if ref.kind == "C" else VehicleCertificateView
         if not request.user.has_perms(kind_view.required_permissions):
             self.permission_denied(request, message="You may not see this kind of certificate.")
-        holder = self.holder(request.query_params)
+        holder = self.params_class.parse(request)
         # Whatever the builder cannot find (a record of another agency, or nothing in force
         # on that date) answers as a forged number does, so a genuine number reveals nothing.
         try:

@@ -128,22 +128,32 @@ class StateParam(QueryParam):
         return resolve(State, data)
 
 
+AS_OF = "The date to verify (default: today in the service's time zone)."
+PROFILE = (
+    "A requirement profile's id or code (e.g. federal-minimum): each result gains `compliance`."
+)
+
+
 class ClientVerificationParams(QueryParameters):
     one_of = ("dots", "dot", "id")
-    as_of = AsOfParam()
-    profile = ProfileParam()
-    dots = DotListParam(most=MAX_DOTS)
-    dot = DotParam()
-    id = IdParam()
+    as_of = AsOfParam(help_text=AS_OF)
+    profile = ProfileParam(help_text=PROFILE)
+    dots = DotListParam(
+        most=MAX_DOTS, help_text=f"DOT numbers (repeat the parameter, at most {MAX_DOTS})."
+    )
+    dot = DotParam(help_text="One DOT number.")
+    id = IdParam(help_text="A client id.")
 
 
 class VehicleVerificationParams(QueryParameters):
     one_of = ("vin", "license_plate")
-    as_of = AsOfParam()
-    profile = ProfileParam()
-    vin = VinParam()
-    license_plate_state = StateParam()
-    license_plate = PlateParam()
+    as_of = AsOfParam(help_text=AS_OF)
+    profile = ProfileParam(help_text=PROFILE)
+    vin = VinParam(help_text="A 17-character VIN.")
+    license_plate_state = StateParam(
+        help_text="The plate's state, by name or USPS code (optional)."
+    )
+    license_plate = PlateParam(help_text="A license plate (case, spaces and dashes ignored).")
 
     def to_internal_value(self, data):
         if data.get("vin") not in (None, ""):  # a VIN lookup ignores the plate's state

@@ -8,7 +8,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.dates import today
-from apps.core.openapi import query_param
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
 from apps.coverages.selectors import (
@@ -19,35 +18,20 @@ from apps.coverages.selectors import (
 )
 from apps.coverages.services import DRIVER, VEHICLE, coverage_assign, coverage_update
 
-AS_OF = query_param("asOf", "The date to verify (default: today in the service's time zone).")
-
-
-PROFILE = query_param(
-    "profile",
-    "A requirement profile's id or code (e.g. federal-minimum): each result gains `compliance`.",
-)
-
 
 class ClientVerificationView(APIView):
     """Is this carrier insured? By DOT number(s) or client id."""
 
-    repeatable_query_params = ("dots",)  # ?dots=1&dots=2 is as good as ?dots=1,2
     permission_classes = [HasPermissions]
     required_permissions = ("clients.view_client", "policies.view_policy")
+    params_class = s.ClientVerificationParams
 
     @extend_schema(
-        parameters=[
-            query_param("dots", "DOT numbers (repeat the parameter, at most 500).", many=True),
-            query_param("dot", "One DOT number."),
-            query_param("id", "A client id."),
-            AS_OF,
-            PROFILE,
-        ],
         responses=s.ClientVerificationResponseSerializer,
         operation_id="coverages_clients_verify",
     )
     def get(self, request):
-        query = s.ClientVerificationParams.parse(request)
+        query = self.params_class.parse(request)
         on, profile = query["as_of"], query.get("profile")
         if "id" in query:
             results = verify_clients(
@@ -70,20 +54,14 @@ class VehicleVerificationView(APIView):
 
     permission_classes = [HasPermissions]
     required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+    params_class = s.VehicleVerificationParams
 
     @extend_schema(
-        parameters=[
-            query_param("vin", "A 17-character VIN."),
-            query_param("licensePlate", "A license plate (case, spaces and dashes ignored)."),
-            query_param("licensePlateState", "The plate's state, by name or USPS code (optional)."),
-            AS_OF,
-            PROFILE,
-        ],
         responses=s.VehicleVerificationResponseSerializer,
         operation_id="coverages_vehicles_verify",
     )
     def get(self, request):
-        query = s.VehicleVerificationParams.parse(request)  # a VIN, or a plate (and its state)
+        query = self.params_class.parse(request)  # a VIN, or a plate (and its state)
         on = query.pop("as_of")
         results = verify_vehicles(user=request.user, on=on, **query)
         if not results:

@@ -80,16 +80,16 @@ class DocumentView(GenericAPIView):
 
 
 class DocumentCollectionView(DocumentView):
-    """List a client's or policy's documents (subclasses name the selector and the `Params` that
-    parse its query parameters), or upload one."""
+    """List a client's or policy's documents (subclasses name the selector and the
+    `params_class` that parses the list's query parameters), or upload one."""
 
     upload_serializer: type = ClientUploadSerializer
     owner_field = "client_id"
-    Params: type[QueryParameters]
+    params_class: type[QueryParameters]
     list_selector: Callable[..., QuerySet]
 
     def list_queryset(self):
-        return self.list_selector(user=self.request.user, **self.Params.parse(self.request))
+        return self.list_selector(user=self.request.user, **self.params_class.parse(self.request))
 
     def get(self, request):
         documents = self.list_queryset().order_by("-uploaded_at", "-id")
@@ -142,13 +142,13 @@ class DocumentCollectionView(DocumentView):
         return response
 
 
-def _collection_schema(route: str, list_parameters: list[OpenApiParameter]):
-    """Document a collection: its list (by `list_parameters`) and its upload."""
+def _collection_schema(route: str):
+    """Document a collection: its list (its query parameters are its `params_class`'s) and its
+    upload."""
 
     def decorate(view: type[DocumentCollectionView]) -> type[DocumentCollectionView]:
         return extend_schema_view(
             get=extend_schema(
-                parameters=list_parameters,
                 responses=DocumentSerializer(many=True),
                 operation_id=f"documents_{route}_list",
             ),
@@ -163,31 +163,35 @@ def _collection_schema(route: str, list_parameters: list[OpenApiParameter]):
     return decorate
 
 
-@_collection_schema("clients", [OpenApiParameter("clientId", int), OpenApiParameter("dot", str)])
+class ClientDocumentsParams(QueryParameters):
+    one_of = ("client_id", "dot")
+    client_id = IdParam(schema_type=int)
+    dot = DotParam()
+
+
+class PolicyDocumentsParams(QueryParameters):
+    one_of = ("policy_id",)
+    policy_id = IdParam(schema_type=int)
+
+
+@_collection_schema("clients")
 class ClientDocumentsView(DocumentCollectionView):
     """Documents of a client (module "client")."""
 
     module = Module.CLIENT
-
-    class Params(QueryParameters):
-        one_of = ("client_id", "dot")
-        client_id = IdParam()
-        dot = DotParam()
+    params_class = ClientDocumentsParams
 
     list_selector = staticmethod(client_documents)
 
 
-@_collection_schema("policies", [OpenApiParameter("policyId", int, required=True)])
+@_collection_schema("policies")
 class PolicyDocumentsView(DocumentCollectionView):
     """Documents of a policy (module "policy")."""
 
     module = Module.POLICY
     upload_serializer = PolicyUploadSerializer
     owner_field = "policy_id"
-
-    class Params(QueryParameters):
-        one_of = ("policy_id",)
-        policy_id = IdParam()
+    params_class = PolicyDocumentsParams
 
     list_selector = staticmethod(policy_documents)
 

@@ -2,17 +2,54 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.pagination import parse_positive_int
+from apps.core.params import PositiveIntParam, QueryParam, QueryParameters
 from apps.core.permissions import HasPermissions
-from apps.events.selectors import BadCursor, cursor_decode, cursor_encode, event_feed
+from apps.events.selectors import BadCursor, Cursor, cursor_decode, cursor_encode, event_feed
 from apps.events.serializers import EventFeedSerializer
 from apps.events.services import EVENT_TYPES
+
+
+class CursorParam(QueryParam):
+    """A cursor this feed gave out (`next`)."""
+
+    def to_internal_value(self, data) -> Cursor:
+        try:
+            return cursor_decode(data)
+        except BadCursor as exc:
+            raise ValidationError(str(exc)) from None
+
+
+class EventTypesParam(serializers.ListField):
+    """Event types, the parameter repeated. Every value is read and empty ones are skipped, so
+    `?type=a&type=` is `a` (the feed always read them so)."""
+
+    any_value_sends = True
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data) -> list[str]:
+        types = [value for value in data if value]
+        unknown = sorted(set(types) - set(EVENT_TYPES))
+        if unknown:
+            raise ValidationError(f"Unknown event type: {unknown[0]}.")
+        return types
+
+
+class EventFeedParams(QueryParameters):
+    limit = PositiveIntParam(
+        maximum=500, default=100, schema_type=int, help_text="1 to 500, default 100."
+    )
+    after = CursorParam(help_text="`next` of the last page.")
+    type = EventTypesParam(default=list, help_text="An event type; repeatable.")
+    client_id = PositiveIntParam(schema_type=int)
 
 
 class EventFeedView(APIView):
@@ -20,39 +57,18 @@ class EventFeedView(APIView):
 
     permission_classes = [HasPermissions]
     required_permissions = ("clients.view_client",)
-    repeatable_query_params = ("type",)
+    params_class = EventFeedParams
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("after", OpenApiTypes.STR, description="`next` of the last page."),
-            OpenApiParameter("limit", OpenApiTypes.INT, description="1 to 500, default 100."),
-            OpenApiParameter(
-                "type", OpenApiTypes.STR, many=True, description="An event type; repeatable."
-            ),
-            OpenApiParameter("clientId", OpenApiTypes.INT),
-        ],
-        responses=EventFeedSerializer,
-        operation_id="events_feed",
-    )
+    @extend_schema(responses=EventFeedSerializer, operation_id="events_feed")
     def get(self, request):
-        params = request.query_params
-        limit = parse_positive_int(params.get("limit"), field="limit", default=100, maximum=500)
-        after_raw = params.get("after") or None
-        try:
-            after = cursor_decode(after_raw) if after_raw else None
-        except BadCursor as exc:
-            raise ValidationError({"after": [str(exc)]}) from None
-        types = [t for t in params.getlist("type") if t]
-        unknown = sorted(set(types) - set(EVENT_TYPES))
-        if unknown:
-            raise ValidationError({"type": [f"Unknown event type: {unknown[0]}."]})
-        client_id = None
-        if params.get("clientId") not in (None, ""):
-            client_id = parse_positive_int(
-                params["clientId"], field="clientId", default=0, maximum=2**63 - 1
-            )
+        query = self.params_class.parse(request)
+        after = query.get("after")
         events = event_feed(
-            user=request.user, after=after, limit=limit, types=types, client_id=client_id
+            user=request.user,
+            after=after,
+            limit=query["limit"],
+            types=query["type"],
+            client_id=query.get("client_id"),
         )
-        next_cursor = cursor_encode(events[-1]) if events else after_raw
+        next_cursor = cursor_encode(events[-1]) if events else (after.text if after else None)
         return Response(EventFeedSerializer((events, next_cursor)).data)
