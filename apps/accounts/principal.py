@@ -26,6 +26,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from apps.core.memo import BoundedMemo
+from apps.core.prepared import server_prepared
 
 # Permission sets remembered by this process: user id -> ((is_superuser, version), user
 # permissions, group permissions). Bounded: emptied when full, refilled one caller at a time.
@@ -100,7 +101,8 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     The user carries `_agency_ids` (sorted ids, read by `agency_ids_for`), `_agency_refs`
     ((id, name) by name, read by `apps.agencies.selectors.agency_refs`) and
     `_permissions_version` (read by `attach_permissions`)."""
-    with connection.cursor() as cursor:
+    # Prepared on the server: the same text on every request, planned once per connection.
+    with server_prepared(connection), connection.cursor() as cursor:
         cursor.execute(_principal_sql(), [key_hash, user_id])
         row = cursor.fetchone()
     key_active = bool(row[0])

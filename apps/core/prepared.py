@@ -18,10 +18,14 @@ and the two compilations must give the same SQL, with every parameter either a c
 the query or exactly a value of the call; otherwise the shape is never prepared and every
 call compiles as before. A builder must therefore state its query from the shape alone (no
 `if on < X`), which the check also catches for the first call's values.
+
+On PostgreSQL a prepared shape's statement is also prepared on the server (`server_prepared`),
+so the database plans it once per connection instead of on every call.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import itertools
@@ -30,6 +34,7 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 from django.db.models.sql import Query
 
@@ -37,6 +42,17 @@ from apps.core.memo import BoundedMemo
 
 _NOT_PREPARED, _SEEN, _UNSEEN = object(), object(), object()
 _counter = itertools.count(1)
+
+
+def server_prepared(connection: BaseDatabaseWrapper):
+    """A context in which `connection`'s cursors have their statements prepared on the server
+    (apps.core.postgresql's `prepared_statements`); nothing on a backend without it (SQLite).
+
+    For statements of a fixed text asked with other values on every call: each distinct text
+    is planned once per connection and kept there (psycopg keeps the last 100 a connection
+    prepared), so a text that varies with the values must not run inside."""
+    prepared = getattr(connection, "prepared_statements", None)
+    return prepared() if prepared is not None else contextlib.nullcontext()
 
 
 def _placeholder(value):
@@ -131,7 +147,8 @@ class PreparedQuery:
         queryset = template.queryset._chain()
         queryset.query.__class__ = _Prepared  # as Query.chain(klass=...) does
         queryset.query.prepared = (template.compiler, template.sql, params)
-        return list(queryset)
+        with server_prepared(connections[queryset.db]):
+            return list(queryset)
 
     def _prepare(self, values: dict):
         """Compile the builder with placeholders and with the call's values; the template if

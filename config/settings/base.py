@@ -141,6 +141,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "timeout": env.int("SQLITE_TIMEOUT", default=20),
         }
     )
+# Statements asked on every request with other values (the caller's, verification's) are
+# prepared on the PostgreSQL server, planned once per connection (apps.core.postgresql). Off
+# (0) behind a pooler in transaction mode that cannot keep prepared statements.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 # django-prometheus's thin subclasses of the same backends count queries, errors and time
 # (PostgreSQL's also checks a persistent connection's health without a round trip).
 _INSTRUMENTED = {

@@ -1,0 +1,90 @@
+"""The statements every request asks again with other values are prepared on the PostgreSQL
+server, once per connection (apps.core.postgresql, issue 18); the ORM's other SQL is not.
+
+Runs against PostgreSQL only (`make postgres-test`): SQLite has no server-side statements.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django_prometheus.db import execute_total
+from rest_framework.test import APIClient
+
+from tests.conftest import bearer_for
+from tests.coverages.conftest import VIN
+
+pytestmark = [
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only"),
+    pytest.mark.django_db,
+]
+
+
+def _prepared() -> dict[str, int]:
+    """The statements prepared on the test's connection (the test client's requests run in
+    this thread, so on it; earlier tests' statements stay there too), each with the number of
+    times it ran."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
+        return dict(cursor.fetchall())
+
+
+def _ran(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {sql: n - before.get(sql, 0) for sql, n in after.items() if n != before.get(sql, 0)}
+
+
+def _queries_counted() -> float:
+    return execute_total.labels("default", "postgresql")._value.get()
+
+
+def test_the_callers_statement_is_prepared_once_and_still_counted(api, django_assert_num_queries):
+    assert api.get("/v1/me").status_code == 200
+    prepared = _prepared()
+    counted = _queries_counted()
+    for _ in range(3):
+        with django_assert_num_queries(1):  # Django's wrappers still see it
+            me = api.get("/v1/me")
+        assert me.status_code == 200
+    assert me.json()["agencies"]
+    assert _queries_counted() - counted == 3  # and so does the /metrics counter
+    [(caller, runs)] = _ran(prepared, _prepared()).items()  # nothing else ran prepared
+    assert "accounts_apikey" in caller and "$1" in caller and runs == 3
+    assert [sql for sql in _prepared() if "accounts_apikey" in sql] == [caller]
+
+
+def test_a_refused_key_is_refused_on_the_prepared_statement(api, manager):
+    assert api.get("/v1/me").status_code == 200
+    prepared = _prepared()
+    stranger = APIClient()
+    stranger.credentials(
+        HTTP_APIKEY="not-a-key", HTTP_AUTHORIZATION=f"Bearer {bearer_for(manager)}"
+    )
+    assert stranger.get("/v1/me").status_code == 401
+    assert list(_ran(prepared, _prepared()).values()) == [1]
+
+
+def test_verification_statements_are_prepared_and_answer_each_call(api, covered):
+    for _ in range(2):  # first sighting of the shape, then prepared
+        [one] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
+        [unit] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
+        assert one["verified"] and unit["verified"]
+    prepared = _prepared()
+    [one] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
+    assert one["coverages"][0]["limits"][0]["amount"] == "1000000.00"
+    ran = _ran(prepared, _prepared())
+    assert len(ran) == 4  # the caller's, the clients', their policies', the limits'
+    assert any('"clients_client"."dot"' in sql for sql in ran)
+    assert api.get("/v1/coverages/clients?dot=7654321").status_code == 404
+    assert len(_prepared()) == len(prepared)  # another DOT reuses the same statements
+    [unit] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
+    assert unit["verified"]
+    assert any('"coverages_vehiclecoverage"' in sql for sql in _ran(prepared, _prepared()))
+
+
+def test_switched_off_nothing_is_prepared(api, covered, settings):
+    settings.DATABASE_PREPARED_STATEMENTS = False
+    prepared = _prepared()
+    for _ in range(3):
+        assert api.get("/v1/me").status_code == 200
+        assert api.get("/v1/coverages/clients?dot=1234567").json()["results"][0]["verified"]
+    assert _prepared() == prepared
