@@ -2,7 +2,9 @@
 
 Measures what a loaded machine does not distort much: the process CPU time per request
 (time.process_time, so time spent waiting for the CPU, PostgreSQL or Redis is not counted),
-the SQL queries and the response size; optionally a cProfile of one path. Run with the
+the CPU time of the PostgreSQL backend serving it (read from /proc when the server is on this
+machine, as the bench's is), the SQL queries and the response size; optionally a cProfile of
+one path. Run with the
 benchmark's environment (bench/run.sh's variables, the bench dataset seeded):
 
     python bench/profile_hot.py /healthz /v1/me "/v1/coverages/clients?dot=10000500" \
@@ -46,6 +48,18 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     app = WSGIHandler()
+
+    def database_cpu() -> float | None:
+        """Seconds of CPU the PostgreSQL backend of this process's connection has used."""
+        if connection.vendor != "postgresql":
+            return None
+        connection.ensure_connection()
+        try:
+            stat = Path(f"/proc/{connection.connection.info.backend_pid}/stat").read_text()
+        except OSError:  # the server is elsewhere
+            return None
+        fields = stat.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def call(method: str, path: str, body: bytes = b"", token: str | None = None):
         from io import BytesIO
@@ -106,12 +120,16 @@ def main() -> None:
             assert code == 200, (spec, code, body[:300])
 
     costs: dict[str, list[float]] = {spec: [] for spec, *_ in cases}
+    database: dict[str, list[float]] = {spec: [] for spec, *_ in cases}
     for _ in range(args.rounds):
         for spec, method, path, payload in cases:
-            started = time.process_time()
+            started, database_started = time.process_time(), database_cpu()
             for _ in range(args.requests):
                 call(method, path, payload, token)
             costs[spec].append((time.process_time() - started) / args.requests * 1000)
+            if database_started is not None:
+                used = database_cpu() - database_started
+                database[spec].append(used / args.requests * 1000)
 
     # Python function calls per request: deterministic, whatever the machine's load.
     calls: dict[str, int] = {}
@@ -122,7 +140,7 @@ def main() -> None:
         profiler.disable()
         calls[spec] = pstats.Stats(profiler).total_calls
 
-    print(f"{'request':<52}{'CPU ms':>8}{'calls':>9}{'SQL':>5}{'bytes':>9}")
+    print(f"{'request':<52}{'CPU ms':>8}{'PG ms':>7}{'calls':>9}{'SQL':>5}{'bytes':>9}")
     floor = None
     for spec, method, path, payload in cases:
         with CaptureQueriesContext(connection) as queries:
@@ -132,8 +150,9 @@ def main() -> None:
             Path(args.dump, name).write_bytes(body)
         ms = statistics.median(costs[spec])
         floor = floor or ms
+        pg = f"{statistics.median(database[spec]):>7.2f}" if database[spec] else f"{'-':>7}"
         print(
-            f"{spec[:50]:<52}{ms:>8.2f}{calls[spec]:>9}{len(queries):>5}{len(body):>9}"
+            f"{spec[:50]:<52}{ms:>8.2f}{pg}{calls[spec]:>9}{len(queries):>5}{len(body):>9}"
             f"   ({ms / floor:.2f}x the first)"
         )
 
