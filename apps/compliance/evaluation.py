@@ -32,6 +32,7 @@ from apps.masterdata.models import AM_BEST_ORDER
 from apps.policies.choices import LimitName, PolicyStatus
 
 PASS, CAUTION, FAIL = "PASS", "CAUTION", "FAIL"
+RESULTS = (PASS, CAUTION, FAIL)  # a verdict's results, best first
 COVERAGE_MISSING = "COVERAGE_MISSING"
 LIMIT_BELOW_MINIMUM = "LIMIT_BELOW_MINIMUM"
 BELOW_FEDERAL_MINIMUM = "BELOW_FEDERAL_MINIMUM"

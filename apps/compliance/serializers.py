@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.compliance.evaluation import REASON_CODES, Reason, Verdict
+from apps.compliance.evaluation import REASON_CODES, RESULTS, Reason, Verdict
 from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 
 
@@ -34,7 +34,7 @@ class ReasonSerializer(ShapedSerializer):
 class ComplianceSerializer(ShapedSerializer):
     # Shapes a Verdict of apps.compliance.evaluation.verdict.
     profile_id = StrictIntegerField()
-    result = serializers.ChoiceField(choices=["PASS", "CAUTION", "FAIL"])
+    result = serializers.ChoiceField(choices=RESULTS)
     reasons = ReasonSerializer(many=True)
 
     @staticmethod

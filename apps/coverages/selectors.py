@@ -17,7 +17,7 @@ from django.db.models import Exists, F, OuterRef, Q
 
 from apps.agencies.models import Agency
 from apps.clients.models import Client
-from apps.compliance.evaluation import Verdict, verdict
+from apps.compliance.evaluation import RESULTS, Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
 from apps.core.models import agency_ids_for
 from apps.core.prepared import PreparedQuery
@@ -432,7 +432,7 @@ class VerificationAnswer(NamedTuple):
 
 class FleetSummary(NamedTuple):
     """The batch's counts (`FleetSummarySerializer`); `compliance`, with a profile: how many
-    found units got each result ("PASS", "CAUTION", "FAIL")."""
+    found units got each result, keyed by the result (`RESULTS`)."""
 
     requested: int
     covered: int
@@ -494,7 +494,7 @@ def verify_fleet(
     counts = None
     if profile is not None:
         verdicts = [r.compliance.result for r in results if r.compliance]
-        counts = {v: verdicts.count(v) for v in ("PASS", "CAUTION", "FAIL")}
+        counts = {result: verdicts.count(result) for result in RESULTS}
     summary = FleetSummary(
         requested=len(results),
         covered=sum(r.verified for r in results),

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from apps.clients.models import Client
+from apps.compliance.evaluation import RESULTS
 from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
 from apps.compliance.serializers import ComplianceSerializer, ProfileRefField, compliance_field
 from apps.core.identifiers import parse_vin
@@ -221,16 +222,9 @@ class VehicleCoverageRefSerializer(CoverageRefSerializer):
     policy_added_date = serializers.DateField()
 
     @staticmethod
-    def shape(period: VehicleCoverage, on: dt.date, policies: dict | None = None) -> dict:
-        """`policies` keeps each policy's part (read-only), shaped once per answer and shared
-        by the periods on it: a batch's thousand periods are on a handful of policies."""
-        part = None if policies is None else policies.get(period.policy_id)
-        if part is None:
-            part = CoverageRefSerializer.shape(period.policy, on)
-            if policies is not None:
-                policies[period.policy_id] = part
+    def shape(period: VehicleCoverage, parts: AnswerParts) -> dict:
         return {
-            **part,
+            **parts.policy(period.policy),
             "coverage_status": period.coverage_status,
             "coverage_status_name": CoverageStatus(period.coverage_status).label,
             "policy_added_date": period.policy_added_date.isoformat(),
@@ -261,6 +255,30 @@ class VehicleRefSerializer(ShapedSerializer):
         }
 
 
+class AnswerParts:
+    """What one answer has shaped of its policies and clients, shared (read-only) by its
+    results: a batch's thousand units are mostly one client's, on a handful of policies."""
+
+    __slots__ = ("_clients", "_policies", "on")
+
+    def __init__(self, on: dt.date):
+        self.on = on
+        self._policies: dict[int, dict] = {}
+        self._clients: dict[int, dict] = {}
+
+    def policy(self, policy: Policy) -> dict:
+        part = self._policies.get(policy.id)
+        if part is None:
+            part = self._policies[policy.id] = CoverageRefSerializer.shape(policy, self.on)
+        return part
+
+    def client_of(self, vehicle: Vehicle) -> dict:
+        part = self._clients.get(vehicle.client_id)
+        if part is None:
+            part = self._clients[vehicle.client_id] = ClientRefSerializer.shape(vehicle.client)
+        return part
+
+
 def with_compliance(shaped: dict, result: ClientVerification | VehicleVerification) -> dict:
     """A verification result's shape, with `compliance` when a profile was asked for."""
     if result.checked:
@@ -275,10 +293,10 @@ class VerificationAnswerSerializer(ShapedSerializer):
 
     @classmethod
     def shape(cls, answer: VerificationAnswer) -> dict:
-        item = cls._declared_fields["results"].child
+        item, parts = cls._declared_fields["results"].child, AnswerParts(answer.on)
         return {
             "as_of": answer.on.isoformat(),
-            "results": [item.shape(r) for r in answer.results],
+            "results": [item.shape(r, parts) for r in answer.results],
         }
 
 
@@ -292,15 +310,15 @@ class ClientVerificationSerializer(ShapedSerializer):
     compliance = compliance_field()
 
     @staticmethod
-    def shape(result: ClientVerification) -> dict:
-        client, on = result.client, result.on
+    def shape(result: ClientVerification, parts: AnswerParts) -> dict:
+        client = result.client
         shaped = {
             "dot": result.dot,
             "found": client is not None,
             "verified": result.verified,
             "status": result.status,
             "client": None if client is None else ClientRefSerializer.shape(client),
-            "coverages": [CoverageRefSerializer.shape(p, on) for p in result.policies],
+            "coverages": [parts.policy(p) for p in result.policies],
         }
         return with_compliance(shaped, result)
 
@@ -309,7 +327,26 @@ class ClientVerificationResponseSerializer(VerificationAnswerSerializer):
     results = ClientVerificationSerializer(many=True)
 
 
-class VehicleVerificationSerializer(ShapedSerializer):
+# A unit's answer, alone (vehicle verification) or as a batch entry: one shape, whose parts
+# each subclass's `lay_out` orders as it declares them (`compliance`, last, only with a
+# profile). A dict literal per subclass, not a loop over the declared fields: that loop cost a
+# 1,000-unit batch a microsecond and a half per entry.
+class VehicleAnswerSerializer(ShapedSerializer):
+    @classmethod
+    def shape(cls, result: VehicleVerification, parts: AnswerParts) -> dict:
+        vehicle = result.vehicle
+        found = vehicle is not None
+        shaped = cls.lay_out(
+            result,
+            found=found,
+            vehicle=VehicleRefSerializer.shape(vehicle) if found else None,
+            client=parts.client_of(vehicle) if found else None,
+            coverages=[VehicleCoverageRefSerializer.shape(p, parts) for p in result.periods],
+        )
+        return with_compliance(shaped, result)
+
+
+class VehicleVerificationSerializer(VehicleAnswerSerializer):
     vehicle = VehicleRefSerializer()
     client = ClientRefSerializer()
     verified = StrictBooleanField()
@@ -318,16 +355,14 @@ class VehicleVerificationSerializer(ShapedSerializer):
     compliance = compliance_field()
 
     @staticmethod
-    def shape(result: VehicleVerification) -> dict:
-        vehicle, on = result.vehicle, result.on
-        shaped = {
-            "vehicle": VehicleRefSerializer.shape(vehicle),
-            "client": ClientRefSerializer.shape(vehicle.client),
+    def lay_out(result, *, found, vehicle, client, coverages) -> dict:
+        return {
+            "vehicle": vehicle,
+            "client": client,
             "verified": result.verified,
             "status": result.status,
-            "coverages": [VehicleCoverageRefSerializer.shape(p, on) for p in result.periods],
+            "coverages": coverages,
         }
-        return with_compliance(shaped, result)
 
 
 class VehicleVerificationResponseSerializer(VerificationAnswerSerializer):
@@ -373,7 +408,7 @@ class FleetRequestSerializer(serializers.Serializer):
         return attrs
 
 
-class FleetEntrySerializer(ShapedSerializer):
+class FleetEntrySerializer(VehicleAnswerSerializer):
     vin = StrictCharField(required=False)
     license_plate = StrictCharField(required=False)
     found = StrictBooleanField()
@@ -385,31 +420,21 @@ class FleetEntrySerializer(ShapedSerializer):
     compliance = compliance_field()
 
     @staticmethod
-    def shape(
-        entry: VehicleVerification, policies: dict | None = None, clients: dict | None = None
-    ) -> dict:
-        """`policies` and `clients` keep what one answer has shaped (read-only, shared by its
-        entries): a batch's units are mostly one client's, on a handful of policies."""
-        vehicle, on = entry.vehicle, entry.on
-        client = None
-        if vehicle is not None:
-            client = None if clients is None else clients.get(vehicle.client_id)
-            if client is None:
-                client = ClientRefSerializer.shape(vehicle.client)
-                if clients is not None:
-                    clients[vehicle.client_id] = client
-        shaped = {
-            entry.key_name: entry.key,
-            "found": vehicle is not None,
-            "verified": entry.verified,
-            "status": entry.status,
-            "vehicle": None if vehicle is None else VehicleRefSerializer.shape(vehicle),
+    def lay_out(result, *, found, vehicle, client, coverages) -> dict:
+        return {
+            result.key_name: result.key,
+            "found": found,
+            "verified": result.verified,
+            "status": result.status,
+            "vehicle": vehicle,
             "client": client,
-            "coverages": [
-                VehicleCoverageRefSerializer.shape(p, on, policies) for p in entry.periods
-            ],
+            "coverages": coverages,
         }
-        return with_compliance(shaped, entry)
+
+
+def _count_name(result: str) -> str:
+    """A compliance result's count in the batch summary: "PASS" is counted as `pass`."""
+    return result.lower()
 
 
 class FleetSummarySerializer(ShapedSerializer):
@@ -419,11 +444,7 @@ class FleetSummarySerializer(ShapedSerializer):
     not_found = StrictIntegerField()
     compliance = inline_serializer(
         "FleetComplianceSummary",
-        fields={
-            "pass": StrictIntegerField(),
-            "caution": StrictIntegerField(),
-            "fail": StrictIntegerField(),
-        },
+        fields={_count_name(result): StrictIntegerField() for result in RESULTS},
         required=False,
         help_text="With a profile: how many found units PASS, CAUTION and FAIL.",
     )
@@ -437,12 +458,7 @@ class FleetSummarySerializer(ShapedSerializer):
             "not_found": summary.not_found,
         }
         if summary.compliance is not None:
-            counts = summary.compliance
-            shaped["compliance"] = {
-                "pass": counts["PASS"],
-                "caution": counts["CAUTION"],
-                "fail": counts["FAIL"],
-            }
+            shaped["compliance"] = {_count_name(r): n for r, n in summary.compliance.items()}
         return shaped
 
 
@@ -453,10 +469,9 @@ class FleetResponseSerializer(ShapedSerializer):
 
     @staticmethod
     def shape(answer: FleetVerification) -> dict:
-        policies: dict[int, dict] = {}
-        clients: dict[int, dict] = {}
+        parts = AnswerParts(answer.on)
         return {
             "as_of": answer.on.isoformat(),
-            "results": [FleetEntrySerializer.shape(e, policies, clients) for e in answer.results],
+            "results": [FleetEntrySerializer.shape(e, parts) for e in answer.results],
             "summary": FleetSummarySerializer.shape(answer.summary),
         }
