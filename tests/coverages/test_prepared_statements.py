@@ -7,7 +7,7 @@ Runs against PostgreSQL only (`make postgres-test`): SQLite has no server-side s
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import NotSupportedError, connection, transaction
 from django_prometheus.db import execute_total
 from rest_framework.test import APIClient
 
@@ -88,3 +88,36 @@ def test_switched_off_nothing_is_prepared(api, covered, settings):
         assert api.get("/v1/me").status_code == 200
         assert api.get("/v1/coverages/clients?dot=1234567").json()["results"][0]["verified"]
     assert _prepared() == prepared
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_statement_whose_column_changed_type_underneath_is_prepared_afresh():
+    # A migration run from another connection (a deploy's `migrate` while the old nodes serve)
+    # changes the type of a column a prepared statement returns: PostgreSQL then refuses the
+    # statement ("cached plan must not change result type") on every later call unless it is
+    # prepared again. Outside a transaction the connection recovers within the call; inside
+    # one the call fails and the transaction's rollback makes the next call recover.
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE prepared_probe (a integer)")
+        cursor.execute("INSERT INTO prepared_probe VALUES (1)")
+    other = connection.get_new_connection(connection.get_connection_params())
+    other.autocommit = True
+
+    def ask():
+        with connection.prepared_statements(), connection.cursor() as cursor:
+            cursor.execute("SELECT a FROM prepared_probe WHERE a = %s", [1])
+            return cursor.fetchall()
+
+    try:
+        assert ask() == [(1,)] and ask() == [(1,)]
+        assert any("prepared_probe" in sql for sql in _prepared())
+        other.execute("ALTER TABLE prepared_probe ALTER COLUMN a TYPE bigint")
+        assert ask() == [(1,)]
+        assert ask() == [(1,)]
+        other.execute("ALTER TABLE prepared_probe ALTER COLUMN a TYPE numeric")
+        with pytest.raises(NotSupportedError), transaction.atomic():
+            ask()
+        assert ask() == [(1,)]
+    finally:
+        other.execute("DROP TABLE prepared_probe")
+        other.close()

@@ -32,7 +32,8 @@ from django.conf import settings
 from django.db.backends.postgresql import base as postgresql
 from django_prometheus.db.backends.postgresql import base as instrumented
 from django_prometheus.db.common import ExportingCursorWrapper
-from psycopg.pq import Format
+from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
+from psycopg.pq import Format, TransactionStatus
 
 TEXT = Format.TEXT
 
@@ -56,7 +57,20 @@ class PreparingCursor(postgresql.ServerBindingCursor):
     keeps the statements it prepared per connection, the last 100, and sends each by name)."""
 
     def execute(self, query, params=None, *, prepare=None, binary=None):
-        return super().execute(query, params, prepare=True, binary=binary)
+        try:
+            return super().execute(query, params, prepare=True, binary=binary)
+        except (FeatureNotSupported, InvalidSqlStatementName):
+            # A migration run from another connection changed a column a prepared statement
+            # returns ("cached plan must not change result type"), or the server forgot its
+            # statements (a pooler's DISCARD ALL). psycopg forgets its own only on a ROLLBACK
+            # or a DROP/ALTER/DEALLOCATE ALL it runs itself, so outside a transaction every
+            # later call on this connection would fail the same way. DEALLOCATE ALL makes both
+            # sides forget; the statement is then prepared afresh, once. Inside a transaction
+            # the error stands: the transaction is aborted, and its ROLLBACK clears them.
+            if self.connection.info.transaction_status != TransactionStatus.IDLE:
+                raise
+            self.connection.execute("DEALLOCATE ALL")
+            return super().execute(query, params, prepare=True, binary=binary)
 
 
 class DatabaseOperations(postgresql.DatabaseOperations):
