@@ -104,13 +104,13 @@ class Client(TimeStampedModel):
         # constraint sees them as equal and verification finds it either way.
         if self.dot:
             self.dot = dot_or_none(self.dot) or self.dot
+        inserted = self.pk is None
         super().save(*args, **kwargs)
         # Policies, vehicles and drivers carry their client's agency (`ClientAgencyMixin`): a
-        # client that moves takes them along.
+        # client that moves takes them along. A new row has none yet (a client saved with a
+        # given id may be an existing one, so only a save without an id skips the copy).
         update_fields = kwargs.get("update_fields")
-        if self.pk is not None and (
-            update_fields is None or {"agency", "agency_id"} & {*update_fields}
-        ):
+        if not inserted and (update_fields is None or {"agency", "agency_id"} & {*update_fields}):
             for records in (self.policies, self.vehicles, self.drivers):
                 records.exclude(agency_id=self.agency_id).update(agency_id=self.agency_id)
 

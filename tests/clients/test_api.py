@@ -144,6 +144,20 @@ def test_create_resolves_master_data_and_answers_201_with_location(api, agency):
     assert api.get(response["Location"]).json() == body
 
 
+def test_create_does_not_copy_the_agency_to_records_a_new_client_cannot_have(
+    api, agency, django_assert_num_queries
+):
+    # Client.save copies a moved client's agency to its policies, vehicles and drivers; a new
+    # client has none, so its creation runs none of those three UPDATEs.
+    api.get("/v1/me")  # the caller's permissions and agencies remembered, as after any request
+    with django_assert_num_queries(16) as captured:
+        response = api.post(
+            "/v1/clients", {"clientName": "New", "agencyId": agency.id}, format="json"
+        )
+    assert response.status_code == 201, response.content
+    assert not [query for query in captured.captured_queries if query["sql"].startswith("UPDATE")]
+
+
 @pytest.mark.parametrize("missing", ["clientName", "agencyId"])
 def test_create_requires_fields(api, agency, missing):
     payload = {"clientName": "X", "agencyId": agency.id}
