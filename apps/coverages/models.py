@@ -35,9 +35,9 @@ def covered_q(on: dt.date, prefix: str = "") -> Q:
 
 
 class CoverageQuerySet(AgencyScopedQuerySet):
-    """Vehicle and driver coverages, scoped through their policy's client."""
+    """Vehicle and driver coverages, scoped through their policy's copy of its client's agency."""
 
-    agency_field = "policy__client__agency"
+    agency_field = "policy__agency"
 
     def covering_on(self, on: dt.date) -> CoverageQuerySet:
         """Periods that cover their unit on D (the policy's own force is checked separately)."""
@@ -137,7 +137,7 @@ class DriverCoverage(Coverage):
 
 
 class CoverageEventQuerySet(AgencyScopedQuerySet):
-    agency_field = "policy__client__agency"
+    agency_field = "policy__agency"
 
 
 class CoverageEvent(models.Model):

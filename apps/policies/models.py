@@ -218,7 +218,7 @@ class Policy(ClientAgencyMixin, TimeStampedModel):
 
 
 class PolicyLimitQuerySet(AgencyScopedQuerySet):
-    agency_field = "policy__client__agency"
+    agency_field = "policy__agency"
 
 
 class PolicyLimit(models.Model):
@@ -246,7 +246,7 @@ class PolicyLimit(models.Model):
 
 
 class PolicyRateQuerySet(AgencyScopedQuerySet):
-    agency_field = "policy__client__agency"
+    agency_field = "policy__agency"
 
 
 class PolicyRate(models.Model):

@@ -9,7 +9,7 @@ from apps.core.models import AgencyScopedQuerySet, user_stamp
 
 
 class PolicyPremiumReportQuerySet(AgencyScopedQuerySet):
-    agency_field = "policy__client__agency"
+    agency_field = "policy__agency"
 
 
 class PolicyPremiumReport(models.Model):
