@@ -12,9 +12,14 @@ cache) the same rule runs on the cache API.
 The round trip itself is lean (issue 18): redis-py's generic command path (a pool checkout that
 polls the socket, the retry wrapper, metrics hooks, the arguments packed again) was most of the
 throttle's cost. Each request thread sends the script's EVALSHA on a connection of its own, and
-the packed command of a caller (its keys and rates) is built once per process. Anything
-unexpected (the script flushed from Redis, a broken connection) goes through redis-py's own
-path, which loads the script again or reconnects, and raises as before when Redis is down.
+the packed command of a caller (its keys and rates) is built once per process. What
+stops the script from running (flushed from Redis, or the command not sent: the connection
+broken, or closed by Redis while it was idle, which is looked for before sending) goes through
+redis-py's own path, which loads the script again or reconnects, and raises when Redis is down.
+A command that was sent may have run: an error reading its answer (a timeout, a connection lost)
+is not retried, since that would count the request twice; the request fails as it does when
+Redis is down (docs/deploy.md: Django's Redis cache raises, the request fails), and the
+connection is made again on the next request.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import select
 import threading
 import time
 
@@ -110,13 +116,40 @@ def _run_script(script, keys: list[str], args: list[int]) -> int:
         parts = connection.pack_command("EVALSHA", script.sha, len(keys), *keys, *args)
         packed = b"".join(bytes(part) for part in parts)
         _PACKED.remember(signature, packed)
+    if _closed_while_idle(connection):
+        connection.disconnect()  # made again by the send
     try:
         connection.send_packed_command([packed], check_health=False)
-        return int(connection.read_response())
-    except (NoScriptError, RedisConnectionError, RedisTimeoutError):
-        # Script flushed or connection lost (redis-py has disconnected it; it reconnects on the
-        # next send): redis-py's path loads the script or reconnects, or raises.
+    except (RedisConnectionError, RedisTimeoutError):
+        # Not sent (redis-py has disconnected it; it reconnects on the next send): redis-py's
+        # path reconnects, or raises when Redis is down.
         return int(script(keys=keys, args=args))
+    try:
+        return int(connection.read_response())
+    except NoScriptError:
+        # The script was flushed from Redis and did not run: redis-py's path loads it again.
+        return int(script(keys=keys, args=args))
+    except (RedisConnectionError, RedisTimeoutError):
+        # Sent, so maybe counted: not run again. redis-py has disconnected the connection (an
+        # answer may still arrive on it); the next request connects again.
+        connection.disconnect()
+        raise
+
+
+def _closed_while_idle(connection) -> bool:
+    """Whether Redis closed this idle connection (a restart, its idle `timeout`, CLIENT KILL)
+    or left bytes on it that no command asked for: an idle connection has nothing to read, and a
+    poll that does not wait (one system call) says so. Found after sending, the same close would
+    fail the request (see the module's docstring)."""
+    sock = connection._sock
+    if sock is None:
+        return False
+    poller = select.poll()  # not select(): a descriptor may be above 1024
+    try:
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    except (OSError, ValueError):
+        return True  # closed under us
 
 
 def _hit_cache_api(keys: list[str], args: list[float]) -> int:

@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework.test import APIClient
 
 from apps.accounts import rate_limits
@@ -98,3 +100,56 @@ def test_the_redis_round_trip_counts_per_caller_and_recovers(redis_url):
     assert answers[0][0] > 0  # k:a is full: refused, and k:c not counted
     assert answers[0][1] is not rate_limits._thread_connection(client)
     assert client.zcard("k:c") == 0
+
+
+@needs_redis
+def test_an_answer_lost_after_sending_is_not_counted_twice(redis_url, monkeypatch):
+    """The script ran but its answer was lost (a timeout, a connection lost while reading): the
+    request fails as when Redis is down rather than running the script again, and the next
+    request connects again."""
+    monkeypatch.setattr(rate_limits, "_thread", threading.local())  # this test's Redis
+    client = RedisCache(redis_url, {})._cache.get_client(write=True)
+    script = client.register_script(rate_limits._SCRIPT)
+    limit = [60, 4]
+    connection = rate_limits._thread_connection(client)
+    read = connection.read_response
+    for error in (RedisTimeoutError("Timeout reading"), RedisConnectionError("lost")):
+        # Connected (again) by a request that goes through, then one whose answer is lost.
+        assert rate_limits._run_script(script, ["k:lost"], limit) == 0
+
+        def answer_lost(*args, error=error, **kwargs):
+            read(*args, **kwargs)  # the script ran and answered
+            raise error
+
+        with monkeypatch.context() as patch, pytest.raises(type(error)):
+            patch.setattr(connection, "read_response", answer_lost)
+            rate_limits._run_script(script, ["k:lost"], limit)
+        assert connection._sock is None  # dropped: whatever arrives later is not read
+    assert client.zcard("k:lost") == 4  # four requests, one count each
+    assert rate_limits._run_script(script, ["k:lost"], limit) > 0  # full, on a new connection
+
+
+@needs_redis
+def test_a_command_not_sent_goes_through_redis_py_once(redis_url, monkeypatch):
+    """An error while sending (nothing reached Redis) and a connection Redis closed while it was
+    idle (found before sending) both count the request exactly once."""
+    monkeypatch.setattr(rate_limits, "_thread", threading.local())  # this test's Redis
+    client = RedisCache(redis_url, {})._cache.get_client(write=True)
+    script = client.register_script(rate_limits._SCRIPT)
+    limit = [60, 5]
+    assert rate_limits._run_script(script, ["k:send"], limit) == 0
+    connection = rate_limits._thread_connection(client)
+
+    def broken_send(*args, **kwargs):
+        connection.disconnect()
+        raise RedisConnectionError("Error 32 while writing to socket. Broken pipe.")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(connection, "send_packed_command", broken_send)
+        assert rate_limits._run_script(script, ["k:send"], limit) == 0
+    assert client.zcard("k:send") == 2
+
+    assert rate_limits._run_script(script, ["k:send"], limit) == 0  # reconnected
+    client.client_kill_filter(_type="normal", skipme=True)  # closed while idle
+    assert rate_limits._run_script(script, ["k:send"], limit) == 0
+    assert client.zcard("k:send") == 4
