@@ -12,6 +12,7 @@ times a second) is counted live. Without the setting every count is live.
 from __future__ import annotations
 
 import hashlib
+import weakref
 
 from django.conf import settings
 from django.core.cache import cache
@@ -48,12 +49,41 @@ def _incr() -> None:
         cache.add(VERSION_KEY, 1, None)
 
 
+class _CommitBump:
+    """The INCR a transaction queues for its commit, once however many rows it writes (an import
+    of N rows queued N)."""
+
+    __slots__ = ("__weakref__", "ran")
+
+    def __init__(self) -> None:
+        self.ran = False
+
+    def __call__(self) -> None:
+        self.ran = True
+        _incr()
+
+
+def _commit_bump_queued(connection) -> bool:
+    # Django holds a queued callback until the commit runs it or a rollback (of the transaction,
+    # or of a savepoint it was queued in) discards it: held only there and weakly here, a
+    # discarded one is gone, so a later write of the transaction queues another.
+    # (An empty queue holds none, whoever else still refers to the last one.)
+    ref = getattr(connection, "_count_commit_bump", None)
+    bump = ref() if ref is not None and connection.run_on_commit else None
+    return bump is not None and not bump.ran
+
+
 def bump_version(**kwargs) -> None:
     """A record changed: every cached count is stale."""
     if not getattr(settings, "LIST_COUNT_CACHE_SECONDS", 0):
         return
-    _incr()
-    transaction.on_commit(_incr, using=kwargs.get("using"))
+    _incr()  # at once: the writer's own reads in its transaction
+    connection = transaction.get_connection(kwargs.get("using"))
+    if not connection.in_atomic_block or _commit_bump_queued(connection):
+        return  # committed already, or its transaction's commit bumps
+    bump = _CommitBump()
+    transaction.on_commit(bump, using=kwargs.get("using"))
+    connection._count_commit_bump = weakref.ref(bump)
 
 
 def cache_key(queryset: QuerySet) -> str:
