@@ -109,7 +109,24 @@ def _post(url: str, target: Target, headers: dict, body: str) -> urllib3.BaseHTT
         redirect=False,
         retries=False,
         assert_same_host=False,
+        preload_content=False,  # the answer is read by `_answer`, no more of it than is kept
     )
+
+
+ANSWER_BYTES = 2000  # of a receiver's answer, read and kept (500 characters of it are logged)
+
+
+def _answer(response: urllib3.BaseHTTPResponse) -> str:
+    """The start of the receiver's answer, and the connection given back: kept for the next
+    delivery when the answer was read to its end, else closed (a receiver may answer megabytes,
+    or never finish: reading them would hold a relay thread for nothing)."""
+    try:
+        head = response.read(ANSWER_BYTES)
+    finally:
+        if not response.closed:  # more to come: not read, so the connection cannot be reused
+            response.close()
+        response.release_conn()  # its place in the thread's pool (urllib3 returned it if read)
+    return head.decode("utf-8", "replace")[:500]
 
 
 _pools = threading.local()
@@ -302,8 +319,8 @@ def delivery_send(job: Job) -> Outcome:
             secrets=list(job.secrets), msg_id=job.msg_id, when=timezone.now(), body=job.body
         )
         response = _post(job.url, target, headers, job.body)
-        status_code = response.status
-        text = response.data[:2000].decode("utf-8", "replace")[:500]
+        text = _answer(response)
+        status_code = response.status  # once the answer is read, as when urllib3 read it all
     except TargetRefused as exc:
         error = str(exc)
     except NewConnectionError as exc:  # a refused connection (a ConnectTimeoutError subclass)
