@@ -26,18 +26,30 @@ class DriverQuerySet(ClientAgencyQuerySet):
     """Scoped through the driver's own copy of its client's agency: the agency-wide list filters
     and sorts through one index, (agency, column, id), not a join to the clients (issue 18)."""
 
+    def bulk_create(self, objs, *args, **kwargs):
+        """bulk_create skips save(): copy each driver's licence state code here too."""
+        objs = list(objs)
+        ids = {obj.license_state_id for obj in objs if obj.license_state_id is not None}
+        states = self.model._meta.get_field("license_state").related_model.objects
+        codes = dict(states.filter(pk__in=ids).values_list("pk", "code")) if ids else {}
+        for obj in objs:
+            obj.license_state_code = codes.get(obj.license_state_id)
+        return super().bulk_create(objs, *args, **kwargs)
+
 
 # The list's orders, each with an index (agency, columns..., id): page 1 and the last page (read
 # backwards) walk one and stop after the page. The default order (last name, first name) serves
 # `sort=lastName` too, each last name's drivers sorted by id as they come (incremental sort).
-# `sort=licenseState` has none: it sorts by the state's code through an outer join (a driver may
-# have no state), which no index of the drivers can give, so it sorts the agency's drivers.
+# `sort=licenseState` orders by the state's code, copied onto the driver (`license_state_code`):
+# through the join to the states no index could give the order, so it sorted every driver of the
+# agency (1.85x slower on the big fleet than on the small one, issue 18).
 SORT_INDEXES = (
     (("last_name", "first_name"), "name_idx"),
     (("first_name",), "first_idx"),
     (("client",), "client_idx"),
     (("status",), "status_idx"),
     (("license_number",), "licence_idx"),
+    (("license_state_code",), "lstate_idx"),
     (("hire_date",), "hired_idx"),
     (("created_at",), "created_idx"),
     (("updated_at",), "updated_idx"),
@@ -69,6 +81,10 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
     license_state = models.ForeignKey(
         "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The licence state's USPS code, copied by save() (null without a state, where the join gave
+    # null too: the same order): the column `sort=licenseState` walks in its index. The states
+    # are the fixed USPS list (read-only in the admin), so a copied code never goes stale.
+    license_state_code = models.CharField(max_length=2, null=True, blank=True, editable=False)
     license_expiration_date = models.DateField(null=True, blank=True)
     dl_type = models.ForeignKey(
         "masterdata.LicenseType", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -86,7 +102,7 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
     status = models.CharField(max_length=12, choices=DriverStatus.choices, default="ACTIVE")
 
     objects = DriverQuerySet.as_manager()
-    history = HistoricalRecords(excluded_fields=["updated_at"])
+    history = HistoricalRecords(excluded_fields=["updated_at", "license_state_code"])
 
     class Meta:
         ordering = ["last_name", "first_name", "id"]
@@ -97,6 +113,17 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
                 for columns, short in SORT_INDEXES
             ),
         ]
+
+    def save(self, *args, **kwargs) -> None:
+        # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of the
+        # licence state's code follows the state.
+        code = self.license_state.code if self.license_state_id is not None else None
+        if code != self.license_state_code:
+            self.license_state_code = code
+            update_fields = kwargs.get("update_fields")
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "license_state_code"}
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"

@@ -39,7 +39,7 @@ class DriverViewSet(LegacySearchMixin, ScopedViewSet):
         "clientId": "client_id",
         "status": "status",
         "licenseNumber": "license_number",
-        "licenseState": "license_state__code",
+        "licenseState": "license_state_code",
         "q": "last_name",
         "hireDate": "hire_date",
     }
