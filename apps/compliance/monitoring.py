@@ -28,7 +28,7 @@ from apps.compliance.models import RequirementProfile
 from apps.compliance.serializers import ReasonSerializer
 from apps.core.dates import today
 from apps.coverages.selectors import policies_by_client
-from apps.events.models import Event
+from apps.events.selectors import Watched, already_announced
 from apps.events.services import event_emit
 from apps.policies.models import Policy
 from apps.webhooks.models import Webhook
@@ -116,42 +116,10 @@ def compliance_changes_for_day(*, day: dt.date) -> int:
     transaction."""
     before = compliance_snapshot(on=day - dt.timedelta(days=1))
     after = compliance_snapshot(on=day)
-    _already_announced(before, after, day)
+    # Snapshot: {(client id, profile id): (agency id, verdict, reasons)}
+    watched = Watched(before, after, ("clientId", "profileId"), 1)
+    already_announced(day=day, watched={"compliance.changed": watched})
     return compliance_changes_emit(before=before, after=after, day=day)
-
-
-def _already_announced(before: Snapshot, after: Snapshot, day: dt.date) -> None:
-    """Never twice for the same client, profile and day, never behind a later announcement,
-    as for status events (apps/coverages/calendar.py; one query over the verdicts announced
-    from the day on):
-
-    - a write made earlier on the day (a cancellation effective today) already announced its
-      change, so the day's comparison starts from the verdict announced for the day;
-    - a missed day caught up later: a (client, profile) whose verdict a write announced after
-      that day is left out (its last announced verdict is the current one)."""
-    if not before:  # nothing watched: no query
-        return
-    later = max((today() - day).days, 0)
-    as_of = [(day + dt.timedelta(days=n)).isoformat() for n in range(later + 1)]
-    since = dt.datetime.combine(day - dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
-    announced = (
-        Event.objects.filter(
-            type="compliance.changed", occurred_at__gte=since, data__asOf__in=as_of
-        )
-        .order_by("id")
-        .values_list("data__clientId", "data__profileId", "data__to", "data__asOf")
-    )
-    the_day = day.isoformat()
-    for client_id, profile_id, to, when in announced:
-        key = (client_id, profile_id)
-        if key not in before:
-            continue
-        if when == the_day:
-            agency_id, _, reasons = before[key]
-            before[key] = (agency_id, to, reasons)
-        else:  # announced by a later write: the day's change is not news any more
-            before.pop(key)
-            after.pop(key, None)
 
 
 @contextmanager

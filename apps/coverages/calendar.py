@@ -30,14 +30,14 @@ from django.utils import timezone
 from apps.compliance.monitoring import compliance_changes_for_day
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.status import client_statuses, status_events, vehicle_statuses
-from apps.events.models import CalendarMark, Event
+from apps.events.models import CalendarMark
+from apps.events.selectors import Watched, already_announced
 from apps.events.services import events_emit_many
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, policy_status
 
 EXPIRING_DAYS = (30, 7)
 DAY = dt.timedelta(days=1)
-STATUS_TYPES = ("carrier.status_changed", "vehicle.status_changed")
 
 logger = logging.getLogger("apps.coverages.calendar")
 
@@ -120,7 +120,14 @@ def calendar_events_emit(*, day: dt.date) -> int:
     yesterday = day - DAY
     before_c, after_c = client_statuses(client_ids, yesterday), client_statuses(client_ids, day)
     before_v, after_v = vehicle_statuses(vehicle_ids, yesterday), vehicle_statuses(vehicle_ids, day)
-    _already_announced(before_c, after_c, before_v, after_v, day)
+    # {client id: (agency id, status)}, {unit id: (agency id, client id, status)}
+    already_announced(
+        day=day,
+        watched={
+            "carrier.status_changed": Watched(before_c, after_c, ("clientId",), 1),
+            "vehicle.status_changed": Watched(before_v, after_v, ("vehicleId",), 2),
+        },
+    )
     items = [
         {
             "type": type_,
@@ -136,45 +143,13 @@ def calendar_events_emit(*, day: dt.date) -> int:
     return len(events_emit_many(items))
 
 
-def _already_announced(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day):
-    """Never twice for the same client or unit and day, never behind a later announcement
-    (one query over the status events dated from the day on):
-
-    - a write made earlier on the day (a removal dated today, a cancellation effective today)
-      already announced its change, so the day's comparison starts from the last status
-      announced for the day, when there is one, instead of yesterday's;
-    - a missed day caught up later: a client or unit whose status a write announced after
-      that day is left out of the day's comparison (its last announced status is current)."""
-    later = max((timezone.localdate() - day).days, 0)
-    as_of = [(day + n * DAY).isoformat() for n in range(later + 1)]
-    since = dt.datetime.combine(day - DAY, dt.time.min, tzinfo=dt.UTC)
-    announced = (
-        Event.objects.filter(type__in=STATUS_TYPES, occurred_at__gte=since, data__asOf__in=as_of)
-        .order_by("id")
-        .values_list("type", "data__clientId", "data__vehicleId", "data__to", "data__asOf")
-    )
-    the_day = day.isoformat()
-    for type_, client_id, vehicle_id, to, when in announced:
-        if type_ == "carrier.status_changed":
-            pk, before, after = client_id, before_c, after_c
-        else:
-            pk, before, after = vehicle_id, before_v, after_v
-        if pk not in before:
-            continue
-        if when == the_day:
-            before[pk] = (*before[pk][:-1], to)
-        else:  # announced by a later write: the day's change is not news any more
-            before.pop(pk)
-            after.pop(pk, None)
-
-
 def calendar_run(*, day: dt.date) -> int:
     """Run the day's job once, whoever asks (start-up, the daily tick, a second worker): the
     day's marker is claimed in the same transaction as the events, so a concurrent run waits
     and then finds the day done; a failed run leaves the day unclaimed for the next try."""
     try:
         with transaction.atomic():
-            CalendarMark.objects.create(policy_id=0, type="calendar.day", day=day)
+            CalendarMark.objects.create(**CalendarMark.DAY_RUN, day=day)
             emitted = calendar_events_emit(day=day)
             # What time alone changed in compliance verdicts (contract section 15).
             return emitted + compliance_changes_for_day(day=day)
@@ -186,9 +161,8 @@ def calendar_days_due(*, day: dt.date) -> list[dt.date]:
     """The days whose job has not run, oldest first, through `day`: every day after the last
     one claimed, at most CALENDAR_CATCH_UP_DAYS back (one query); only `day` when no day was
     ever claimed (a new installation announces nothing of the days before it)."""
-    last = CalendarMark.objects.filter(policy_id=0, type="calendar.day", day__lt=day).aggregate(
-        last=Max("day")
-    )["last"]
+    days_run = CalendarMark.objects.filter(**CalendarMark.DAY_RUN, day__lt=day)
+    last = days_run.aggregate(last=Max("day"))["last"]
     if last is None:
         return [day]
     first = last + DAY

@@ -60,6 +60,9 @@ class Event(models.Model):
 class CalendarMark(models.Model):
     """A calendar event already emitted: never twice for the same policy, type and day."""
 
+    # The mark of a day whose job has run (claimed by the run, read by the catch-up).
+    DAY_RUN = {"policy_id": 0, "type": "calendar.day"}
+
     policy_id = models.BigIntegerField()
     type = models.CharField(max_length=64)
     day = models.DateField()

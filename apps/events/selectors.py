@@ -1,15 +1,18 @@
-"""Reads of events: the change feed (contract section 14)."""
+"""Reads of events: the change feed (contract section 14), and what a daily comparison of
+states has already announced."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import datetime as dt
 from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
+from apps.core.dates import today
 from apps.events.models import Event
 
 
@@ -68,3 +71,52 @@ def event_feed(
     if client_id is not None:
         events = events.filter(client_id=client_id)
     return list(events.order_by("txid", "id")[:limit])
+
+
+class Watched(NamedTuple):
+    """One event type a daily comparison watches (`already_announced`): its subjects' states
+    the day before and on the day, keyed by the fields of the event's data that name a
+    subject (one field: its value; several: their tuple), and the index in a state of what
+    the event announces (its `to`)."""
+
+    before: dict
+    after: dict
+    key: tuple[str, ...]
+    announced_at: int
+
+
+def already_announced(*, day: dt.date, watched: dict[str, Watched]) -> None:
+    """Never twice for the same subject and day, never behind a later announcement (one query
+    over the watched events dated from the day on; none when nothing is watched):
+
+    - a write made earlier on the day (a removal dated today, a cancellation effective today)
+      already announced its change, so the day's comparison starts from what was announced
+      for the day, when something was, instead of from the day before;
+    - a missed day caught up later: a subject whose state a write announced after that day is
+      left out of the day's comparison (its last announcement is current).
+
+    For the daily calendar job's status and compliance events (apps.coverages.calendar,
+    apps.compliance.monitoring)."""
+    if not any(w.before for w in watched.values()):
+        return
+    later = max((today() - day).days, 0)
+    as_of = [(day + dt.timedelta(days=n)).isoformat() for n in range(later + 1)]
+    since = dt.datetime.combine(day - dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+    names = sorted({name for w in watched.values() for name in w.key})
+    announced = (
+        Event.objects.filter(type__in=list(watched), occurred_at__gte=since, data__asOf__in=as_of)
+        .order_by("id")
+        .values_list("type", "data__to", "data__asOf", *(f"data__{name}" for name in names))
+    )
+    the_day = day.isoformat()
+    for type_, to, when, *values in announced:
+        w, data = watched[type_], dict(zip(names, values, strict=True))
+        key = tuple(data[name] for name in w.key) if len(w.key) > 1 else data[w.key[0]]
+        if key not in w.before:
+            continue
+        if when == the_day:
+            state, at = w.before[key], w.announced_at
+            w.before[key] = (*state[:at], to, *state[at + 1 :])
+        else:  # announced by a later write: the day's change is not news any more
+            w.before.pop(key)
+            w.after.pop(key, None)
