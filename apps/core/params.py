@@ -12,11 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from apps.core.camel_case import camel
+from apps.core.dates import today
 from apps.core.identifiers import normalize_dot
 
 MAX_BIGINT = 2**63 - 1
@@ -170,7 +170,7 @@ class AsOfParam(QueryParam):
     default_error_messages = {"invalid": "Expected a date as YYYY-MM-DD or MM-dd-yyyy."}
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("default", timezone.localdate)
+        kwargs.setdefault("default", today)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> dt.date:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.utils import timezone
 from rest_framework import serializers
 
+from apps.core.dates import today
 from apps.core.money import format_money
 from apps.core.serializers import MoneyField, ShapedSerializer
 from apps.coverages.choices import CoverageStatus
@@ -23,7 +23,7 @@ def context_date(serializer: serializers.Field) -> dt.date:
     """The as-of date of a rendering, fixed once per response in the root's context."""
     context = serializer.context
     if "on" not in context:
-        context["on"] = timezone.localdate()
+        context["on"] = today()
     return context["on"]
 
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.dates import today
 from apps.core.history import audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.serializers import (
@@ -113,7 +113,7 @@ class VehicleSerializer(AuditedModelSerializer):
         read_only_fields = ["id"]
 
     def validate_model_year(self, value):
-        if value > timezone.localdate().year + 2:
+        if value > today().year + 2:
             raise serializers.ValidationError("Model year is too far in the future.")
         return value
 
