@@ -115,6 +115,10 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
         ]
 
     def save(self, *args, **kwargs) -> None:
+        # Stored once in its normal form, whoever writes (the services, an import, a raw ORM
+        # write), as a client's DOT is (`Client.save`): the `licenseNumber` filter finds it.
+        if self.license_number:
+            self.license_number = normalize_license_number(self.license_number)
         # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of the
         # licence state's code follows the state.
         code = self.license_state.code if self.license_state_id is not None else None

@@ -47,7 +47,8 @@ DEFAULT_DRIVER_TYPE = "Company Driver"
 
 
 def _normalized(fields: dict) -> dict:
-    """The fields as stored: the licence number in its one form, whoever writes."""
+    """The fields in the form `Driver.save` stores, before they are compared and validated: a
+    number given again in lower case is no change, and its length is the stored one's."""
     data = {**fields}
     if isinstance(data.get("license_number"), str):
         data["license_number"] = normalize_license_number(data["license_number"])
