@@ -48,6 +48,34 @@ UNITS = (
 )
 # fmt: on
 
+# The demo's policies, in the order they are created: client, coverage type, insurer, number
+# ({year}: the policy's), its year from this one (-1: last year's, expired; 1: next year's, in
+# the future), limits, and the rest of the policy (rates: unit type, annual rate, rate per 100
+# of stated value, minimum premium).
+# fmt: off
+POLICIES = (
+    ("lone_star", "AL", GWC, "GWC-AL-{year}-0142", 0, [("Combined Single Limit", "1000000")],
+     {"covered_autos": "SCHEDULED", "premium": Decimal("18400.00"),
+      "rates": [("Tractor", "6000", "0", "0"), ("Trailer", "800", "0", "0")]}),
+    ("lone_star", "APD", NORTHLAND, "NL-APD-{year}-7731", 0,
+     [("Physical Damage (Stated Value)", "450000"), ("Deductible", "2500")],
+     {"rates": [("Tractor", "0", "2.5000", "1500"), ("Trailer", "0", "2.0000", "400")]}),
+    ("lone_star", "MTC", GWC, "GWC-MTC-{year}-0143", 0,
+     [("Cargo Limit", "100000"), ("Deductible", "1000")], {}),
+    ("lone_star", "GL", GWC, "GWC-GL-{year}-0144", 0,
+     [("Each Occurrence", "1000000"), ("Damage to Rented Premises", "100000"),
+      ("Medical Expense", "5000"), ("Personal & Adv Injury", "1000000"),
+      ("General Aggregate", "2000000"), ("Products - Comp/Op Agg", "2000000")],
+     {"additional_insured": True, "subrogation_waived": True}),
+    ("lone_star", "OA", GWC, "GWC-OA-{year}-0145", 0, [("Occupational Accident", "500000")], {}),
+    ("prairie", "AL", NORTHLAND, "NL-AL-{year}-2210", -1, [("Combined Single Limit", "1000000")],
+     {"covered_autos": "ANY"}),
+    ("gulf", "AL", GWC, "GWC-AL-{year}-0310", 1, [("Combined Single Limit", "750000")],
+     {"covered_autos": "SCHEDULED"}),
+    ("rival", "AL", NORTHLAND, "NL-AL-{year}-9001", 0, [("Combined Single Limit", "1000000")], {}),
+)
+# fmt: on
+
 
 def _policy(
     admin, client, *, code: str, insurer: str, number: str, year: int, limits, rates=(), **extra
@@ -137,9 +165,7 @@ def _schedule(admin, subject, target, policy, added: dt.date | None) -> None:
 def seed_fleet(world, *, admin) -> None:
     year = today().year
     start = dt.date(year, 1, 1)
-    lone_star, prairie, gulf, rival = (
-        world.clients[k] for k in ("lone_star", "prairie", "gulf", "rival")
-    )
+    lone_star, gulf = world.clients["lone_star"], world.clients["gulf"]
     bank = Lienholder.objects.filter(agency=world.agency, name="First Freight Bank").first()
     bank = bank or lienholder_create(
         user=admin,
@@ -149,94 +175,19 @@ def seed_fleet(world, *, admin) -> None:
         address="400 Commerce St, Fort Worth, TX 76102",
     )
 
-    auto = _policy(
-        admin,
-        lone_star,
-        code="AL",
-        insurer=GWC,
-        number=f"GWC-AL-{year}-0142",
-        year=year,
-        limits=[("Combined Single Limit", "1000000")],
-        covered_autos="SCHEDULED",
-        premium=Decimal("18400.00"),
-        rates=[("Tractor", "6000", "0", "0"), ("Trailer", "800", "0", "0")],
+    auto, damage, _cargo, _general, occupational, _expired, future, rival_auto = (
+        _policy(
+            admin,
+            world.clients[client],
+            code=code,
+            insurer=insurer,
+            number=number.format(year=year + offset),
+            year=year + offset,
+            limits=limits,
+            **extra,
+        )
+        for client, code, insurer, number, offset, limits, extra in POLICIES
     )
-    damage = _policy(
-        admin,
-        lone_star,
-        code="APD",
-        insurer=NORTHLAND,
-        number=f"NL-APD-{year}-7731",
-        year=year,
-        limits=[("Physical Damage (Stated Value)", "450000"), ("Deductible", "2500")],
-        rates=[("Tractor", "0", "2.5000", "1500"), ("Trailer", "0", "2.0000", "400")],
-    )
-    _policy(
-        admin,
-        lone_star,
-        code="MTC",
-        insurer=GWC,
-        number=f"GWC-MTC-{year}-0143",
-        year=year,
-        limits=[("Cargo Limit", "100000"), ("Deductible", "1000")],
-    )
-    _policy(
-        admin,
-        lone_star,
-        code="GL",
-        insurer=GWC,
-        number=f"GWC-GL-{year}-0144",
-        year=year,
-        limits=[
-            ("Each Occurrence", "1000000"),
-            ("Damage to Rented Premises", "100000"),
-            ("Medical Expense", "5000"),
-            ("Personal & Adv Injury", "1000000"),
-            ("General Aggregate", "2000000"),
-            ("Products - Comp/Op Agg", "2000000"),
-        ],
-        additional_insured=True,
-        subrogation_waived=True,
-    )
-    occupational = _policy(
-        admin,
-        lone_star,
-        code="OA",
-        insurer=GWC,
-        number=f"GWC-OA-{year}-0145",
-        year=year,
-        limits=[("Occupational Accident", "500000")],
-    )
-    _policy(
-        admin,
-        prairie,
-        code="AL",
-        insurer=NORTHLAND,
-        number=f"NL-AL-{year - 1}-2210",
-        year=year - 1,
-        limits=[("Combined Single Limit", "1000000")],
-        covered_autos="ANY",
-    )
-    future = _policy(
-        admin,
-        gulf,
-        code="AL",
-        insurer=GWC,
-        number=f"GWC-AL-{year + 1}-0310",
-        year=year + 1,
-        limits=[("Combined Single Limit", "750000")],
-        covered_autos="SCHEDULED",
-    )
-    rival_auto = _policy(
-        admin,
-        rival,
-        code="AL",
-        insurer=NORTHLAND,
-        number=f"NL-AL-{year}-9001",
-        year=year,
-        limits=[("Combined Single Limit", "1000000")],
-    )
-
     t1, t2, trailer, removed, unscheduled, gulf_truck, rival_truck = (
         _vehicle(
             admin,

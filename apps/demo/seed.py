@@ -34,6 +34,18 @@ INSURERS = [
     ("Northland Insurance Company", "24015", "385 Washington Street, St. Paul, MN 55102"),
 ]
 
+# The demo's clients, in the order they are created (their ids are docs/api.md's): the key the
+# fleet names them by, their agency, name, DOT, city, state, street address, ZIP, and contacts.
+# fmt: off
+CLIENTS = (
+    ("lone_star", "demo", "Lone Star Freight LLC", "1234567", "Dallas", "TX", "2500 Logistics Pkwy", "75212",  # noqa: E501
+     {"phone": "214-555-0142", "email": "dispatch@lonestarfreight.example"}),
+    ("prairie", "demo", "Prairie Haulers Inc", "2345678", "Wichita", "KS", "801 E Industrial Rd", "67216", {}),  # noqa: E501
+    ("gulf", "demo", "Gulf Coast Logistics", "3456789", "Houston", "TX", "77 Port Rd", "77029", {}),
+    ("rival", "other", "Rival Transport Co", "7654321", "Omaha", "NE", "12 Dock St", "68102", {}),
+)
+# fmt: on
+
 
 @dataclass
 class DemoWorld:
@@ -111,51 +123,22 @@ def seed_demo() -> DemoWorld:
     )
 
     world = DemoWorld(agency=agency, other_agency=other)
-    world.clients["lone_star"] = _client(
-        admin,
-        agency,
-        name="Lone Star Freight LLC",
-        dot="1234567",
-        city="Dallas",
-        state="TX",
-        producer_id=producer.pk,
-        address="2500 Logistics Pkwy",
-        zip_code="75212",
-        phone="214-555-0142",
-        email="dispatch@lonestarfreight.example",
-    )
-    world.clients["prairie"] = _client(
-        admin,
-        agency,
-        name="Prairie Haulers Inc",
-        dot="2345678",
-        city="Wichita",
-        state="KS",
-        producer_id=producer.pk,
-        address="801 E Industrial Rd",
-        zip_code="67216",
-    )
-    world.clients["gulf"] = _client(
-        admin,
-        agency,
-        name="Gulf Coast Logistics",
-        dot="3456789",
-        city="Houston",
-        state="TX",
-        producer_id=producer.pk,
-        address="77 Port Rd",
-        zip_code="77029",
-    )
-    world.clients["rival"] = _client(
-        admin,
-        other,
-        name="Rival Transport Co",
-        dot="7654321",
-        city="Omaha",
-        state="NE",
-        address="12 Dock St",
-        zip_code="68102",
-    )
+    agencies = {"demo": agency, "other": other}
+    for key, at, name, dot, city, state, address, zip_code, contact in CLIENTS:
+        # The demo agency's clients are its producer's.
+        producer_of = {"producer_id": producer.pk} if at == "demo" else {}
+        world.clients[key] = _client(
+            admin,
+            agencies[at],
+            name=name,
+            dot=dot,
+            city=city,
+            state=state,
+            address=address,
+            zip_code=zip_code,
+            **producer_of,
+            **contact,
+        )
     seed_fleet(world, admin=admin)
     seed_documents(world, admin=admin)
     seed_report(world, admin=admin)
