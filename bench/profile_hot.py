@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import io
 import os
 import pstats
@@ -146,7 +147,10 @@ def main() -> None:
         with CaptureQueriesContext(connection) as queries:
             code, body = call(method, path, payload, token)
         if args.dump:
-            name = "".join(c if c.isalnum() else "_" for c in spec)[:80]
+            # The spec's start and a hash of all of it: specs that differ late (a long query
+            # string's last parameters) must not overwrite each other's answer.
+            digest = hashlib.sha1(spec.encode()).hexdigest()[:8]
+            name = "".join(c if c.isalnum() else "_" for c in spec)[:60] + "_" + digest
             Path(args.dump, name).write_bytes(body)
         ms = statistics.median(costs[spec])
         floor = floor or ms
