@@ -129,7 +129,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     matches = [
         r
         for r in verify_vehicles(user=user, on=on, vin=vehicle.serial_number)
-        if r.vehicle.pk == vehicle.pk
+        if r.vehicle.id == vehicle.pk
     ]
     links = list(
         DriverVehicle.objects.filter(vehicle=vehicle)

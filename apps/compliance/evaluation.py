@@ -114,12 +114,9 @@ class Verdict:
 
 
 def _limits(policy) -> list[tuple[str, Decimal]]:
-    # Read once per policy: every `.limits.all()` builds a queryset, even when prefetched.
-    cached = getattr(policy, "_compliance_limits", None)
-    if cached is None:
-        cached = [(x.name, x.amount) for x in policy.limit_rows()]  # prefetched by verification
-        policy._compliance_limits = cached
-    return cached
+    # Verification's policy rows (apps.coverages.rows) carry their limits as (name, amount)
+    # rows, read in one query for all the policies of a call.
+    return policy.limit_rows()
 
 
 def policy_limit(policy, name: str | None) -> Decimal | None:

@@ -10,19 +10,30 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import NamedTuple
 
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q
 
-from apps.agencies.models import Agency
 from apps.clients.models import Client
 from apps.compliance.evaluation import RESULTS, Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
 from apps.core.models import agency_ids_for
 from apps.core.prepared import PreparedQuery
 from apps.coverages.models import VehicleCoverage
-from apps.masterdata.models import CoverageType, Insurer
+from apps.coverages.rows import (
+    CLIENT_COLUMNS,
+    PERIOD_COLUMNS,
+    POLICY_COLUMNS,
+    VEHICLE_COLUMNS,
+    ClientRow,
+    LimitRow,
+    PeriodRow,
+    PolicyRow,
+    VehicleRow,
+    client_rows,
+    policy_rows,
+    vehicle_rows,
+)
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit
 from apps.vehicles.models import Vehicle, plate_key
@@ -30,109 +41,21 @@ from apps.vehicles.models import Vehicle, plate_key
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
 
 
-class LimitRow(NamedTuple):
-    """A policy's limit as verification and compliance read it (its name and amount)."""
-
-    name: str
-    amount: Decimal
-
-
-# What verification and compliance read of a policy, its type and its insurer: the other
-# columns (audit stamps, premium, description...) are left in the database, so 200 DOTs' 300
-# policies are not 300 full rows. The type and the insurer are read in the same query and built
-# once per distinct row (`_share_related`), not once per policy: 200 DOTs' 300 policies have a
-# handful of types and insurers, and building 600 model objects was a fifth of the request.
-POLICY_COLUMNS = (
-    "client_id",
-    "coverage_type_id",
-    "insurer_id",
-    "policy_number",
-    "effective_date",
-    "expiration_date",
-    "cancellation_date",
-    "additional_insured",
-    "subrogation_waived",
-    "deleted",
-)
-POLICY_SHARED = (
-    ("coverage_type", CoverageType, ("code", "name", "schedules_units")),
-    ("insurer", Insurer, ("name", "naic", "am_best_rating")),
-)
-# A client's agency as verification shows it (its name), one object per agency.
-CLIENT_SHARED = (("agency", Agency, ("name",)),)
-
-
-def _shared_columns(shared) -> dict[str, F]:
-    """The related rows' columns, annotated as `_<relation>_<column>` (`_share_related`)."""
-    return {
-        f"_{relation}_{column}": F(f"{relation}__{column}")
-        for relation, _model, columns in shared
-        for column in columns
-    }
-
-
-def _share_related(instances: list, shared) -> None:
-    """Set each instance's related objects from its annotated columns, one object per distinct
-    related row, shared by the instances that point to it (read-only, as verification and
-    compliance read them; the other columns deferred as `.only()` would leave them)."""
-    if not instances:
-        return
-    model = type(instances[0])
-    for relation, related_model, columns in shared:
-        field = model._meta.get_field(relation)
-        id_attr = field.attname
-        # from_db takes the loaded columns in the model's field order.
-        names = [
-            f.attname
-            for f in related_model._meta.concrete_fields
-            if f.attname == "id" or f.attname in columns
-        ]
-        keys = [None if name == "id" else f"_{relation}_{name}" for name in names]
-        made: dict[int, object] = {}
-        for instance in instances:
-            pk = getattr(instance, id_attr)
-            if pk is None:
-                field.set_cached_value(instance, None)
-                continue
-            related = made.get(pk)
-            if related is None:
-                values = [pk if key is None else getattr(instance, key) for key in keys]
-                related = made[pk] = related_model.from_db(instance._state.db, names, values)
-            field.set_cached_value(instance, related)
-
-
-# What vehicle verification reads of a unit and its client (`VehicleRefSerializer`,
-# `ClientRefSerializer`, the compliance verdict): a batch of 1,000 units does not load every
-# column of 1,000 rows.
-VEHICLE_COLUMNS = (
-    "client_id",
-    "unit",
-    "model_year",
-    "serial_number",
-    "license_plate",
-    "license_plate_key",
-    "deleted",
-    "make__name",
-    "license_plate_state__code",
-    "client__client_name",
-    "client__dot",
-    "client__cargo_class",
-    "client__deleted",
-    "client__agency__name",
-)
+def _fill_limits(lists: dict[int, list]) -> None:
+    """Each policy's limits in order, appended as `LimitRow`s to its list, in one query."""
+    if lists:
+        for policy_id, name, amount in _LIMIT_ROWS.fetch(policies=list(lists)):
+            lists[policy_id].append(LimitRow(name, amount))
 
 
 def attach_limit_rows(policies: Iterable[Policy]) -> None:
     """Each policy's limits in order, as plain rows in `prefetched_limits` (read through
     `Policy.limit_rows()`), in one query: no model object, manager or queryset per policy or
     per limit (for 200 DOTs' 300 policies, a fifth of the request when prefetched as models)."""
-    by_id = {policy.pk: policy for policy in policies}
-    for policy in by_id.values():
-        policy.prefetched_limits = []
-    if not by_id:
-        return
-    for policy_id, name, amount in _LIMIT_ROWS.fetch(policies=list(by_id)):
-        by_id[policy_id].prefetched_limits.append(LimitRow(name, amount))
+    lists = {}
+    for policy in policies:
+        policy.prefetched_limits = lists[policy.pk] = []
+    _fill_limits(lists)
 
 
 # Verification's queries, each stated once as a queryset and compiled once per process for
@@ -150,20 +73,23 @@ _CLIENT_POLICIES = PreparedQuery(
         Policy.objects.live()
         .not_ended_on(on)
         .filter(client_id__in=clients)
-        .only(*POLICY_COLUMNS)
-        .annotate(**_shared_columns(POLICY_SHARED))
         .order_by("coverage_type__code", "effective_date", "id")
+        .values_list(*POLICY_COLUMNS)
     )
 )
 
 
-def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[Policy]]:
+def _with_limits(policies: list[PolicyRow]) -> list[PolicyRow]:
+    _fill_limits({policy.id: policy.limits for policy in policies})
+    return policies
+
+
+def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list[PolicyRow]]:
     """The live policies not ended on D (in force, or starting later), per client, with what
     verification and compliance read (two queries); compliance monitoring uses it too."""
-    policies = _CLIENT_POLICIES.fetch(clients=list(dict.fromkeys(client_ids)), on=on)
-    _share_related(policies, POLICY_SHARED)
-    attach_limit_rows(policies)
-    grouped: dict[int, list[Policy]] = defaultdict(list)
+    clients = list(dict.fromkeys(client_ids))
+    policies = _with_limits(policy_rows(_CLIENT_POLICIES.fetch(clients=clients, on=on)))
+    grouped: dict[int, list[PolicyRow]] = defaultdict(list)
     for policy in policies:
         grouped[policy.client_id].append(policy)
     return grouped
@@ -171,10 +97,10 @@ def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list
 
 def _compliance(
     profile: ProfileChoice | None,
-    client: Client | None,
-    policies: list[Policy],
+    client: ClientRow | None,
+    policies: list[PolicyRow],
     on: dt.date,
-    unit_policies: list[Policy] | None = None,
+    unit_policies: list[PolicyRow] | None = None,
 ) -> Verdict | None:
     """The client's (or unit's) verdict under the profile asked for; None without a profile or
     for what was not found."""
@@ -195,8 +121,8 @@ class ClientVerification(NamedTuple):
     computed of them (`checked`: a profile was asked for, so `compliance` is shown)."""
 
     dot: str | None
-    client: Client | None
-    policies: list[Policy]
+    client: ClientRow | None
+    policies: list[PolicyRow]
     on: dt.date
     verified: bool
     status: str
@@ -210,8 +136,8 @@ class ClientVerification(NamedTuple):
 
 def _client_verification(
     dot: str | None,
-    client: Client | None,
-    policies: list[Policy],
+    client: ClientRow | None,
+    policies: list[PolicyRow],
     on: dt.date,
     profile: ProfileChoice | None = None,
 ) -> ClientVerification:
@@ -232,12 +158,7 @@ def _client_verification(
 
 
 def _clients(agencies: list[int] | None):
-    return (
-        Client.objects.for_agencies(agencies)
-        .live()
-        .only("client_name", "dot", "cargo_class", "agency_id")
-        .annotate(**_shared_columns(CLIENT_SHARED))
-    )
+    return Client.objects.for_agencies(agencies).live().values_list(*CLIENT_COLUMNS)
 
 
 _CLIENT_BY_ID = PreparedQuery(lambda agencies, pk: _clients(agencies).filter(pk=pk))
@@ -258,16 +179,16 @@ def verify_clients(
     with a profile, each found client's compliance, computed from the policies read anyway."""
     agencies = agency_ids_for(user)
     if client_id is not None:
-        clients = _CLIENT_BY_ID.fetch(agencies=agencies, pk=client_id)
+        clients = client_rows(_CLIENT_BY_ID.fetch(agencies=agencies, pk=client_id))
     else:
-        clients = _CLIENTS_BY_DOT.fetch(agencies=agencies, dots=list(dict.fromkeys(dots)))
-    _share_related(clients, CLIENT_SHARED)
+        dots = list(dict.fromkeys(dots))
+        clients = client_rows(_CLIENTS_BY_DOT.fetch(agencies=agencies, dots=dots))
     policies = policies_by_client((c.id for c in clients), on)
     if client_id is not None:
         return [_client_verification(None, c, policies.get(c.id, []), on, profile) for c in clients]
 
     # A user of several agencies may see the same DOT twice: the verified client answers.
-    by_dot: dict[str, Client] = {}
+    by_dot: dict[str, ClientRow] = {}
     for client in clients:
         current = by_dot.get(client.dot)
         in_force = any(p.in_force_on(on) for p in policies.get(client.id, []))
@@ -276,7 +197,7 @@ def verify_clients(
         ):
             by_dot[client.dot] = client
     results = []
-    for dot in dict.fromkeys(dots):
+    for dot in dots:
         client = by_dot.get(dot)
         results.append(
             _client_verification(
@@ -291,22 +212,31 @@ def covered_today_filter(on: dt.date) -> Exists:
     return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).covered_on(on))
 
 
-_COVERING_PERIODS = PreparedQuery(
-    lambda vehicles, on: (
+def _covering(vehicles: list[int], on: dt.date):
+    return (
         VehicleCoverage.objects.filter(vehicle_id__in=vehicles)
         .covered_on(on)
         .order_by("policy__coverage_type__code", "policy_added_date", "id")
     )
+
+
+_COVERING_PERIODS = PreparedQuery(_covering)
+_COVERING_PERIOD_ROWS = PreparedQuery(
+    lambda vehicles, on: _covering(vehicles, on).values_list(*PERIOD_COLUMNS)
 )
 _POLICIES = PreparedQuery(
     lambda pks: (
         Policy.objects.select_related("coverage_type", "insurer").filter(pk__in=pks).order_by()
     )
 )
+_POLICY_ROWS = PreparedQuery(
+    lambda pks: Policy.objects.filter(pk__in=pks).order_by().values_list(*POLICY_COLUMNS)
+)
 
 
 def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[VehicleCoverage]]:
-    """Periods that cover each vehicle on D under a policy in force on D (three queries).
+    """Periods that cover each vehicle on D under a policy in force on D (three queries), as
+    models with their policies (the certificate reads more of a policy than verification).
 
     A fleet of 1,000 units is covered by a handful of policies: each policy (with its type,
     insurer and limits) is read and built once and shared by its periods, not once per period
@@ -323,13 +253,28 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     return grouped
 
 
+def covering_period_rows(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[PeriodRow]]:
+    """`covering_periods` as verification reads it: the same periods as value rows, each
+    policy's row read once and shared by its periods (three queries)."""
+    periods = _COVERING_PERIOD_ROWS.fetch(vehicles=list(dict.fromkeys(vehicle_ids)), on=on)
+    policy_ids = sorted({period[2] for period in periods})
+    policies = {}
+    if policy_ids:
+        policies = {p.id: p for p in _with_limits(policy_rows(_POLICY_ROWS.fetch(pks=policy_ids)))}
+    grouped: dict[int, list[PeriodRow]] = defaultdict(list)
+    for pk, vehicle_id, policy_id, status, added in periods:
+        grouped[vehicle_id].append(
+            PeriodRow(pk, vehicle_id, policy_id, status, added, policies[policy_id])
+        )
+    return grouped
+
+
 def _vehicles(agencies: list[int] | None):
     return (
         Vehicle.objects.for_agencies(agencies)
         .live("client")
-        .select_related("client", "client__agency", "make", "license_plate_state")
-        .only(*VEHICLE_COLUMNS)
         .order_by("id")
+        .values_list(*VEHICLE_COLUMNS)
     )
 
 
@@ -342,6 +287,11 @@ _VEHICLES_BY_VIN = PreparedQuery(
     lambda agencies, vin: _vehicles(agencies).filter(serial_number=vin)
 )
 _VEHICLES_BY_PLATE = PreparedQuery(_by_plate)
+_VEHICLES_BY_KEYS = PreparedQuery(
+    lambda agencies, vins, plates: _vehicles(agencies).filter(
+        Q(serial_number__in=vins) | Q(license_plate_key__in=plates)
+    )
+)
 
 
 class VehicleVerification(NamedTuple):
@@ -350,8 +300,8 @@ class VehicleVerification(NamedTuple):
     is `vehicle.client`), the periods covering it on D (each with its `policy`) and what was
     computed of them."""
 
-    vehicle: Vehicle | None
-    periods: list[VehicleCoverage]
+    vehicle: VehicleRow | None
+    periods: list[PeriodRow]
     on: dt.date
     verified: bool
     status: str
@@ -366,11 +316,11 @@ class VehicleVerification(NamedTuple):
 
 
 def _vehicle_verification(
-    vehicle: Vehicle | None,
-    periods: list[VehicleCoverage],
+    vehicle: VehicleRow | None,
+    periods: list[PeriodRow],
     on: dt.date,
     profile: ProfileChoice | None,
-    client_policies: dict[int, list[Policy]],
+    client_policies: dict[int, list[PolicyRow]],
     key_name: str | None = None,
     key: str | None = None,
 ) -> VehicleVerification:
@@ -409,7 +359,8 @@ def verify_vehicles(
         vehicles = _VEHICLES_BY_PLATE.fetch(
             agencies=agencies, key=plate_key(license_plate), state=state
         )
-    periods = covering_periods((v.id for v in vehicles), on)
+    vehicles = vehicle_rows(vehicles)
+    periods = covering_period_rows((v.id for v in vehicles), on)
     client_policies = _unit_clients_policies(profile, vehicles, on)
     return [
         _vehicle_verification(vehicle, periods.get(vehicle.id, []), on, profile, client_policies)
@@ -417,7 +368,7 @@ def verify_vehicles(
     ]
 
 
-def _unit_clients_policies(profile, vehicles: list[Vehicle], on: dt.date) -> dict:
+def _unit_clients_policies(profile, vehicles: list[VehicleRow], on: dt.date) -> dict:
     if profile is None:
         return {}
     return policies_by_client({v.client_id for v in vehicles}, on)
@@ -458,27 +409,19 @@ def verify_fleet(
     """The fleet gap check: one entry per requested unit, and a summary (with a profile, each
     unit's compliance and the count per result)."""
     keys = [plate_key(p) for p in plates]
-    # The units of a batch mostly share one client: read each client (and agency) once, not
-    # once per unit through a join (one query more, a thousand objects fewer).
-    vehicles = list(
-        _vehicles(agency_ids_for(user))
-        .select_related(None)
-        .select_related("make", "license_plate_state")
-        .filter(Q(serial_number__in=vins) | Q(license_plate_key__in=keys))
-    )
-    clients = Client.objects.select_related("agency").in_bulk({v.client_id for v in vehicles})
-    for vehicle in vehicles:
-        vehicle.client = clients[vehicle.client_id]
-    periods = covering_periods((v.id for v in vehicles), on)
+    # Each unit's client comes in the same row; its row is built once (`vehicle_rows`).
+    found = _VEHICLES_BY_KEYS.fetch(agencies=agency_ids_for(user), vins=vins, plates=keys)
+    vehicles = vehicle_rows(found)
+    periods = covering_period_rows((v.id for v in vehicles), on)
     client_policies = _unit_clients_policies(profile, vehicles, on)
-    by_vin: dict[str, list[Vehicle]] = defaultdict(list)
-    by_plate: dict[str, list[Vehicle]] = defaultdict(list)
+    by_vin: dict[str, list[VehicleRow]] = defaultdict(list)
+    by_plate: dict[str, list[VehicleRow]] = defaultdict(list)
     for vehicle in vehicles:
         by_vin[vehicle.serial_number].append(vehicle)
         if vehicle.license_plate_key:
             by_plate[vehicle.license_plate_key].append(vehicle)
 
-    def entry(key_name: str, key: str, matches: list[Vehicle]) -> VehicleVerification:
+    def entry(key_name: str, key: str, matches: list[VehicleRow]) -> VehicleVerification:
         # Several visible vehicles may share a VIN or plate: a covered one answers.
         best = next((v for v in matches if periods.get(v.id)), matches[0]) if matches else None
         unit_periods = periods.get(best.id, []) if best else []

@@ -92,7 +92,32 @@ def in_force_q(on: dt.date, prefix: str = "") -> Q:
     return live_q(prefix.removesuffix("__")) & not_ended_q(on, prefix) & in_term_q(on, prefix)
 
 
-class Policy(ClientAgencyMixin, TimeStampedModel):
+class PolicyTerm:
+    """A policy's status on a date and what follows from it, for anything that has its dates
+    and `deleted`: the `Policy` model, and the value rows verification reads
+    (apps.coverages.rows.PolicyRow), so the rule is written once for both."""
+
+    __slots__ = ()
+
+    def status_on(self, on: dt.date) -> PolicyStatus:
+        """The policy's status on D (`policy_status`)."""
+        return policy_status(
+            on,
+            effective_date=self.effective_date,
+            expiration_date=self.expiration_date,
+            cancellation_date=self.cancellation_date,
+        )
+
+    def in_force_on(self, on: dt.date) -> bool:
+        """Live and ACTIVE on D (SQL: `in_force_q`)."""
+        return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
+
+    def in_term(self, on: dt.date) -> bool:
+        """D inside the term, cancellation aside (SQL: `in_term_q`)."""
+        return self.effective_date <= on < self.expiration_date
+
+
+class Policy(PolicyTerm, ClientAgencyMixin, TimeStampedModel):
     """An insurance policy of a client, for one line of coverage."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="policies")
@@ -192,29 +217,12 @@ class Policy(ClientAgencyMixin, TimeStampedModel):
     def __str__(self) -> str:
         return f"{self.coverage_type.code} {self.policy_number or '(unnumbered)'}"
 
-    def status_on(self, on: dt.date) -> PolicyStatus:
-        """The policy's status on D (`policy_status`)."""
-        return policy_status(
-            on,
-            effective_date=self.effective_date,
-            expiration_date=self.expiration_date,
-            cancellation_date=self.cancellation_date,
-        )
-
-    def in_force_on(self, on: dt.date) -> bool:
-        """Live and ACTIVE on D (SQL: `in_force_q`)."""
-        return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
-
     def limit_rows(self) -> list[PolicyLimit]:
         """Its limits in order (each with `name` and `amount`): the plain list a reader put in
         `prefetched_limits` (apps.coverages.selectors.attach_limit_rows, one query for many
         policies), else `limits.all()`."""
         rows = getattr(self, "prefetched_limits", None)
         return rows if rows is not None else list(self.limits.all())
-
-    def in_term(self, on: dt.date) -> bool:
-        """D inside the term, cancellation aside (SQL: `in_term_q`)."""
-        return self.effective_date <= on < self.expiration_date
 
 
 class PolicyLimitQuerySet(AgencyScopedQuerySet):

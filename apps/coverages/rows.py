@@ -1,0 +1,263 @@
+"""What verification reads of clients, policies, units and periods, as value rows.
+
+A 200-DOT answer reads 200 clients and about 300 policies; a 1,000-unit batch 1,000 units,
+1,000 periods and their clients. As model objects (`Model.from_db`, a state object and a
+descriptor call per column) they were a quarter to a third of those requests' Python (issue
+18). These rows are tuples with the attribute names the models use, filled from
+`values_list()` of the same querysets that state the rules (`live()`, `not_ended_on()`,
+`covered_on()`, agency scoping, apps.coverages.selectors); a related row (a client's agency,
+a policy's coverage type and insurer, a unit's make, plate state and client) is built once per
+distinct id and shared, read-only, by the rows that point to it. A policy's status rule is the
+model's own (`PolicyTerm`).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from decimal import Decimal
+from typing import NamedTuple
+
+from apps.policies.models import PolicyTerm
+
+
+class LimitRow(NamedTuple):
+    """A policy's limit as verification and compliance read it (its name and amount)."""
+
+    name: str
+    amount: Decimal
+
+
+class AgencyRow(NamedTuple):
+    id: int
+    name: str
+
+
+class CoverageTypeRow(NamedTuple):
+    id: int
+    code: str
+    name: str
+    schedules_units: bool
+
+
+class InsurerRow(NamedTuple):
+    id: int
+    name: str
+    naic: str | None
+    am_best_rating: str
+
+
+class MakeRow(NamedTuple):
+    id: int
+    name: str
+
+
+class StateRow(NamedTuple):
+    id: int
+    code: str
+
+
+class ClientRow(NamedTuple):
+    """A client as verification shows it (`ClientRefSerializer`) and compliance reads it."""
+
+    id: int
+    client_name: str
+    dot: str | None
+    cargo_class: str
+    agency_id: int
+    agency: AgencyRow
+
+
+_PolicyFields = namedtuple(
+    "_PolicyFields",
+    (
+        "id client_id policy_number coverage_type_id coverage_type insurer_id insurer "
+        "effective_date expiration_date cancellation_date additional_insured subrogation_waived "
+        "deleted limits"
+    ),
+)
+
+
+class PolicyRow(PolicyTerm, _PolicyFields):
+    """A policy as verification shows it (`CoverageRefSerializer`) and compliance judges it;
+    `limits` is filled after the read (`LimitRow`s in order, `limit_rows()` as on the model)."""
+
+    __slots__ = ()
+
+    def limit_rows(self) -> list[LimitRow]:
+        return self.limits
+
+
+class VehicleRow(NamedTuple):
+    """A unit as verification shows it (`VehicleRefSerializer`), with its client's row."""
+
+    id: int
+    client_id: int
+    unit: str
+    model_year: int
+    serial_number: str
+    license_plate: str
+    license_plate_key: str
+    make: MakeRow
+    license_plate_state_id: int | None
+    license_plate_state: StateRow | None
+    client: ClientRow
+
+
+class PeriodRow(NamedTuple):
+    """A period covering a unit on D (`VehicleCoverageRefSerializer`), with its policy's row."""
+
+    id: int
+    vehicle_id: int
+    policy_id: int
+    coverage_status: int
+    policy_added_date: object
+    policy: PolicyRow
+
+
+# The columns each reader asks `values_list()` for, in the order its rows take them.
+CLIENT_COLUMNS = ("id", "client_name", "dot", "cargo_class", "agency_id", "agency__name")
+POLICY_COLUMNS = (
+    "id",
+    "client_id",
+    "policy_number",
+    "coverage_type_id",
+    "coverage_type__code",
+    "coverage_type__name",
+    "coverage_type__schedules_units",
+    "insurer_id",
+    "insurer__name",
+    "insurer__naic",
+    "insurer__am_best_rating",
+    "effective_date",
+    "expiration_date",
+    "cancellation_date",
+    "additional_insured",
+    "subrogation_waived",
+    "deleted",
+)
+VEHICLE_COLUMNS = (
+    "id",
+    "client_id",
+    "unit",
+    "model_year",
+    "serial_number",
+    "license_plate",
+    "license_plate_key",
+    "make_id",
+    "make__name",
+    "license_plate_state_id",
+    "license_plate_state__code",
+    *(f"client__{column}" for column in CLIENT_COLUMNS[1:]),
+)
+PERIOD_COLUMNS = ("id", "vehicle_id", "policy_id", "coverage_status", "policy_added_date")
+
+
+class _Shared(dict):
+    """One row per distinct id, built on first sight."""
+
+    def get_or_make(self, make, pk, *columns):
+        row = self.get(pk)
+        if row is None:
+            row = self[pk] = make(pk, *columns)
+        return row
+
+
+def client_rows(values) -> list[ClientRow]:
+    agencies = _Shared()
+    return [
+        ClientRow(pk, name, dot, cargo, agency_id, agencies.get_or_make(AgencyRow, agency_id, an))
+        for pk, name, dot, cargo, agency_id, an in values
+    ]
+
+
+def policy_rows(values) -> list[PolicyRow]:
+    """Policy rows (`limits` empty, to be filled) from `values_list(*POLICY_COLUMNS)`."""
+    types, insurers = _Shared(), _Shared()
+    rows = []
+    for (
+        pk,
+        client_id,
+        number,
+        type_id,
+        type_code,
+        type_name,
+        schedules_units,
+        insurer_id,
+        insurer_name,
+        naic,
+        rating,
+        effective,
+        expiration,
+        cancellation,
+        additional_insured,
+        subrogation_waived,
+        deleted,
+    ) in values:
+        rows.append(
+            PolicyRow(
+                pk,
+                client_id,
+                number,
+                type_id,
+                types.get_or_make(CoverageTypeRow, type_id, type_code, type_name, schedules_units),
+                insurer_id,
+                None
+                if insurer_id is None
+                else insurers.get_or_make(InsurerRow, insurer_id, insurer_name, naic, rating),
+                effective,
+                expiration,
+                cancellation,
+                additional_insured,
+                subrogation_waived,
+                deleted,
+                [],
+            )
+        )
+    return rows
+
+
+def vehicle_rows(values) -> list[VehicleRow]:
+    """Unit rows from `values_list(*VEHICLE_COLUMNS)`: a batch's units are mostly one
+    client's, whose row (and agency's) is built once."""
+    makes, states, clients, agencies = _Shared(), _Shared(), _Shared(), _Shared()
+    rows = []
+    for (
+        pk,
+        client_id,
+        unit,
+        model_year,
+        vin,
+        plate,
+        plate_key,
+        make_id,
+        make_name,
+        state_id,
+        state_code,
+        client_name,
+        dot,
+        cargo_class,
+        agency_id,
+        agency_name,
+    ) in values:
+        client = clients.get(client_id)
+        if client is None:
+            agency = agencies.get_or_make(AgencyRow, agency_id, agency_name)
+            client = clients[client_id] = ClientRow(
+                client_id, client_name, dot, cargo_class, agency_id, agency
+            )
+        rows.append(
+            VehicleRow(
+                pk,
+                client_id,
+                unit,
+                model_year,
+                vin,
+                plate,
+                plate_key,
+                makes.get_or_make(MakeRow, make_id, make_name),
+                state_id,
+                None if state_id is None else states.get_or_make(StateRow, state_id, state_code),
+                client,
+            )
+        )
+    return rows
