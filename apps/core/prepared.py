@@ -13,6 +13,12 @@ again), and afterwards only puts each call's values into the SQL's parameters. N
 written twice: the SQL is the builder's, and the rows become objects through Django's own
 iterables.
 
+A list a builder filters with `__in_list` (apps.core.lookups) is named in `arrays`: where it
+is sent as one array parameter (PostgreSQL) its length is not part of the shape (only whether
+it has none, one or more values), so 200 DOTs, 201 DOTs and a batch of 1,000 VINs share one
+template; elsewhere (SQLite) each length is a shape
+as for any list.
+
 Safety: on the first call of a shape the builder is also compiled with the call's real values
 and the two compilations must give the same SQL, with every parameter either a constant of
 the query or exactly a value of the call; otherwise the shape is never prepared and every
@@ -28,16 +34,18 @@ from __future__ import annotations
 import contextlib
 import copy
 import datetime as dt
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 from django.db.models.sql import Query
 
+from apps.core.lookups import binds_lists_as_arrays
 from apps.core.memo import BoundedMemo
 
 _NOT_PREPARED, _SEEN, _UNSEEN = object(), object(), object()
@@ -108,18 +116,36 @@ class PreparedQuery:
     # 300 policies fit), about 8 MiB a query at worst and a few hundred KiB in practice;
     # longer calls (a 1,000-unit batch) compile as before, compiling being a small part of
     # their cost.
-    def __init__(self, build: Callable[..., QuerySet], limit: int = 32, most_values: int = 512):
+    # A list of `arrays` sent as one array parameter counts as one value, whatever its length.
+    def __init__(
+        self,
+        build: Callable[..., QuerySet],
+        limit: int = 32,
+        most_values: int = 512,
+        arrays: tuple[str, ...] = (),
+    ):
         self.build = build
         self.most_values = most_values
+        self.arrays = frozenset(arrays)
         self.templates: BoundedMemo[tuple, Any] = BoundedMemo(limit)
+
+    def _as_array(self, name: str) -> bool:
+        return name in self.arrays and _arrays_bound()
 
     def shape(self, values: dict) -> tuple | None:
         """What the SQL may depend on: names, the None and boolean values, each list's length
-        and its values' types (None: values of a kind or number that is never prepared)."""
+        and its values' types (None: values of a kind or number that is never prepared); for
+        a list sent as an array, its one type of value and whether it has none, one or more."""
         key = []
         total = 0
         for name, value in sorted(values.items()):
-            if isinstance(value, (list, tuple)):
+            if isinstance(value, (list, tuple)) and self._as_array(name):
+                kinds = {type(v) for v in value}
+                if len(kinds) > 1 or not all(_is_slot(v) for v in value[:1]):
+                    return None
+                total += 1
+                key.append((name, "array", type(value), tuple(kinds), min(len(value), 2)))
+            elif isinstance(value, (list, tuple)):
                 total += len(value)
                 if total > self.most_values or not all(_is_slot(v) for v in value):
                     return None
@@ -156,7 +182,15 @@ class PreparedQuery:
         where: dict = {}  # a placeholder as it reaches the parameters -> (name, index, adapt)
         placeholders = {}
         for name, value in values.items():
-            if isinstance(value, (list, tuple)):
+            if isinstance(value, (list, tuple)) and len(value) > 1 and self._as_array(name):
+                made = [_placeholder(v) for v in value]
+                placeholders[name] = type(value)(made)
+                if any(p is None for p in made):
+                    return _NOT_PREPARED
+                # The list reaches the parameters whole, as one array.
+                where[(list, tuple(made))] = (name, None, list)
+                slots = []
+            elif isinstance(value, (list, tuple)):
                 made = [_placeholder(v) for v in value]
                 placeholders[name] = type(value)(made)
                 slots = [(p, (name, i)) for i, p in enumerate(made)]
@@ -186,7 +220,10 @@ class PreparedQuery:
             return _NOT_PREPARED
         sources = []
         for made, real in zip(template_params, real_params, strict=True):
-            slot = where.get((type(made), made)) if _is_slot(made) else None
+            if type(made) is list:
+                slot = where.get((list, tuple(made)))
+            else:
+                slot = where.get((type(made), made)) if _is_slot(made) else None
             if slot is None:
                 if made != real or type(made) is not type(real):
                     return _NOT_PREPARED
@@ -196,8 +233,16 @@ class PreparedQuery:
             expected = source(values)
             if expected != real or type(expected) is not type(real):
                 return _NOT_PREPARED
+            if type(real) is list and [type(v) for v in expected] != [type(v) for v in real]:
+                return _NOT_PREPARED
             sources.append(source)
         return _Template(template_qs, compiler, sql, sources)
+
+
+@functools.cache
+def _arrays_bound() -> bool:
+    """Whether the database sends an `in_list` as one array (its vendor: fixed per process)."""
+    return binds_lists_as_arrays(connections[DEFAULT_DB_ALIAS])
 
 
 def _constant(value):

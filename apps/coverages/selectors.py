@@ -63,19 +63,21 @@ def attach_limit_rows(policies: Iterable[Policy]) -> None:
 # building and compiling these same statements again (issue 18).
 _LIMIT_ROWS = PreparedQuery(
     lambda policies: (
-        PolicyLimit.objects.filter(policy_id__in=policies)
+        PolicyLimit.objects.filter(policy_id__in_list=policies)
         .order_by("policy_id", "position", "id")
         .values_list("policy_id", "name", "amount")
-    )
+    ),
+    arrays=("policies",),
 )
 _CLIENT_POLICIES = PreparedQuery(
     lambda clients, on: (
         Policy.objects.live()
         .not_ended_on(on)
-        .filter(client_id__in=clients)
+        .filter(client_id__in_list=clients)
         .order_by("coverage_type__code", "effective_date", "id")
         .values_list(*POLICY_COLUMNS)
-    )
+    ),
+    arrays=("clients",),
 )
 
 
@@ -163,7 +165,8 @@ def _clients(agencies: list[int] | None):
 
 _CLIENT_BY_ID = PreparedQuery(lambda agencies, pk: _clients(agencies).filter(pk=pk))
 _CLIENTS_BY_DOT = PreparedQuery(
-    lambda agencies, dots: _clients(agencies).filter(dot__in=dots).order_by("id")
+    lambda agencies, dots: _clients(agencies).filter(dot__in_list=dots).order_by("id"),
+    arrays=("dots",),
 )
 
 
@@ -214,23 +217,26 @@ def covered_today_filter(on: dt.date) -> Exists:
 
 def _covering(vehicles: list[int], on: dt.date):
     return (
-        VehicleCoverage.objects.filter(vehicle_id__in=vehicles)
+        VehicleCoverage.objects.filter(vehicle_id__in_list=vehicles)
         .covered_on(on)
         .order_by("policy__coverage_type__code", "policy_added_date", "id")
     )
 
 
-_COVERING_PERIODS = PreparedQuery(_covering)
+_COVERING_PERIODS = PreparedQuery(_covering, arrays=("vehicles",))
 _COVERING_PERIOD_ROWS = PreparedQuery(
-    lambda vehicles, on: _covering(vehicles, on).values_list(*PERIOD_COLUMNS)
+    lambda vehicles, on: _covering(vehicles, on).values_list(*PERIOD_COLUMNS),
+    arrays=("vehicles",),
 )
 _POLICIES = PreparedQuery(
     lambda pks: (
-        Policy.objects.select_related("coverage_type", "insurer").filter(pk__in=pks).order_by()
-    )
+        Policy.objects.select_related("coverage_type", "insurer").filter(pk__in_list=pks).order_by()
+    ),
+    arrays=("pks",),
 )
 _POLICY_ROWS = PreparedQuery(
-    lambda pks: Policy.objects.filter(pk__in=pks).order_by().values_list(*POLICY_COLUMNS)
+    lambda pks: Policy.objects.filter(pk__in_list=pks).order_by().values_list(*POLICY_COLUMNS),
+    arrays=("pks",),
 )
 
 
@@ -289,8 +295,9 @@ _VEHICLES_BY_VIN = PreparedQuery(
 _VEHICLES_BY_PLATE = PreparedQuery(_by_plate)
 _VEHICLES_BY_KEYS = PreparedQuery(
     lambda agencies, vins, plates: _vehicles(agencies).filter(
-        Q(serial_number__in=vins) | Q(license_plate_key__in=plates)
-    )
+        Q(serial_number__in_list=vins) | Q(license_plate_key__in_list=plates)
+    ),
+    arrays=("vins", "plates"),
 )
 
 

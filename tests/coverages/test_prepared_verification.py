@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
 
 from apps.clients.models import Client
@@ -143,3 +144,56 @@ def test_a_call_with_more_values_than_kept_compiles_every_time(carrier, compiled
     compiled.clear()
     query.fetch(dots=many), query.fetch(dots=many[:3])
     assert compiled == [Client] and len(query.templates) == 1
+
+
+# --- lists sent as one array (apps.core.lookups.InList) ------------------------------------
+
+
+def test_in_list_answers_as_in_for_every_length(agency, carrier, rival):
+    other = ClientFactory(agency=agency, dot="2222222")
+    cases = [
+        ([], []),
+        (["1234567"], [carrier]),
+        (["1234567", "1234567"], [carrier]),
+        (["7654321", "0000000", "2222222"], [rival, other]),
+        (["2222222", "1234567", "7654321"], [carrier, rival, other]),
+    ]
+    for dots, expected in cases:
+        assert list(Client.objects.filter(dot__in_list=dots).order_by("id")) == expected
+    # A foreign key's column too, and a value of None is never equal to anything.
+    ids = [carrier.id, None, other.id]
+    assert list(Client.objects.filter(agency_id__in_list=[agency.id]).order_by("id")) == [
+        carrier,
+        other,
+    ]
+    assert list(Client.objects.filter(pk__in_list=ids).order_by("id")) == [carrier, other]
+
+
+def test_array_values_of_every_length_answer_for_themselves(agency, carrier, compiled):
+    others = [ClientFactory(agency=agency, dot=str(2_000_000 + n)) for n in range(6)]
+    query = PreparedQuery(
+        lambda dots: Client.objects.filter(dot__in_list=dots).order_by("id"), arrays=("dots",)
+    )
+    for size in (2, 3, 4, 2, 5, 7, 1, 0):
+        found = [carrier, *others[: size - 1]] if size else []
+        dots = [c.dot for c in reversed(found)]
+        assert query.fetch(dots=dots) == sorted(found, key=lambda c: c.id)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="arrays are PostgreSQL's")
+def test_on_postgresql_a_list_of_any_length_is_one_prepared_shape(api, agency, compiled):
+    clients = [ClientFactory(agency=agency, dot=str(2_000_000 + n)) for n in range(9)]
+    for client in clients:
+        PolicyFactory(client=client)
+
+    def ask(size):
+        dots = "&".join(f"dots={c.dot}" for c in clients[:size])
+        body = api.get(f"/v1/coverages/clients?{dots}").json()
+        assert [r["client"]["id"] for r in body["results"]] == [c.id for c in clients[:size]]
+        assert all(r["status"] == "ACTIVE" for r in body["results"])
+
+    ask(2), ask(3)  # the shape "more than one" seen, then prepared
+    compiled.clear()
+    for size in (4, 9, 5):
+        ask(size)
+    assert _verification_compiles(compiled) == []

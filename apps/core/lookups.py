@@ -1,0 +1,43 @@
+"""`field__in_list=[...]`: `IN` whose SQL does not grow with the list, on PostgreSQL.
+
+`field__in=[a, b, c]` compiles to `IN (%s, %s, %s)`: a statement per length, one parameter per
+value. For verification's 200 DOTs or a batch's 1,000 VINs that is a statement compiled again
+for every length (apps.core.prepared keeps at most a few lengths), and a query text too long
+for psycopg's cache of parsed statements, split again on every call (issue 18). On PostgreSQL
+this lookup is `field = ANY(%s)` with the values as one array parameter (`field = %s` for one
+value): the same statement for any length above one, so one prepared shape serves them all.
+Elsewhere (SQLite) it is `IN`, unchanged. Either way: the rows whose value is one of the
+list's, none for an empty list.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import EmptyResultSet
+from django.db.models import Field, ForeignObject
+from django.db.models.lookups import In
+
+
+def binds_lists_as_arrays(connection) -> bool:
+    """Whether `in_list` sends its values as one array parameter on this connection."""
+    return connection.vendor == "postgresql"
+
+
+class InList(In):
+    lookup_name = "in_list"
+
+    def as_postgresql(self, compiler, connection):
+        if not self.rhs_is_direct_value():
+            return super().as_sql(compiler, connection)
+        values = [value for value in self.rhs if value is not None]
+        if not values:
+            raise EmptyResultSet
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        _sqls, params = self.batch_process_rhs(compiler, connection, values)
+        if len(params) == 1:  # one value (one DOT, one VIN): no array to build and send
+            return f"{lhs} = %s", (*lhs_params, *params)
+        return f"{lhs} = ANY(%s)", (*lhs_params, list(params))
+
+
+# Related fields keep lookups of their own (`client_id__in_list` is the foreign key's).
+for field_class in (Field, ForeignObject):
+    field_class.register_lookup(InList)
