@@ -25,6 +25,7 @@ from apps.core.serializers import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
+    StrictTextListField,
     reference_id_field,
 )
 from apps.coverages.choices import (
@@ -370,10 +371,8 @@ class VehicleVerificationResponseSerializer(VerificationAnswerSerializer):
 
 
 class FleetRequestSerializer(serializers.Serializer):
-    vins = serializers.ListField(child=StrictCharField(max_length=64), required=False, default=list)
-    license_plates = serializers.ListField(
-        child=StrictCharField(max_length=15), required=False, default=list
-    )
+    vins = StrictTextListField(max_length=64, required=False, default=list)
+    license_plates = StrictTextListField(max_length=15, required=False, default=list)
     as_of = serializers.DateField(required=False, allow_null=True)
     profile = ProfileRefField(
         required=False, help_text="A requirement profile's id or code: adds `compliance`."
