@@ -4,8 +4,9 @@ djangorestframework_camel_case's `camelize` runs a regular expression on every k
 object and tries `iter()` on every value (an exception raised and caught per number and per
 date). A 1,000-unit batch answer has about 40,000 keys and values, so that walk cost more than
 the verification itself (issue 18, docs/performance.md). This walk converts each distinct key
-once (a bounded memo) and dispatches on the value's type; anything it does not know (lazy
-strings, sets, generators...) goes to the library's own function, so the output is the same.
+once (a bounded memo; a dict whose keys are all in it is rebuilt in one comprehension) and
+dispatches on the value's type; anything it does not know (lazy strings, sets, generators...)
+goes to the library's own function, so the output is the same.
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def camelize(data):
     if kind is list or kind is tuple:
         return [camelize(item) for item in data]
     if isinstance(data, dict):
+        # Every key converted before (the memo holds only strings): one comprehension, no
+        # call or store per key. A key never seen, or not a string, takes the loop below.
+        try:
+            return {
+                CAMEL_KEYS[key]: value if type(value) in _PLAIN else camelize(value)
+                for key, value in data.items()
+            }
+        except KeyError:
+            pass
         out = {}
         for key, value in data.items():
             if type(key) is not str:  # lazy or non-string keys: the library's rules

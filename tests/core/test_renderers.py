@@ -64,3 +64,16 @@ def test_memo_is_bounded():
 
     assert len(camel_case.CAMEL_KEYS) <= camel_case._KEYS_KEPT
     assert camelize({"key_9999": 1}) == {"key9999": 1}
+
+
+def test_keys_seen_before_and_lazy_keys_equal_to_them_render_alike():
+    # The second rendering of a dict takes the memo's fast path; a lazy key equal to a key
+    # seen before is found in the memo, and converts as the library converts it.
+    for data in (
+        {"first_seen_key": {"inner_first_key": [1, {"deep_first_key": 2}]}},
+        {"first_seen_key": 1, "never_seen_before_key": 2},
+        {gettext_lazy("first_seen_key"): 1},
+        {"first_seen_key": 1, 2: "int_key"},
+    ):
+        for _ in range(2):
+            assert CamelCaseJSONRenderer().render(data) == LibraryRenderer().render(data)
