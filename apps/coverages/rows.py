@@ -13,6 +13,7 @@ model's own (`PolicyTerm`).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import namedtuple
 from decimal import Decimal
 from typing import NamedTuple
@@ -110,7 +111,7 @@ class PeriodRow(NamedTuple):
     vehicle_id: int
     policy_id: int
     coverage_status: int
-    policy_added_date: object
+    policy_added_date: dt.date
     policy: PolicyRow
 
 
