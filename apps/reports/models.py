@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from apps.core.models import AgencyScopedQuerySet, user_stamp
+from apps.reports.prorata import policy_year_days
 
 
 class PolicyPremiumReportQuerySet(AgencyScopedQuerySet):
@@ -40,3 +41,8 @@ class PolicyPremiumReport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.policy} {self.period_start:%Y-%m}"
+
+    @property
+    def policy_year_days(self) -> int:
+        """The days of its policy's year, which a unit's annual premium is divided by."""
+        return policy_year_days(self.policy.effective_date)

@@ -65,9 +65,39 @@ def month_window(period: str) -> Window:
     return Window(start, end)
 
 
+@dataclass(frozen=True)
+class PremiumRow:
+    """A unit's line of the report: the unit, the days it was on the policy inside the period
+    and the term (the union of its periods there, first added to last removed), its premium."""
+
+    unit: ScheduledUnit
+    policy_added_date: dt.date
+    policy_removed_date: dt.date | None
+    days_on_policy: int
+    premium: Decimal
+
+
+@dataclass
+class UnitTypeTotal:
+    """The rows of one unit type: how many, and the sum of their premiums."""
+
+    unit_count: int = 0
+    premium: Decimal = ZERO
+
+
+@dataclass(frozen=True)
+class PremiumMapping:
+    """Totals that are exactly the sums of the rows, in all and by unit type (sorted by name)."""
+
+    total_premium: Decimal
+    earned_premium: Decimal
+    unit_count: int
+    by_unit_type: dict[str, UnitTypeTotal]
+
+
 def premium_rows(
     units: Iterable[ScheduledUnit], *, period: Window, term: Window, year_days: int
-) -> list[dict]:
+) -> list[PremiumRow]:
     """One row per unit scheduled at least one day inside both the period and the term."""
     inside = period.intersect(term)
     rows = []
@@ -82,44 +112,33 @@ def premium_rows(
         for start, end in sorted(relevant):
             days += Window(max(start, cursor), end).overlap_days(inside)
             cursor = max(cursor, min(end, inside.end))
-        first_added = min((start for start, _ in relevant), default=None)
-        last_end = max((end for _, end in relevant), default=None)
-        last_removed = None if last_end == dt.date.max else last_end
         if days == 0:
             continue
-        premium = round_money(unit.annual_premium * days / Decimal(year_days))
+        last_end = max(end for _, end in relevant)
         rows.append(
-            {
-                "vehicle_id": unit.vehicle_id,
-                "unit": unit.unit,
-                "model_year": unit.model_year,
-                "make": unit.make,
-                "vin": unit.vin,
-                "unit_type": unit.unit_type,
-                "stated_value": unit.stated_value,
-                "annual_premium": unit.annual_premium,
-                "policy_added_date": first_added,
-                "policy_removed_date": last_removed,
-                "days_on_policy": days,
-                "premium": premium,
-            }
+            PremiumRow(
+                unit=unit,
+                policy_added_date=min(start for start, _ in relevant),
+                policy_removed_date=None if last_end == dt.date.max else last_end,
+                days_on_policy=days,
+                premium=round_money(unit.annual_premium * days / Decimal(year_days)),
+            )
         )
     return rows
 
 
-def premium_mapping(rows: list[dict]) -> dict:
+def premium_mapping(rows: list[PremiumRow]) -> PremiumMapping:
     """Totals that are exactly the sums of the rows."""
-    by_type: dict[str, dict] = {}
+    by_type: dict[str, UnitTypeTotal] = {}
     total = ZERO
     for row in rows:
-        premium = row["premium"]
-        total += premium
-        bucket = by_type.setdefault(row["unit_type"], {"unit_count": 0, "premium": ZERO})
-        bucket["unit_count"] += 1
-        bucket["premium"] += premium
-    return {
-        "total_premium": total,
-        "earned_premium": total,
-        "unit_count": len(rows),
-        "by_unit_type": dict(sorted(by_type.items())),
-    }
+        total += row.premium
+        bucket = by_type.setdefault(row.unit.unit_type, UnitTypeTotal())
+        bucket.unit_count += 1
+        bucket.premium += row.premium
+    return PremiumMapping(
+        total_premium=total,
+        earned_premium=total,
+        unit_count=len(rows),
+        by_unit_type=dict(sorted(by_type.items())),
+    )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import QuerySet
 
@@ -11,7 +13,13 @@ from apps.coverages.models import VehicleCoverage
 from apps.policies.models import PolicyRate
 from apps.policies.rating import annual_unit_premium
 from apps.reports.models import PolicyPremiumReport
-from apps.reports.prorata import ScheduledUnit, Window, policy_year_days, premium_mapping
+from apps.reports.prorata import (
+    PremiumMapping,
+    PremiumRow,
+    ScheduledUnit,
+    Window,
+    premium_mapping,
+)
 from apps.reports.prorata import premium_rows as compute_rows
 
 # What a report shows of its policy, read with it.
@@ -36,32 +44,29 @@ def _term(policy) -> Window:
     return Window(policy.effective_date, end)
 
 
-def _fixed_data(report: PolicyPremiumReport) -> dict:
-    policy = report.policy
-    client = policy.client
-    return {
-        "policy_id": policy.id,
-        "policy_number": policy.policy_number,
-        "insured": client.client_name,
-        "dot": client.dot,
-        "insurer": policy.insurer.name if policy.insurer_id else None,
-        "naic": policy.insurer.naic if policy.insurer_id else None,
-        "coverage_type": policy.coverage_type.code,
-        "coverage_type_name": policy.coverage_type.name,
-        "effective_date": policy.effective_date,
-        "expiration_date": policy.expiration_date,
-        "cancellation_date": policy.cancellation_date,
-        "producer": policy.producer.name if policy.producer_id else None,
-        "agency": client.agency.name,
-        "period_start": report.period_start,
-        "period_end": report.period_end,
-        "policy_year_days": policy_year_days(policy.effective_date),
-    }
+@dataclass(frozen=True)
+class ReportData:
+    """A report's data computed now, in dates and Decimals (ReportDataSerializer renders it).
+    The fixed data is the report itself: FixedDataSerializer reads its policy and period."""
+
+    fixed_data: PolicyPremiumReport
+    table_data: list[PremiumRow]
+    premium_mapping: PremiumMapping
 
 
-def compute_raw_data(report: PolicyPremiumReport) -> dict:
-    """fixedData, tableData and premiumMapping, computed now (three queries, any fleet size),
-    as dates and Decimals: apps/reports/serializers.py renders them."""
+@dataclass(frozen=True)
+class RawData:
+    """The raw-data answer (RawDataSerializer): where the data comes from, then the data, a
+    snapshot as stored (ReportDataSerializer's output, frozen) or a ReportData computed now."""
+
+    report_id: int
+    source: str  # "snapshot" or "computed"
+    snapshot_at: dt.datetime | None
+    data: ReportData | Mapping[str, Any]
+
+
+def report_data_compute(report: PolicyPremiumReport) -> ReportData:
+    """The report's data computed now (three queries, any fleet size)."""
     policy = report.policy
     period = Window(report.period_start, report.period_end + dt.timedelta(days=1))
     rates = {rate.unit_type_id: rate for rate in PolicyRate.objects.filter(policy_id=policy.id)}
@@ -71,9 +76,9 @@ def compute_raw_data(report: PolicyPremiumReport) -> dict:
         .select_related("vehicle", "vehicle__make", "vehicle__unit_type")
         .order_by("vehicle__unit", "vehicle_id", "policy_added_date", "id")
     )
-    units: OrderedDict[int, ScheduledUnit] = OrderedDict()
-    for assignment in periods:
-        vehicle = assignment.vehicle
+    units: dict[int, ScheduledUnit] = {}
+    for coverage in periods:
+        vehicle = coverage.vehicle
         unit = units.get(vehicle.id)
         if unit is None:
             unit = units[vehicle.id] = ScheduledUnit(
@@ -88,33 +93,18 @@ def compute_raw_data(report: PolicyPremiumReport) -> dict:
                     rates.get(vehicle.unit_type_id), vehicle.stated_value
                 ),
             )
-        unit.periods.append((assignment.policy_added_date, assignment.policy_removed_date))
+        unit.periods.append((coverage.policy_added_date, coverage.policy_removed_date))
     rows = compute_rows(
         units.values(),
         period=period,
         term=_term(policy),
-        year_days=policy_year_days(policy.effective_date),
+        year_days=report.policy_year_days,
     )
-    return {
-        "fixed_data": _fixed_data(report),
-        "table_data": rows,
-        "premium_mapping": premium_mapping(rows),
-    }
+    return ReportData(fixed_data=report, table_data=rows, premium_mapping=premium_mapping(rows))
 
 
-def report_raw_data(report: PolicyPremiumReport) -> dict:
-    """The stored snapshot when there is one, else the mapping computed now (render it with
-    RawDataSerializer)."""
+def report_raw_data(report: PolicyPremiumReport) -> RawData:
+    """The stored snapshot when there is one, else the data computed now."""
     if report.snapshot is not None:
-        return {
-            "report_id": report.id,
-            "source": "snapshot",
-            "snapshot_at": report.snapshot_at,
-            **report.snapshot,
-        }
-    return {
-        "report_id": report.id,
-        "source": "computed",
-        "snapshot_at": None,
-        **compute_raw_data(report),
-    }
+        return RawData(report.id, "snapshot", report.snapshot_at, report.snapshot)
+    return RawData(report.id, "computed", None, report_data_compute(report))

@@ -1,11 +1,14 @@
 """The raw data of a premium report as JSON: what the API answers and what a snapshot freezes.
 
-The selectors compute with Decimals and dates (apps/reports/prorata.py); these serializers are
-the one place they become text. A snapshot stores their output, so a frozen report and a
-computed one render through the same fields (text read back from a snapshot renders as is).
+The selectors compute with Decimals and dates (apps/reports/prorata.py, the records of
+apps/reports/selectors.py); these serializers are the one place they become text. A snapshot
+stores ReportDataSerializer's output, so a frozen report renders as it was stored and a
+computed one through the same fields.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from rest_framework import serializers
 
@@ -14,20 +17,32 @@ from apps.core.serializers import MoneyField, UtcDateTimeField
 ISO = "iso-8601"
 
 
-class FixedDataSerializer(serializers.Serializer):
+class StoredAsIs:
+    # A mapping here is a snapshot's part, read back from the JSON these serializers wrote:
+    # it is shown as stored; a record (a report, a row, the totals) renders through the fields.
+    def to_representation(self, instance):
+        if isinstance(instance, Mapping):
+            return dict(instance)
+        return super().to_representation(instance)
+
+
+class FixedDataSerializer(StoredAsIs, serializers.Serializer):
+    # Read from the report: its policy, the policy's client, agency and insurer, its period.
     policy_id = serializers.IntegerField()
-    policy_number = serializers.CharField(allow_null=True)
-    insured = serializers.CharField()
-    dot = serializers.CharField(allow_null=True)
-    insurer = serializers.CharField(allow_null=True)
-    naic = serializers.CharField(allow_null=True)
-    coverage_type = serializers.CharField()
-    coverage_type_name = serializers.CharField()
-    effective_date = serializers.DateField(format=ISO)
-    expiration_date = serializers.DateField(format=ISO)
-    cancellation_date = serializers.DateField(format=ISO, allow_null=True)
-    producer = serializers.CharField(allow_null=True)
-    agency = serializers.CharField()
+    policy_number = serializers.CharField(source="policy.policy_number", allow_null=True)
+    insured = serializers.CharField(source="policy.client.client_name")
+    dot = serializers.CharField(source="policy.client.dot", allow_null=True)
+    insurer = serializers.CharField(source="policy.insurer.name", allow_null=True)
+    naic = serializers.CharField(source="policy.insurer.naic", allow_null=True)
+    coverage_type = serializers.CharField(source="policy.coverage_type.code")
+    coverage_type_name = serializers.CharField(source="policy.coverage_type.name")
+    effective_date = serializers.DateField(source="policy.effective_date", format=ISO)
+    expiration_date = serializers.DateField(source="policy.expiration_date", format=ISO)
+    cancellation_date = serializers.DateField(
+        source="policy.cancellation_date", format=ISO, allow_null=True
+    )
+    producer = serializers.CharField(source="policy.producer.name", allow_null=True)
+    agency = serializers.CharField(source="policy.client.agency.name")
     period_start = serializers.DateField(format=ISO)
     period_end = serializers.DateField(format=ISO)
     policy_year_days = serializers.IntegerField()
@@ -38,22 +53,23 @@ class UnitTypeTotalSerializer(serializers.Serializer):
     premium = MoneyField()
 
 
-class PremiumMappingSerializer(serializers.Serializer):
+class PremiumMappingSerializer(StoredAsIs, serializers.Serializer):
     total_premium = MoneyField()
     earned_premium = MoneyField()
     unit_count = serializers.IntegerField()
     by_unit_type = serializers.DictField(child=UnitTypeTotalSerializer())
 
 
-class TableRowSerializer(serializers.Serializer):
-    vehicle_id = serializers.IntegerField()
-    unit = serializers.CharField()
-    model_year = serializers.IntegerField()
-    make = serializers.CharField()
-    vin = serializers.CharField()
-    unit_type = serializers.CharField()
-    stated_value = MoneyField(allow_null=True)
-    annual_premium = MoneyField()
+class TableRowSerializer(StoredAsIs, serializers.Serializer):
+    # A PremiumRow: the unit as it was scheduled, then its days and premium.
+    vehicle_id = serializers.IntegerField(source="unit.vehicle_id")
+    unit = serializers.CharField(source="unit.unit")
+    model_year = serializers.IntegerField(source="unit.model_year")
+    make = serializers.CharField(source="unit.make")
+    vin = serializers.CharField(source="unit.vin")
+    unit_type = serializers.CharField(source="unit.unit_type")
+    stated_value = MoneyField(source="unit.stated_value", allow_null=True)
+    annual_premium = MoneyField(source="unit.annual_premium")
     policy_added_date = serializers.DateField(format=ISO)
     policy_removed_date = serializers.DateField(format=ISO, allow_null=True)
     days_on_policy = serializers.IntegerField()
@@ -74,6 +90,6 @@ class RawDataSerializer(serializers.Serializer):
     report_id = serializers.IntegerField()
     source = serializers.ChoiceField(choices=["snapshot", "computed"])
     snapshot_at = UtcDateTimeField(allow_null=True)
-    fixed_data = FixedDataSerializer()
-    table_data = TableRowSerializer(many=True)
-    premium_mapping = PremiumMappingSerializer()
+    fixed_data = FixedDataSerializer(source="data.fixed_data")
+    table_data = TableRowSerializer(source="data.table_data", many=True)
+    premium_mapping = PremiumMappingSerializer(source="data.premium_mapping")

@@ -13,7 +13,7 @@ from apps.core.dates import today
 from apps.policies.models import Policy
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.prorata import month_window
-from apps.reports.selectors import REPORT_RELATIONS, compute_raw_data
+from apps.reports.selectors import REPORT_RELATIONS, report_data_compute
 from apps.reports.serializers import ReportDataSerializer
 
 # ASCII digits only: int() would also read "2026-1", "+2026-01" or other scripts' digits.
@@ -50,13 +50,13 @@ def premium_report_create(
 
 @transaction.atomic
 def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumReport:
-    """Freeze the computed mapping: later assignment changes no longer move it."""
+    """Freeze the computed mapping: later coverage changes no longer move it."""
     report = (
         PolicyPremiumReport.objects.select_for_update(of=("self",))
         .select_related(*REPORT_RELATIONS)
         .get(pk=report.pk)
     )
-    report.snapshot = dict(ReportDataSerializer(compute_raw_data(report)).data)
+    report.snapshot = dict(ReportDataSerializer(report_data_compute(report)).data)
     report.snapshot_at = timezone.now()
     report.save(update_fields=["snapshot", "snapshot_at"])
     return report

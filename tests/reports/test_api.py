@@ -151,3 +151,72 @@ def test_admin_freezes_a_snapshot(client, rated, groups, agency):
     assert response.status_code == 302
     report.refresh_from_db()
     assert report.snapshot["premium_mapping"]["total_premium"] == "340.00"
+
+
+def test_whole_raw_data_of_a_policy_without_insurer_or_producer_cancelled_mid_month(api, agency):
+    # Every member of fixedData, a row and the totals, whether computed now or frozen: the
+    # nulls (no insurer, no producer), the cancellation ending the term, money as text.
+    carrier = ClientFactory(agency=agency, client_name="Quiet Roads LLC", dot="7000001")
+    policy = PolicyFactory(
+        client=carrier,
+        policy_number=None,
+        insurer=None,
+        effective_date=D(2026, 1, 1),
+        expiration_date=D(2027, 1, 1),
+        cancellation_date=D(2026, 11, 21),
+    )
+    tractor = UnitType.objects.get(name="Tractor")
+    PolicyRate.objects.create(policy=policy, unit_type=tractor, annual_rate=Decimal("3650"))
+    truck = VehicleFactory(
+        client=carrier, unit="7", unit_type=tractor, serial_number="1XKYDP9X5MJ000777"
+    )
+    VehicleCoverageFactory(vehicle=truck, policy=policy, policy_added_date=D(2026, 11, 6))
+    live = premium_report_create(user=None, policy=policy, period="2026-11")
+    frozen = premium_report_create(user=None, policy=policy, period="2026-11", snapshot=True)
+    data = {
+        "fixedData": {
+            "policyId": policy.id,
+            "policyNumber": None,
+            "insured": "Quiet Roads LLC",
+            "dot": "7000001",
+            "insurer": None,
+            "naic": None,
+            "coverageType": "AL",
+            "coverageTypeName": policy.coverage_type.name,
+            "effectiveDate": "2026-01-01",
+            "expirationDate": "2027-01-01",
+            "cancellationDate": "2026-11-21",
+            "producer": None,
+            "agency": "Demo Agency",
+            "periodStart": "2026-11-01",
+            "periodEnd": "2026-11-30",
+            "policyYearDays": 365,
+        },
+        "tableData": [
+            {
+                "vehicleId": truck.id,
+                "unit": "7",
+                "modelYear": 2021,
+                "make": "Kenworth",
+                "vin": "1XKYDP9X5MJ000777",
+                "unitType": "Tractor",
+                "statedValue": "100000.00",
+                "annualPremium": "3650.00",
+                "policyAddedDate": "2026-11-06",
+                "policyRemovedDate": None,
+                "daysOnPolicy": 15,
+                "premium": "150.00",
+            }
+        ],
+        "premiumMapping": {
+            "totalPremium": "150.00",
+            "earnedPremium": "150.00",
+            "unitCount": 1,
+            "byUnitType": {"Tractor": {"unitCount": 1, "premium": "150.00"}},
+        },
+    }
+    computed = api.get(f"/v1/reports/{live.id}/raw-data").json()
+    assert computed == {"reportId": live.id, "source": "computed", "snapshotAt": None, **data}
+    stored = api.get(f"/v1/reports/{frozen.id}/raw-data").json()
+    assert stored.pop("snapshotAt").endswith("Z")
+    assert stored == {"reportId": frozen.id, "source": "snapshot", **data}

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apps.reports.prorata import (
+    PremiumMapping,
     ScheduledUnit,
+    UnitTypeTotal,
     Window,
     month_window,
     policy_year_days,
@@ -51,24 +53,24 @@ def test_month_window_and_policy_year():
 
 def test_whole_month():
     [row] = rows_for(unit((D(2026, 1, 1), None)))
-    assert (row["days_on_policy"], row["premium"]) == (30, Decimal("300.00"))
+    assert (row.days_on_policy, row.premium) == (30, Decimal("300.00"))
 
 
 def test_added_mid_period():
     [row] = rows_for(unit((D(2026, 11, 11), None)))
-    assert (row["days_on_policy"], row["premium"]) == (20, Decimal("200.00"))
+    assert (row.days_on_policy, row.premium) == (20, Decimal("200.00"))
 
 
 def test_removed_mid_period():
     [row] = rows_for(unit((D(2026, 1, 1), D(2026, 11, 11))))
-    assert (row["days_on_policy"], row["premium"]) == (10, Decimal("100.00"))
-    assert row["policy_removed_date"] == D(2026, 11, 11)
+    assert (row.days_on_policy, row.premium) == (10, Decimal("100.00"))
+    assert row.policy_removed_date == D(2026, 11, 11)
 
 
 def test_added_before_the_term_counts_from_the_term():
     term = Window(D(2026, 11, 5), D(2027, 11, 5))
     [row] = rows_for(unit((D(2026, 10, 1), None)), term=term)
-    assert (row["days_on_policy"], row["premium"]) == (26, Decimal("260.00"))
+    assert (row.days_on_policy, row.premium) == (26, Decimal("260.00"))
 
 
 def test_leap_year():
@@ -80,42 +82,42 @@ def test_leap_year():
         term=term,
         year_days=policy_year_days(D(2024, 1, 1)),
     )
-    assert (row["days_on_policy"], row["premium"]) == (29, Decimal("290.00"))
+    assert (row.days_on_policy, row.premium) == (29, Decimal("290.00"))
 
 
 def test_period_outside_the_term_has_no_rows():
     term = Window(D(2025, 1, 1), D(2026, 1, 1))
     rows = rows_for(unit((D(2025, 1, 1), None)), term=term)
     assert rows == []
-    assert premium_mapping(rows) == {
-        "total_premium": Decimal("0.00"),
-        "earned_premium": Decimal("0.00"),
-        "unit_count": 0,
-        "by_unit_type": {},
-    }
+    assert premium_mapping(rows) == PremiumMapping(
+        total_premium=Decimal("0.00"),
+        earned_premium=Decimal("0.00"),
+        unit_count=0,
+        by_unit_type={},
+    )
 
 
 def test_cancellation_ends_the_term():
     term = Window(D(2026, 1, 1), D(2026, 11, 16))
     [row] = rows_for(unit((D(2026, 1, 1), None)), term=term)
-    assert row["days_on_policy"] == 15
+    assert row.days_on_policy == 15
 
 
 def test_a_unit_scheduled_twice_in_the_month_is_one_row():
     [row] = rows_for(unit((D(2026, 11, 1), D(2026, 11, 6)), (D(2026, 11, 21), None)))
-    assert (row["days_on_policy"], row["premium"]) == (15, Decimal("150.00"))
-    assert row["policy_added_date"] == D(2026, 11, 1) and row["policy_removed_date"] is None
+    assert (row.days_on_policy, row.premium) == (15, Decimal("150.00"))
+    assert row.policy_added_date == D(2026, 11, 1) and row.policy_removed_date is None
 
 
 def test_rounding_is_half_up_per_row_and_totals_are_sums_of_rows():
     half_cent = unit((D(2026, 11, 30), None), annual="1.825", vehicle_id=1)  # 0.005 exactly
     third = unit((D(2026, 11, 30), None), annual="1.00", vehicle_id=2, unit_type="Trailer")
     rows = rows_for(half_cent, third)
-    assert [r["premium"] for r in rows] == [Decimal("0.01"), Decimal("0.00")]
-    assert premium_mapping(rows)["total_premium"] == Decimal("0.01")
-    assert premium_mapping(rows)["by_unit_type"] == {
-        "Tractor": {"unit_count": 1, "premium": Decimal("0.01")},
-        "Trailer": {"unit_count": 1, "premium": Decimal("0.00")},
+    assert [r.premium for r in rows] == [Decimal("0.01"), Decimal("0.00")]
+    assert premium_mapping(rows).total_premium == Decimal("0.01")
+    assert premium_mapping(rows).by_unit_type == {
+        "Tractor": UnitTypeTotal(unit_count=1, premium=Decimal("0.01")),
+        "Trailer": UnitTypeTotal(unit_count=1, premium=Decimal("0.00")),
     }
 
 
@@ -164,13 +166,11 @@ def test_totals_always_equal_the_sum_of_the_rows(units, month):
     period = month_window(f"2026-{month:02d}")
     rows = rows_for(*scheduled, period=period)
     mapping = premium_mapping(rows)
-    assert Decimal(mapping["total_premium"]) == sum(
-        (Decimal(r["premium"]) for r in rows), Decimal("0")
+    assert Decimal(mapping.total_premium) == sum((Decimal(r.premium) for r in rows), Decimal("0"))
+    assert sum(Decimal(b.premium) for b in mapping.by_unit_type.values()) == Decimal(
+        mapping.total_premium
     )
-    assert sum(Decimal(b["premium"]) for b in mapping["by_unit_type"].values()) == Decimal(
-        mapping["total_premium"]
-    )
-    assert mapping["unit_count"] == len(rows)
+    assert mapping.unit_count == len(rows)
     for row in rows:
-        assert 1 <= row["days_on_policy"] <= (period.end - period.start).days
-        assert Decimal(row["premium"]) == Decimal(row["premium"]).quantize(Decimal("0.01"))
+        assert 1 <= row.days_on_policy <= (period.end - period.start).days
+        assert Decimal(row.premium) == Decimal(row.premium).quantize(Decimal("0.01"))
