@@ -13,9 +13,9 @@ from apps.clients.api.views import ClientViewSet
 from apps.compliance.api.views import RequirementProfileViewSet
 from apps.coverages.api.views import (
     ClientVerificationView,
-    DriverAssignmentView,
+    DriverCoverageView,
     FleetVerificationView,
-    VehicleAssignmentView,
+    VehicleCoverageView,
     VehicleVerificationView,
 )
 from apps.documents.api.views import (
@@ -74,8 +74,8 @@ urlpatterns = [
         )
     ),
     path("reports/<int:pk>/raw-data", ReportRawDataView.as_view(), name="report-raw-data"),
-    path("vehicles/coverages", VehicleAssignmentView.as_view(), name="vehicle-coverages"),
-    path("drivers/coverages", DriverAssignmentView.as_view(), name="driver-coverages"),
+    path("vehicles/coverages", VehicleCoverageView.as_view(), name="vehicle-coverages"),
+    path("drivers/coverages", DriverCoverageView.as_view(), name="driver-coverages"),
     path("policies/<int:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),
     path("drivers/vehicles", DriverVehicleView.as_view(), name="driver-vehicles"),
     *router.urls,

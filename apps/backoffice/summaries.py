@@ -65,19 +65,19 @@ def _us_date(value: dt.date | None) -> str:
     return value.strftime("%m/%d/%Y") if value else "—"
 
 
-def _timeline(assignments, on: dt.date) -> list[dict]:
+def _timeline(coverages, on: dt.date) -> list[dict]:
 
     rows = []
-    for assignment in assignments:
-        summary = AssignmentSummarySerializer(assignment, context={"on": on}).data
+    for coverage in coverages:
+        summary = AssignmentSummarySerializer(coverage, context={"on": on}).data
         rows.append(
             {
                 **summary,
-                "status_label": coverage_status_label(assignment.coverage_status),
-                "added": _us_date(assignment.policy_added_date),
-                "removed": _us_date(assignment.policy_removed_date),
-                "policy_url": reverse("admin:policies_policy_change", args=[assignment.policy_id]),
-                "assignment_url": admin_url(assignment),
+                "status_label": coverage_status_label(coverage.coverage_status),
+                "added": _us_date(coverage.policy_added_date),
+                "removed": _us_date(coverage.policy_removed_date),
+                "policy_url": reverse("admin:policies_policy_change", args=[coverage.policy_id]),
+                "coverage_url": admin_url(coverage),
             }
         )
     return rows

@@ -5,10 +5,10 @@ class CoveragesConfig(records.RecordsAppConfig):
     name = "apps.coverages"
     label = "coverages"
     verbose_name = "Coverages"
-    # Events show a vehicle's or driver's assignment as the API does.
+    # Events show a vehicle's or driver's coverage as the API does.
     record_serializers = {
-        "vehicle_assignment": "apps.coverages.api.serializers.VehicleAssignmentSerializer",
-        "driver_assignment": "apps.coverages.api.serializers.DriverAssignmentSerializer",
+        "vehicle_coverage": "apps.coverages.api.serializers.VehicleAssignmentSerializer",
+        "driver_coverage": "apps.coverages.api.serializers.DriverAssignmentSerializer",
     }
 
     def ready(self):

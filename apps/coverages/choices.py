@@ -1,4 +1,4 @@
-"""Coverage assignment statuses of spec section 3."""
+"""Coverage statuses (the spec's "coverage assignment" statuses, section 3)."""
 
 from django.db import models
 

@@ -141,7 +141,7 @@ class CoverageEventQuerySet(AgencyScopedQuerySet):
 
 
 class CoverageEvent(models.Model):
-    """One change of an assignment, kept forever: the audit of who changed coverage when."""
+    """One change of a coverage, kept forever: the audit of who changed coverage when."""
 
     vehicle_coverage = models.ForeignKey(
         VehicleCoverage, null=True, blank=True, on_delete=models.CASCADE, related_name="events"

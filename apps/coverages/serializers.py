@@ -54,11 +54,11 @@ class AssignmentSummarySerializer(serializers.Serializer):
     policy_removed_date = serializers.DateField(format=ISO, allow_null=True)
     covered = serializers.SerializerMethodField()
 
-    def get_policy_status(self, assignment) -> str:
-        return assignment.policy.status_on(context_date(self))
+    def get_policy_status(self, coverage) -> str:
+        return coverage.policy.status_on(context_date(self))
 
-    def get_covered(self, assignment) -> bool:
-        return assignment.covered_on(context_date(self))
+    def get_covered(self, coverage) -> bool:
+        return coverage.covered_on(context_date(self))
 
 
 class LimitSerializer(ShapedSerializer):

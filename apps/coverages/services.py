@@ -1,4 +1,4 @@
-"""Coverage assignment writes (contract section 10): periods and their event log."""
+"""Coverage writes (contract section 10): periods and their event log."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class Subject:
     """What differs between scheduling a unit and scheduling a driver."""
 
     model: type  # Vehicle or Driver
-    assignment: type  # VehicleCoverage or DriverCoverage
+    coverage: type  # VehicleCoverage or DriverCoverage
     field: str  # "vehicle" or "driver"
     scheduled_status: int
     allowed_statuses: frozenset[int]
@@ -71,13 +71,13 @@ def _visible(user, model, pk: int, field: str):
     return found
 
 
-def _emit(assignment, subject: Subject, kind: str, client) -> None:
+def _emit(coverage, subject: Subject, kind: str, client) -> None:
     """`vehicle.scheduled|removed|declined|rescheduled` (or `driver.…`) for the change."""
     event_emit(
         type=f"{subject.field}.{kind}",
         agency_id=client.agency_id,
         client_id=client.pk,
-        data=record(f"{subject.field}_assignment", assignment),
+        data=record(f"{subject.field}_coverage", coverage),
     )
 
 
@@ -85,14 +85,14 @@ def _watched(subject: Subject, pk: int) -> list[int]:
     return [pk] if subject is VEHICLE else []
 
 
-def _log(assignment, subject: Subject, *, user, effective_date: dt.date) -> None:
+def _log(coverage, subject: Subject, *, user, effective_date: dt.date) -> None:
     CoverageEvent.objects.create(
-        **{f"{subject.field}_coverage": assignment},
-        policy_id=assignment.policy_id,
-        coverage_status=assignment.coverage_status,
+        **{f"{subject.field}_coverage": coverage},
+        policy_id=coverage.policy_id,
+        coverage_status=coverage.coverage_status,
         effective_date=effective_date,
-        policy_added_date=assignment.policy_added_date,
-        policy_removed_date=assignment.policy_removed_date,
+        policy_added_date=coverage.policy_added_date,
+        policy_removed_date=coverage.policy_removed_date,
         created_by=user,
     )
 
@@ -129,14 +129,14 @@ def coverage_assign(
         added = policy.effective_date
     else:
         raise ValidationError({"policy_id": f"The policy is {status.lower()}."})
-    # Lock the pair's rows so two concurrent assignments cannot both pass the check; the
+    # Lock the pair's rows so two concurrent schedulings cannot both pass the check; the
     # one-open-period constraint is the rule (full_clean() checks it, the database backs it).
     list(
-        subject.assignment.objects.select_for_update().filter(
+        subject.coverage.objects.select_for_update().filter(
             **{subject.field: target}, policy=policy
         )
     )
-    assignment = subject.assignment(
+    coverage = subject.coverage(
         **{subject.field: target},
         policy=policy,
         coverage_status=subject.scheduled_status,
@@ -144,12 +144,12 @@ def coverage_assign(
         created_by=user,
         updated_by=user,
     )
-    assignment.full_clean()
+    coverage.full_clean()
     with status_watch(vehicle_ids=_watched(subject, target.pk)):
-        assignment.save()
-        _log(assignment, subject, user=user, effective_date=added)
-    _emit(assignment, subject, "scheduled", policy.client)
-    return assignment
+        coverage.save()
+        _log(coverage, subject, user=user, effective_date=added)
+    _emit(coverage, subject, "scheduled", policy.client)
+    return coverage
 
 
 @transaction.atomic
@@ -168,42 +168,42 @@ def coverage_update(
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
         raise ValidationError({"coverage_status": f"Must be one of {allowed}."})
-    assignment = (
-        subject.assignment.objects.for_user(user)
+    coverage = (
+        subject.coverage.objects.for_user(user)
         .select_for_update()
         .select_related("policy")
         .filter(**{f"{subject.field}_id": target_id}, policy_id=policy_id)
         .order_by("-policy_added_date", "-id")
         .first()
     )
-    if assignment is None:
+    if coverage is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
     if status in ENDING_STATUSES:
         removed = policy_removed_date or today()
-        if removed < assignment.policy_added_date:
+        if removed < coverage.policy_added_date:
             raise ValidationError({"policy_removed_date": "Cannot precede the policy added date."})
-        assignment.coverage_status = status
-        assignment.policy_removed_date = removed
+        coverage.coverage_status = status
+        coverage.policy_removed_date = removed
         effective = removed
     else:
         added = policy_added_date
         if added is None:
             raise ValidationError({"policy_added_date": "Required to change the added date."})
-        if assignment.policy_removed_date is not None:
+        if coverage.policy_removed_date is not None:
             raise ValidationError(
                 {
                     "coverage_status": f"The {subject.noun} was removed or declined; "
                     "schedule it again with POST."
                 }
             )
-        if not assignment.policy.in_term(added):
+        if not coverage.policy.in_term(added):
             raise ValidationError({"policy_added_date": "Must be inside the policy term."})
-        assignment.policy_added_date = added
+        coverage.policy_added_date = added
         effective = added
-    assignment.updated_by = user
+    coverage.updated_by = user
     with status_watch(vehicle_ids=_watched(subject, target_id)):
-        assignment.save()
-        _log(assignment, subject, user=user, effective_date=effective)
+        coverage.save()
+        _log(coverage, subject, user=user, effective_date=effective)
     kind = {1: "removed", 2: "declined"}.get(status, "rescheduled")
-    _emit(assignment, subject, kind, assignment.policy.client)
-    return assignment
+    _emit(coverage, subject, kind, coverage.policy.client)
+    return coverage

@@ -382,7 +382,7 @@ def seed_bench(
         "clients": len(client_rows),
         "policies": len(policy_rows),
         "vehicles": len(vehicle_rows),
-        "assignments": len(vehicle_rows),
+        "coverages": len(vehicle_rows),
         "drivers": drivers,
     }
     out(f"bench data: {counts} in {time.monotonic() - started:.1f} s")

@@ -1,4 +1,4 @@
-"""The demo fleet: policies in force, future and expired; units, drivers and assignments.
+"""The demo fleet: policies in force, future and expired; units, drivers and their coverages.
 
 Terms follow the calendar year of the day the demo is seeded, so the demo stays true:
 this year's policies are in force, last year's expired, next year's in the future.

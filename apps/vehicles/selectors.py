@@ -78,10 +78,10 @@ def vehicle_premiums(vehicle: Vehicle) -> list[UnitPremium]:
     """The unit's annual premium on each policy it is scheduled on, from the policy's rate for
     its unit type (prefetched by `vehicle_detail_queryset`: no query)."""
     premiums = []
-    for assignment in vehicle.coverages.all():
-        if assignment.coverage_status != CoverageStatus.SCHEDULED_UNIT:
+    for coverage in vehicle.coverages.all():
+        if coverage.coverage_status != CoverageStatus.SCHEDULED_UNIT:
             continue
-        policy = assignment.policy
+        policy = coverage.policy
         rate = next((r for r in policy.rates.all() if r.unit_type_id == vehicle.unit_type_id), None)
         premiums.append(UnitPremium(policy, annual_unit_premium(rate, vehicle.stated_value)))
     return premiums

@@ -88,8 +88,8 @@ def test_every_audited_write_is_recorded_with_its_author(api, agency):
     assert trail(Client, carrier_id) == [("+", "manager"), ("~", "manager")]
     assert trail(Policy, policy_id) == [("+", "manager")]
     assert trail(Driver, driver_id) == [("+", "manager")]
-    assignment = VehicleCoverage.objects.get(vehicle=vehicle)
-    assert trail(VehicleCoverage, assignment.pk) == [("+", "manager"), ("~", "manager")]
+    coverage = VehicleCoverage.objects.get(vehicle=vehicle)
+    assert trail(VehicleCoverage, coverage.pk) == [("+", "manager"), ("~", "manager")]
     assert trail(Document, document_id) == [("+", "manager"), ("~", "manager")]
     assert trail(Vehicle, vehicle.pk) == [("+", None)]  # made outside a request
 

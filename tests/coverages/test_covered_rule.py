@@ -1,5 +1,5 @@
 """The rule "covered on a date" is one rule written twice, side by side in apps/coverages/models.py:
-`Assignment.covered_on` for a loaded period and `covered_q` / `covered_on()` in SQL. These
+`Coverage.covered_on` for a loaded period and `covered_q` / `covered_on()` in SQL. These
 tests run both on a grid of periods, policies and dates and require the same answers."""
 
 from __future__ import annotations

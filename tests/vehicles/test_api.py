@@ -232,7 +232,7 @@ def test_detail_has_drivers_coverages_lienholder_billing_and_audit(api, carrier,
     assert set(body["audit"]) == {"createdAt", "createdBy", "updatedAt", "updatedBy", "changes"}
 
 
-def test_detail_query_count_does_not_grow_with_assignments(
+def test_detail_query_count_does_not_grow_with_coverages(
     api, carrier, agency, django_assert_max_num_queries
 ):
     from apps.drivers.models import DriverVehicle

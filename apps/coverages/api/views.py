@@ -97,8 +97,8 @@ class FleetVerificationView(APIView):
         return Response(s.FleetResponseSerializer(answer).data)
 
 
-class AssignmentView(APIView):
-    """Shared body of the vehicle and driver coverage-assignment endpoints."""
+class CoverageView(APIView):
+    """Shared body of the vehicle and driver coverage endpoints."""
 
     permission_classes = [HasPermissions]
     subject = VEHICLE
@@ -116,22 +116,20 @@ class AssignmentView(APIView):
         body = self.create_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         with transaction.atomic():
-            assignment = coverage_assign(
+            coverage = coverage_assign(
                 user=request.user, subject=self.subject, **self.arguments(body)
             )
-        return Response(self.output_serializer(assignment).data, status=status.HTTP_201_CREATED)
+        return Response(self.output_serializer(coverage).data, status=status.HTTP_201_CREATED)
 
     def put(self, request):
         body = self.update_serializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assignment = coverage_update(
-            user=request.user, subject=self.subject, **self.arguments(body)
-        )
-        return Response(self.output_serializer(assignment).data)
+        coverage = coverage_update(user=request.user, subject=self.subject, **self.arguments(body))
+        return Response(self.output_serializer(coverage).data)
 
 
-def _assignment_schema(view: type[AssignmentView]) -> type[AssignmentView]:
-    """Document an assignment endpoint from the serializers it declares."""
+def _coverage_schema(view: type[CoverageView]) -> type[CoverageView]:
+    """Document a coverage endpoint from the serializers it declares."""
     route = f"{view.subject.field}s_coverages"  # vehicles_coverages, drivers_coverages
     return extend_schema_view(
         post=extend_schema(
@@ -147,15 +145,15 @@ def _assignment_schema(view: type[AssignmentView]) -> type[AssignmentView]:
     )(view)
 
 
-@_assignment_schema
-class VehicleAssignmentView(AssignmentView):
+@_coverage_schema
+class VehicleCoverageView(CoverageView):
     """Schedule a vehicle on a policy (4), remove it (1), decline it (2) or move its date (4)."""
 
     required_permissions = ("vehicles.change_vehicle",)
 
 
-@_assignment_schema
-class DriverAssignmentView(AssignmentView):
+@_coverage_schema
+class DriverCoverageView(CoverageView):
     """Schedule a driver on an OA/DD policy (7), remove (1), decline (2) or move its date (7)."""
 
     required_permissions = ("drivers.change_driver",)

@@ -1,4 +1,4 @@
-"""Coverage assignments: spec section 3, contract section 10."""
+"""Coverages (the spec's "coverage assignments"): spec section 3, contract section 10."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_put_on_other_agency_pair_is_404(api, other_api, unit, policy):
     assert_problem(change(other_api, unit, policy, 1), 404)
 
 
-def test_assignment_needs_change_vehicle(viewer_api, unit, policy):
+def test_vehicle_coverage_needs_change_vehicle(viewer_api, unit, policy):
     assert_problem(assign(viewer_api, unit, policy, policyAddedDate=TODAY.isoformat()), 403)
     assert_problem(change(viewer_api, unit, policy, 1), 403)
 
@@ -211,7 +211,7 @@ def test_driver_needs_an_oa_or_dd_policy(api, carrier, policy):
     assert "policyId" in field_errors(assert_problem(response, 400))
 
 
-def test_driver_assignment_needs_change_driver(viewer_api, carrier, oa_policy):
+def test_driver_coverage_needs_change_driver(viewer_api, carrier, oa_policy):
     driver = DriverFactory(client=carrier)
     assert_problem(
         viewer_api.post(
