@@ -12,8 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
+from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
 from apps.core.dates import today
@@ -84,13 +86,25 @@ class QueryParameters(serializers.Serializer):
 
     @classmethod
     def parse(cls, request) -> dict:
-        """The request's query parameters, parsed (a 400 on the first bad one); the request is
-        in the context for the parameters that resolve something for the caller."""
-        params = cls(data=request.query_params, context={"request": request})
-        params.is_valid(raise_exception=True)
-        return dict(params.validated_data)
+        """The request's query parameters, parsed (a 400 on the first bad one), with the 400
+        body `is_valid(raise_exception=True)` gives. The fields are bound once per class
+        (`_shared`): DRF deep-copies a serializer's declared fields for every instance, which
+        cost a verification about 7% of its time (docs/performance.md, sixth stop)."""
+        parser = _shared(cls)
+        try:
+            values = parser.read(request.query_params, request)
+        except ValidationError as exc:
+            raise ValidationError(exc.detail) from None
+        try:
+            values = parser.validate(values)
+        except (ValidationError, DjangoValidationError) as exc:
+            raise ValidationError(as_serializer_error(exc)) from None
+        return dict(values)
 
-    def to_internal_value(self, data):
+    def read(self, data, request) -> dict:
+        """Each parameter parsed in declaration order; `request` goes to the fields that
+        resolve something for the caller (`QueryParam.resolve`). Runs on the class's shared
+        instance, so it keeps nothing on `self` or on the fields."""
         sent = [name for name, field in self.fields.items() if _sent(data, camel(name), field)]
         if self.one_of:
             present = [name for name in self.one_of if name in sent]
@@ -108,12 +122,34 @@ class QueryParameters(serializers.Serializer):
                 continue
             raw = _raw(data, camel(name), many=isinstance(field, serializers.ListField))
             try:
-                values[name] = field.run_validation(raw)
+                value = field.run_validation(raw)
+                values[name] = field.resolve(value, request) if _resolves(field) else value
             except ValidationError as exc:
                 if isinstance(exc.detail, dict):
                     raise
                 raise ValidationError({camel(name): exc.detail}) from None
         return values
+
+
+_SHARED: dict[type, QueryParameters] = {}
+
+
+def _shared(cls: type[QueryParameters]) -> QueryParameters:
+    """The class's one instance whose fields are bound, built on first use. Threads share it:
+    parsing reads the fields (name, default, error messages, validators) and writes nothing on
+    them, the request is passed to `read`, never kept in a `context`. Two threads building it
+    at once build equal instances and either may win."""
+    parser = _SHARED.get(cls)
+    if parser is None:
+        parser = cls()
+        for field in parser.fields.values():
+            field.validators  # noqa: B018 (DRF builds the list lazily on first read: build it now)
+        _SHARED[cls] = parser
+    return parser
+
+
+def _resolves(field) -> bool:
+    return isinstance(field, QueryParam) and type(field).resolve is not QueryParam.resolve
 
 
 def _sent(data, key: str, field) -> bool:
@@ -141,6 +177,12 @@ class QueryParam(serializers.Field):
         super().__init__(**kwargs)
 
     def to_representation(self, value):
+        return value
+
+    def resolve(self, value, request):
+        """What the parsed value names for the caller (a record the request may see); as parsed
+        unless a parameter says otherwise. The request comes from `QueryParameters.read`
+        because the fields are shared by every request (`_shared`)."""
         return value
 
 

@@ -119,8 +119,11 @@ def profile_choice(request, raw) -> ProfileChoice | None:
 class ProfileParam(QueryParam):
     """A requirement profile's id or code, resolved for the caller."""
 
-    def to_internal_value(self, data) -> ProfileChoice | None:
-        return profile_choice(self.context["request"], data)
+    def to_internal_value(self, data) -> str:
+        return data
+
+    def resolve(self, value, request) -> ProfileChoice | None:
+        return profile_choice(request, value)
 
 
 class StateParam(QueryParam):
@@ -157,11 +160,11 @@ class VehicleVerificationParams(QueryParameters):
     )
     license_plate = PlateParam(help_text="A license plate (case, spaces and dashes ignored).")
 
-    def to_internal_value(self, data):
+    def read(self, data, request):
         if data.get("vin") not in (None, ""):  # a VIN lookup ignores the plate's state
             data = data.copy()
             data.pop("licensePlateState", None)
-        return super().to_internal_value(data)
+        return super().read(data, request)
 
 
 # --- verification: the answers, shaped from the selectors' records ------------------------
