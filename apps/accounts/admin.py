@@ -39,7 +39,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for key in queryset:
             api_key_delete(api_key=key)
 
-    @admin.action(description="Revoke selected API keys")
+    @admin.action(description="Revoke selected API keys", permissions=["change"])
     def revoke(self, request, queryset):
         for key in queryset:
             api_key_revoke(api_key=key)

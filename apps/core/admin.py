@@ -214,6 +214,10 @@ class SoftDeleteAdmin(AgencyScopedAdmin):
 
     def get_actions(self, request):
         actions = super().get_actions(request)
+        # The API soft-deletes and restores with a PUT of `deleted`, which needs change_<model>;
+        # without it the actions are neither offered nor run (Django runs only offered ones).
+        if not self.has_change_permission(request):
+            return actions
         for name in ("soft_delete", "restore"):
             func = getattr(type(self), name)
             actions[name] = (func, name, func.short_description)

@@ -48,7 +48,12 @@ class PolicyPremiumReportAdmin(ServiceFormAdmin):
     def has_snapshot(self, obj) -> bool:
         return obj.snapshot_at is not None
 
-    @admin.action(description="Freeze a snapshot of the selected reports")
+    def has_freeze_permission(self, request) -> bool:
+        # Freezing changes a stored report: change_policypremiumreport, the model permission
+        # (this admin's has_change_permission is False because the form never edits a report).
+        return request.user.has_perm("reports.change_policypremiumreport")
+
+    @admin.action(description="Freeze a snapshot of the selected reports", permissions=["freeze"])
     def freeze_snapshot(self, request, queryset):
         for report in queryset:
             premium_report_snapshot(report=report)

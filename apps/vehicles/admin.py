@@ -125,7 +125,8 @@ class VehicleAdmin(
         state = obj.license_plate_state.code if obj.license_plate_state_id else ""
         return f"{obj.license_plate} {state}".strip()
 
-    @admin.action(description="Assign selected vehicles to a policy")
+    # change_vehicle, as the API's coverage endpoint requires for the same service.
+    @admin.action(description="Assign selected vehicles to a policy", permissions=["change"])
     def assign_to_policy(self, request, queryset):
         form = AssignToPolicyForm(
             request.POST if "apply" in request.POST else None, user=request.user

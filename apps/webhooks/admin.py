@@ -102,11 +102,11 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, AgencyScopedAdmin):
             request, obj
         )
 
-    @admin.action(description="Deliver again now")
+    def has_redeliver_permission(self, request) -> bool:
+        return request.user.has_perm("webhooks.change_webhook")  # who may manage the hook
+
+    @admin.action(description="Deliver again now", permissions=["redeliver"])
     def redeliver(self, request, queryset):
-        if not request.user.has_perm("webhooks.change_webhook"):
-            self.message_user(request, "You may not redeliver.", messages.ERROR)
-            return
         self.run_service(
             request,
             queryset,

@@ -1,0 +1,128 @@
+"""Admin actions write only for staff holding the permission the API asks for the same service.
+
+A staff member with view permissions only is neither offered a write action nor able to run
+it by POSTing its name (Django runs only the actions it offers); a manager can. And ids or
+filter values in other scripts' digits are bad values, not a server error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.utils import timezone
+
+from apps.accounts.models import ApiKey
+from apps.accounts.services import api_key_create
+from apps.core.dates import today
+from apps.coverages.models import VehicleCoverage
+from apps.events.services import event_emit
+from apps.reports.services import premium_report_create
+from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
+from tests.conftest import staff_member
+from tests.factories import ClientFactory, PolicyFactory, UserFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def offered(client, changelist: str) -> set[str]:
+    form = client.get(changelist).context["action_form"]
+    return {name for name, _ in form.fields["action"].choices if name} if form else set()
+
+
+def act(client, changelist: str, action: str, *pks, **extra):
+    return client.post(changelist, {"action": action, "_selected_action": list(pks), **extra})
+
+
+@pytest.fixture
+def viewer_client(client, groups, agency):
+    client.force_login(staff_member([agency], groups, "viewer-staff", group=1))
+    return client
+
+
+def test_a_viewer_neither_sees_nor_runs_soft_delete_and_restore(viewer_client, staff, agency):
+    live = ClientFactory(agency=agency, dot="1000001")
+    gone = ClientFactory(agency=agency, dot="1000002", deleted=True)
+    changelist = "/admin/clients/client/"
+    assert {"soft_delete", "restore"}.isdisjoint(offered(viewer_client, changelist))
+    act(viewer_client, changelist, "soft_delete", live.pk)
+    act(viewer_client, f"{changelist}?deleted__exact=1", "restore", gone.pk)
+    live.refresh_from_db()
+    gone.refresh_from_db()
+    assert not live.deleted and gone.deleted
+    viewer_client.force_login(staff)  # a manager: offered (running them: test_backoffice)
+    assert {"soft_delete", "restore"} <= offered(viewer_client, changelist)
+
+
+def test_a_viewer_cannot_assign_vehicles_to_a_policy(viewer_client, staff, agency):
+    carrier = ClientFactory(agency=agency)
+    policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier)
+    changelist = "/admin/vehicles/vehicle/"
+    assert "assign_to_policy" not in offered(viewer_client, changelist)
+    apply = {"apply": "1", "policy": policy.pk, "policy_added_date": today().isoformat()}
+    act(viewer_client, changelist, "assign_to_policy", unit.pk, **apply)
+    assert not VehicleCoverage.objects.exists()
+    viewer_client.force_login(staff)
+    assert "assign_to_policy" in offered(viewer_client, changelist)
+    act(viewer_client, changelist, "assign_to_policy", unit.pk, **apply)
+    assert VehicleCoverage.objects.filter(vehicle=unit, policy=policy).count() == 1
+
+
+def test_a_viewer_cannot_freeze_a_report_a_manager_can(viewer_client, staff, agency):
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    report = premium_report_create(user=staff, policy=policy)
+    changelist = "/admin/reports/policypremiumreport/"
+    assert "freeze_snapshot" not in offered(viewer_client, changelist)
+    act(viewer_client, changelist, "freeze_snapshot", report.pk)
+    report.refresh_from_db()
+    assert report.snapshot_at is None
+    viewer_client.force_login(staff)
+    assert "freeze_snapshot" in offered(viewer_client, changelist)
+    act(viewer_client, changelist, "freeze_snapshot", report.pk)
+    report.refresh_from_db()
+    assert report.snapshot_at is not None
+
+
+def _staff_with(agency, username: str, *codenames: str):
+    user = UserFactory(username=username, agencies=[agency], is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
+    return user
+
+
+def test_viewing_a_webhook_does_not_allow_redelivering_or_rotating(client, agency, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+    webhook = Webhook.objects.create(agency=agency, url="http://127.0.0.1/h", secret="whsec_x")
+    event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+    delivery = WebhookDelivery.objects.get()
+    later = timezone.now() + dt.timedelta(days=1)
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.FAILED, next_attempt_at=later
+    )
+    client.force_login(_staff_with(agency, "hook-viewer", "view_webhook"))
+    deliveries, hooks = "/admin/webhooks/webhookdelivery/", "/admin/webhooks/webhook/"
+    assert "redeliver" not in offered(client, deliveries)
+    assert "rotate_secret" not in offered(client, hooks)
+    act(client, deliveries, "redeliver", delivery.pk)
+    act(client, hooks, "rotate_secret", webhook.pk)
+    delivery.refresh_from_db()
+    webhook.refresh_from_db()
+    assert delivery.status == DeliveryStatus.FAILED and webhook.secret == "whsec_x"
+    client.force_login(_staff_with(agency, "hook-manager", "view_webhook", "change_webhook"))
+    assert "redeliver" in offered(client, deliveries)
+    act(client, deliveries, "redeliver", delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.PENDING
+
+
+def test_viewing_api_keys_does_not_allow_revoking_them(client, agency):
+    key, _ = api_key_create(name="partner")
+    client.force_login(_staff_with(agency, "key-viewer", "view_apikey"))
+    changelist = "/admin/accounts/apikey/"
+    assert "revoke" not in offered(client, changelist)
+    act(client, changelist, "revoke", key.pk)
+    assert ApiKey.objects.get(pk=key.pk).revoked_at is None
+    client.force_login(_staff_with(agency, "key-keeper", "view_apikey", "change_apikey"))
+    act(client, changelist, "revoke", key.pk)
+    assert ApiKey.objects.get(pk=key.pk).revoked_at is not None
