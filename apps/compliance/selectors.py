@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 
 from apps.compliance.evaluation import CompiledProfile
 from apps.compliance.models import RequirementProfile
+from apps.core.params import is_ascii_int
 
 
 def requirement_profile_queryset(*, user) -> QuerySet[RequirementProfile]:
@@ -34,7 +35,7 @@ def requirement_profile_resolve(*, user, ref: str) -> ProfileChoice | None:
     """The visible profile(s) `ref` (an id or a code) names, or None: one query."""
     ref = ref.strip()
     profiles = requirement_profile_queryset(user=user)
-    if ref.isascii() and ref.isdigit():
+    if is_ascii_int(ref):
         if len(ref) > 18:
             return None
         found = list(profiles.filter(pk=int(ref)))

@@ -10,6 +10,7 @@ from rest_framework.exceptions import APIException
 from simple_history.admin import SimpleHistoryAdmin
 
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
+from apps.core.params import is_ascii_int
 
 
 def _scoped(queryset, user):
@@ -257,7 +258,7 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
     """
 
     def _visible_or_404(self, request, object_id) -> None:
-        pk = self.model._meta.pk.to_python(object_id) if str(object_id).isdigit() else None
+        pk = self.model._meta.pk.to_python(object_id) if is_ascii_int(str(object_id)) else None
         if pk is None or not self.get_queryset(request).filter(pk=pk).exists():
             raise Http404("No such record.")
 

@@ -16,6 +16,7 @@ from django.utils.html import format_html
 
 from apps.core.admin import ReadOnlyInline, ScopedRelatedFieldListFilter
 from apps.core.models import live_q
+from apps.core.params import is_ascii_int
 
 # The API's labels (spec section 3) are long and written for integrators; staff read these,
 # with the code beside them so a call with an integrator can still name the code.
@@ -80,7 +81,7 @@ class CoverageStatusFilter(admin.SimpleListFilter):
         return [(str(code), coverage_status_label(code)) for code in self.codes]
 
     def queryset(self, request, queryset):
-        if self.value() and self.value().isdigit():
+        if is_ascii_int(self.value()):
             return queryset.filter(coverage_status=int(self.value()))
         return queryset
 

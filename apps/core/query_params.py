@@ -15,7 +15,7 @@ from django.http import JsonResponse
 from rest_framework.serializers import ListField
 
 from apps.core.camel_case import camel
-from apps.core.params import MAX_BIGINT
+from apps.core.params import MAX_BIGINT, is_ascii_int
 from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_body
 
 _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
@@ -81,7 +81,7 @@ class SingleValuedQueryMiddleware:
 
 
 def _digits(value) -> int:
-    return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else 0
+    return int(value) if is_ascii_int(value) else 0
 
 
 def _problem(errors: list[tuple[str, str]], code: str) -> JsonResponse:

@@ -126,3 +126,13 @@ def test_viewing_api_keys_does_not_allow_revoking_them(client, agency):
     client.force_login(_staff_with(agency, "key-keeper", "view_apikey", "change_apikey"))
     act(client, changelist, "revoke", key.pk)
     assert ApiKey.objects.get(pk=key.pk).revoked_at is not None
+
+
+def test_digits_of_other_scripts_are_bad_values_not_500s(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    for path in ("/admin/coverages/vehiclecoverage/", "/admin/coverages/drivercoverage/"):
+        assert staff_client.get(path, {"coverage_status": "²"}).status_code == 200
+        assert staff_client.get(path, {"coverage_status": "4"}).status_code == 200
+    assert staff_client.get("/admin/clients/client/²/history/").status_code == 404
+    assert staff_client.get("/admin/clients/client/\u0661/history/").status_code == 404
+    assert staff_client.get(f"/admin/clients/client/{carrier.pk}/history/").status_code == 200
