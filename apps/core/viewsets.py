@@ -7,7 +7,7 @@ from collections.abc import Callable
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import QueryDict
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -19,7 +19,7 @@ from rest_framework.viewsets import GenericViewSet
 from apps.core.camel_case import camel
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
 from apps.core.params import parse_positive_int
-from apps.core.serializers import StrictCharField, StrictIntegerField
+from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, sort_fields_of
 
 
@@ -109,19 +109,37 @@ class LegacySearchRequestSerializer(serializers.Serializer):
     filter = serializers.DictField(required=False, default=dict)
 
 
+# The legacy search answer: one page of rendered items and its paging. Its fields are declared
+# per item serializer by `legacy_search_page` (the page's schema names its items' type).
+class LegacySearchPageSerializer(ShapedSerializer):
+    @staticmethod
+    def shape(page: Page, items: list) -> dict:
+        return {
+            "items": items,
+            "total_count": page.count,
+            "page_index": page.page,
+            "page_size": page.limit,
+        }
+
+
+def legacy_search_page(
+    item_serializer: type[serializers.Serializer], name: str
+) -> type[LegacySearchPageSerializer]:
+    """The page serializer named `name` whose items are `item_serializer`'s (schema and tests)."""
+    fields = {
+        "items": item_serializer(many=True),
+        "total_count": serializers.IntegerField(),
+        "page_index": serializers.IntegerField(),
+        "page_size": serializers.IntegerField(),
+    }
+    return type(name, (LegacySearchPageSerializer,), fields)
+
+
 def legacy_search_schema(item_serializer: type[serializers.Serializer], name: str):
     """The OpenAPI description of a legacy search action answering `item_serializer` items."""
     return extend_schema(
         request=LegacySearchRequestSerializer,
-        responses=inline_serializer(
-            name=name,
-            fields={
-                "items": item_serializer(many=True),
-                "total_count": serializers.IntegerField(),
-                "page_index": serializers.IntegerField(),
-                "page_size": serializers.IntegerField(),
-            },
-        ),
+        responses=legacy_search_page(item_serializer, name)(),
     )
 
 
@@ -166,14 +184,8 @@ class LegacySearchMixin:
         except ValidationError:
             raise ValidationError({"sortBy": [f"Cannot sort by '{data['sort_by']}'."]}) from None
         result = Page(queryset.order_by(*terms), page=page, limit=limit)
-        return Response(
-            {
-                "items": self.get_serializer(result.rows, many=True).data,
-                "total_count": result.count,
-                "page_index": result.page,
-                "page_size": result.limit,
-            }
-        )
+        items = self.get_serializer(result.rows, many=True).data
+        return Response(LegacySearchPageSerializer.shape(result, items))
 
 
 def _param(value) -> str:

@@ -14,7 +14,12 @@ from apps.accounts.login_failures import (
     client_address,
     record_login_failure,
 )
-from apps.core.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
+from apps.core.serializers import (
+    ShapedSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+)
 
 
 class TokenRequestSerializer(serializers.Serializer):
@@ -74,13 +79,29 @@ class AccessTokenSerializer(serializers.Serializer):
     access = StrictCharField()
 
 
-class AgencyRefSerializer(serializers.Serializer):
+class AgencyRefSerializer(ShapedSerializer):
     id = StrictIntegerField()
     name = StrictCharField()
 
+    @staticmethod
+    def shape(ref: tuple[int, str]) -> dict:
+        pk, name = ref
+        return {"id": pk, "name": name}
 
-class MeSerializer(serializers.Serializer):
+
+# /v1/me is the hottest path (issue 18): `shape` maps the caller's plain values in one call,
+# with no field tree; `agencies` are the (id, name) pairs of apps.agencies.selectors.agency_refs.
+class MeSerializer(ShapedSerializer):
     username = StrictCharField()
     is_superuser = StrictBooleanField()
     agencies = AgencyRefSerializer(many=True)
     permissions = serializers.ListField(child=StrictCharField())
+
+    @staticmethod
+    def shape(user, agencies) -> dict:
+        return {
+            "username": user.get_username(),
+            "is_superuser": user.is_superuser,
+            "agencies": [AgencyRefSerializer.shape(ref) for ref in agencies],
+            "permissions": sorted(user.get_all_permissions()),
+        }

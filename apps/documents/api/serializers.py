@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.serializers import (
+    ShapedSerializer,
     StrictCharField,
     StrictIntegerField,
     UtcDateTimeField,
@@ -46,10 +47,20 @@ class DocumentSerializer(serializers.Serializer):
         return UtcDateTimeField().to_representation(self._link(document)[1])
 
 
-class DownloadSerializer(serializers.Serializer):
+# A download link's answer; `link` is apps.documents.storage.download_link's (url, expiry).
+class DownloadSerializer(ShapedSerializer):
     document_id = StrictIntegerField()
     download_url = StrictCharField()
     expires_at_utc = StrictCharField()
+
+    @staticmethod
+    def shape(document, link) -> dict:
+        url, expires_at = link
+        return {
+            "document_id": document.pk,
+            "download_url": url,
+            "expires_at_utc": UtcDateTimeField().to_representation(expires_at),
+        }
 
 
 class UploadSerializer(serializers.Serializer):

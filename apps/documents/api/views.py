@@ -29,7 +29,7 @@ from apps.documents.api.serializers import (
 from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.selectors import client_documents, document_queryset, policy_documents
 from apps.documents.services import document_delete, document_replace, document_upload
-from apps.documents.storage import read_link
+from apps.documents.storage import download_link, read_link
 from apps.documents.uploads import prepare_upload
 
 ACTIONS = {"GET": "view", "POST": "edit", "PUT": "edit", "DELETE": "delete"}
@@ -243,14 +243,13 @@ class DocumentDownloadView(DocumentItemView):
         document = self.get_document(pk)
         if document.deleted:
             raise NotFound("The document is deleted.")
-        data = DocumentSerializer(document, context={"request": request}).data
-        return Response(
-            {
-                "document_id": document.pk,
-                "download_url": data["download_url"],
-                "expires_at_utc": data["expires_at_utc"],
-            }
+        link = download_link(
+            request,
+            document_id=document.pk,
+            storage_name=document.storage_name,
+            file_name=document.file_name,
         )
+        return Response(DownloadSerializer.shape(document, link))
 
 
 @csrf_exempt  # no session or cookie is involved: the link is the credential
