@@ -7,12 +7,10 @@ from typing import TypedDict, Unpack
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models.deletion import ProtectedError, RestrictedError
 
 from apps.agencies.models import Agency, AgencyMembership, Producer
-from apps.core.exceptions import Conflict
 from apps.core.models import agency_ids_for
-from apps.core.services import model_update
+from apps.core.services import delete_unused, model_update
 
 
 def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> Agency:
@@ -60,13 +58,6 @@ def _superuser_only(user, verb: str) -> None:
         raise PermissionDenied(f"Only a superuser {verb} agencies.")
 
 
-def _delete_unused(instance, noun: str) -> None:
-    try:
-        instance.delete()
-    except (ProtectedError, RestrictedError) as exc:
-        raise Conflict(f"The {noun} is in use and cannot be deleted.") from exc
-
-
 class AgencyFields(TypedDict, total=False):
     address: str
     phone: str
@@ -100,7 +91,7 @@ def agency_update(*, user, instance: Agency, **changes: Unpack[AgencyChanges]) -
 def agency_delete(*, user, instance: Agency) -> None:
     """Delete an agency that holds nothing (no client, producer or lienholder)."""
     _superuser_only(user, "deletes")
-    _delete_unused(instance, "agency")
+    delete_unused(instance, "The agency is in use and cannot be deleted.")
 
 
 class ProducerFields(TypedDict, total=False):
@@ -133,7 +124,10 @@ def producer_update(*, user, instance: Producer, **changes: Unpack[ProducerChang
 @transaction.atomic
 def producer_delete(*, user, instance: Producer) -> None:
     """Delete a producer; the clients and policies that named it keep no producer."""
-    _delete_unused(Producer.objects.for_user(user).get(pk=instance.pk), "producer")
+    delete_unused(
+        Producer.objects.for_user(user).get(pk=instance.pk),
+        "The producer is in use and cannot be deleted.",
+    )
 
 
 @transaction.atomic

@@ -7,7 +7,6 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models.deletion import ProtectedError, RestrictedError
 from django.utils.text import slugify
 
 from apps.agencies.services import authorized_agency
@@ -24,7 +23,7 @@ from apps.compliance.rules import (
     rules_clean,
 )
 from apps.core.exceptions import Conflict
-from apps.core.services import model_update
+from apps.core.services import delete_unused, model_update
 from apps.masterdata.models import Insurer
 from apps.masterdata.services import InsurerFields, masterdata_update
 
@@ -116,10 +115,7 @@ def requirement_profile_delete(*, user, instance: RequirementProfile) -> None:
     """Delete a profile no one depends on; the built-in one stays."""
     if instance.built_in:
         raise Conflict("The built-in federal-minimum profile cannot be deleted.")
-    try:
-        instance.delete()
-    except (ProtectedError, RestrictedError) as exc:
-        raise Conflict("The profile is in use (a webhook subscription names it).") from exc
+    delete_unused(instance, "The profile is in use (a webhook subscription names it).")
 
 
 @transaction.atomic

@@ -6,6 +6,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from django.db import models
+from django.db.models.deletion import ProtectedError, RestrictedError
+
+from apps.core.exceptions import Conflict
 
 M = TypeVar("M", bound=models.Model)
 
@@ -56,3 +59,13 @@ def model_update(
     # (a policy's agency, a plate's search key, a normalized VIN) that must follow.
     instance.save()
     return instance, True
+
+
+def delete_unused(instance: models.Model, message: str) -> None:
+    """Delete a row no other record points at; one still in use stays and answers 409 with
+    `message`. The rule "a record in use cannot be deleted" lives here once; each caller keeps
+    its own wording so every endpoint's answer is unchanged."""
+    try:
+        instance.delete()
+    except (ProtectedError, RestrictedError) as exc:
+        raise Conflict(message) from exc

@@ -8,10 +8,8 @@ from typing import TypedDict, TypeVar, Unpack
 import us
 import zipcodes
 from django.db import transaction
-from django.db.models.deletion import ProtectedError, RestrictedError
 
-from apps.core.exceptions import Conflict
-from apps.core.services import model_update
+from apps.core.services import delete_unused, model_update
 from apps.masterdata import data
 from apps.masterdata.models import (
     City,
@@ -164,8 +162,8 @@ def masterdata_update(*, user, instance: Row, **changes: Unpack[MasterDataFields
 @transaction.atomic
 def masterdata_delete(*, user, instance: NamedModel) -> None:
     """Remove a reference row that no record names; one in use stays (409)."""
-    try:
-        type(instance).objects.get(pk=instance.pk).delete()
-    except (ProtectedError, RestrictedError) as exc:
-        noun = instance._meta.verbose_name
-        raise Conflict(f"The {noun} '{instance}' is in use and cannot be deleted.") from exc
+    noun = instance._meta.verbose_name
+    delete_unused(
+        type(instance).objects.get(pk=instance.pk),
+        f"The {noun} '{instance}' is in use and cannot be deleted.",
+    )
