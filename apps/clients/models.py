@@ -7,7 +7,7 @@ from django.db import models
 from simple_history.models import HistoricalRecords
 
 from apps.core.identifiers import dot_or_none, dot_validator
-from apps.core.models import SoftDeleteQuerySet, TimeStampedModel, live_q
+from apps.core.models import SoftDeleteMixin, SoftDeleteQuerySet, TimeStampedModel, live_q
 
 
 class CargoClass(models.TextChoices):
@@ -24,7 +24,7 @@ class ClientQuerySet(SoftDeleteQuerySet):
     agency_field = "agency"
 
 
-class Client(TimeStampedModel):
+class Client(SoftDeleteMixin, TimeStampedModel):
     """An insured (motor carrier, broker, owner-operator) of one agency."""
 
     agency = models.ForeignKey("agencies.Agency", on_delete=models.PROTECT, related_name="clients")

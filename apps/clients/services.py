@@ -6,7 +6,6 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
@@ -96,8 +95,8 @@ def client_create(
     client = Client(agency=agency, created_by=user, updated_by=user, **fields)
     client.producer = _producer_of(agency, producer_id)
     client.parent_client = _check_parent(user, client, agency.pk, parent_client_id)
-    if deleted:
-        client.deleted, client.deleted_at = True, timezone.now()
+    for name, value in client.deletion_changes(deleted).items():
+        setattr(client, name, value)
     client.full_clean()
     client.save()
     client_event_emit(type="client.created", client=client, data=record("client", client))
@@ -123,8 +122,8 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
         raise ValidationError(
             {"parent_client_id": "The parent client must belong to the same agency."}
         )
-    if changes.get("deleted", client.deleted) != client.deleted:
-        data["deleted_at"] = timezone.now() if changes["deleted"] else None
+    if "deleted" in changes:
+        data.update(client.deletion_changes(changes["deleted"]))
     # Deleting or restoring a client changes the status of each of its live units too
     # (verification answers INACTIVE for a deleted client's units): watch them as well.
     units = []

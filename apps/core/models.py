@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, router
 from django.db.models import Q
+from django.utils import timezone
 
 
 def agency_ids_for(user) -> list[int] | None:
@@ -151,6 +152,17 @@ class _RecordValues(dict):
 
     def __missing__(self, key: str):
         return getattr(self.record, key)
+
+
+class SoftDeleteMixin:
+    """For models with `deleted` and `deleted_at`: the rule "`deleted_at` follows `deleted`"
+    (stamped when a record is soft-deleted, cleared when it is restored) is written here once."""
+
+    def deletion_changes(self, deleted: bool) -> dict:
+        """The field values a change of `deleted` to `deleted` sets; nothing when unchanged."""
+        if bool(deleted) == self.deleted:
+            return {}
+        return {"deleted": bool(deleted), "deleted_at": timezone.now() if deleted else None}
 
 
 class UniqueRulesMixin:

@@ -12,6 +12,7 @@ from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
     ClientAgencyQuerySet,
+    SoftDeleteMixin,
     SoftDeleteQuerySet,
     TimeStampedModel,
     live_q,
@@ -117,7 +118,7 @@ class PolicyTerm:
         return self.effective_date <= on < self.expiration_date
 
 
-class Policy(PolicyTerm, ClientAgencyMixin, TimeStampedModel):
+class Policy(PolicyTerm, ClientAgencyMixin, SoftDeleteMixin, TimeStampedModel):
     """An insurance policy of a client, for one line of coverage."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="policies")

@@ -8,7 +8,6 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from apps.agencies.models import Producer
 from apps.clients.selectors import visible_client
@@ -132,8 +131,8 @@ def policy_create(
     client = visible_client(user, client_id)
     policy = Policy(client=client, created_by=user, updated_by=user, **fields)
     policy.producer = _producer(client.agency_id, producer_id, producer_name) or client.producer
-    policy.deleted = bool(deleted)
-    policy.deleted_at = timezone.now() if policy.deleted else None
+    for name, value in policy.deletion_changes(deleted).items():
+        setattr(policy, name, value)
     policy.full_clean()
     with status_watch(client_ids=[client.pk]):
         policy.save()
@@ -156,8 +155,8 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         data["producer"] = _producer(
             client.agency_id, changes.get("producer_id"), changes.get("producer_name")
         )
-    if changes.get("deleted", policy.deleted) != policy.deleted:
-        data["deleted_at"] = timezone.now() if changes["deleted"] else None
+    if "deleted" in changes:
+        data.update(policy.deletion_changes(changes["deleted"]))
     units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)
     with status_watch(client_ids=[was[0], client.pk], vehicle_ids=list(units)):
         _, changed = model_update(
