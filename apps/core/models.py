@@ -165,7 +165,7 @@ class SoftDeleteMixin:
         return {"deleted": bool(deleted), "deleted_at": timezone.now() if deleted else None}
 
 
-class UniqueRulesMixin:
+class ConstraintRulesMixin:
     """Uniqueness lives once, in the model's UniqueConstraints: `full_clean()` checks them and
     every broken one comes out with the code "unique" and its `violation_error_message`, whose
     placeholders name the record's fields ("A live client with DOT {dot} …"). The problem
@@ -205,7 +205,7 @@ def unique_violations(exc: ValidationError) -> list[str]:
     return [e.message for errors in found for e in errors if e.code == UNIQUE]
 
 
-class TimeStampedModel(UniqueRulesMixin, models.Model):
+class TimeStampedModel(ConstraintRulesMixin, models.Model):
     """Abstract base: who created and last changed a record, and when."""
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

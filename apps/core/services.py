@@ -29,7 +29,7 @@ def model_update(
     service's rules that need the record as it will be (a free DOT, dates in order) after the
     fields are applied and before anything is written. `full_clean()` checks the model's
     constraints too, so a broken uniqueness rule comes out with its own message and the code
-    "unique" (409, apps/core/models.py UniqueRulesMixin). Returns the instance and whether it
+    "unique" (409, apps/core/models.py ConstraintRulesMixin). Returns the instance and whether it
     changed; an unchanged record is neither validated again nor saved.
     """
     model_fields = {field.name: field for field in instance._meta.get_fields()}

@@ -9,8 +9,8 @@ from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
     ClientAgencyQuerySet,
+    ConstraintRulesMixin,
     TimeStampedModel,
-    UniqueRulesMixin,
     user_stamp,
 )
 from apps.drivers.choices import DriverStatus
@@ -137,7 +137,7 @@ class DriverVehicleQuerySet(AgencyScopedQuerySet):
     agency_field = "driver__agency"
 
 
-class DriverVehicle(UniqueRulesMixin, models.Model):
+class DriverVehicle(ConstraintRulesMixin, models.Model):
     """A driver is associated with (drives) a vehicle of the same client."""
 
     driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="vehicle_links")

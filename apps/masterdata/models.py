@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from apps.core.models import UniqueRulesMixin
+from apps.core.models import ConstraintRulesMixin
 
 
 def name_key(name: str) -> str:
@@ -17,7 +17,7 @@ class NamedQuerySet(models.QuerySet):
         return self.filter(name_key=name_key(name))
 
 
-class NamedModel(UniqueRulesMixin, models.Model):
+class NamedModel(ConstraintRulesMixin, models.Model):
     """Abstract: a reference row looked up by its name, case and spaces ignored."""
 
     name = models.CharField(max_length=120)
