@@ -83,7 +83,8 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
     )
     # The licence state's USPS code, copied by save() (null without a state, where the join gave
     # null too: the same order): the column `sort=licenseState` walks in its index. The states
-    # are the fixed USPS list (read-only in the admin), so a copied code never goes stale.
+    # are the fixed USPS list (read-only in the admin, and masterdata_update refuses a new code),
+    # so a copied code never goes stale.
     license_state_code = models.CharField(max_length=2, null=True, blank=True, editable=False)
     license_expiration_date = models.DateField(null=True, blank=True)
     dl_type = models.ForeignKey(
@@ -120,14 +121,34 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
         if self.license_number:
             self.license_number = normalize_license_number(self.license_number)
         # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of the
-        # licence state's code follows the state.
-        code = self.license_state.code if self.license_state_id is not None else None
+        # licence state's code follows the state. The state is read only when it changed since
+        # the row was loaded or its code is not known yet: saving a driver loaded without its
+        # state costs no query for it.
+        state_id = self.license_state_id
+        if state_id is None:
+            code = None
+        elif (
+            state_id == getattr(self, "_stored_license_state_id", None)
+            and self.license_state_code
+            and not self._meta.get_field("license_state").is_cached(self)
+        ):
+            code = self.license_state_code
+        else:
+            code = self.license_state.code
         if code != self.license_state_code:
             self.license_state_code = code
             update_fields = kwargs.get("update_fields")
             if update_fields is not None:
                 kwargs["update_fields"] = {*update_fields, "license_state_code"}
         super().save(*args, **kwargs)
+        self._stored_license_state_id = state_id
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        # The licence state as stored, so save() knows whether it changed (see save()).
+        obj = super().from_db(db, field_names, values)
+        obj._stored_license_state_id = obj.__dict__.get("license_state_id")
+        return obj
 
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"

@@ -7,6 +7,7 @@ from typing import TypedDict, TypeVar, Unpack
 
 import us
 import zipcodes
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.core.services import delete_unused, model_update
@@ -155,6 +156,10 @@ def masterdata_update(*, user, instance: Row, **changes: Unpack[MasterDataFields
     """Partial update of a reference row; its lookup key follows its name."""
     fields = _writable(type(instance), changes)
     row = type(instance).objects.select_for_update().get(pk=instance.pk)
+    # A state's USPS code is fixed (the admin shows states read-only) and drivers keep a copy
+    # of it (Driver.license_state_code, their sort column): a new code is refused, not spread.
+    if isinstance(row, State) and changes.get("code", row.code) != row.code:
+        raise ValidationError({"code": "A state's USPS code cannot be changed."})
     model_update(instance=row, fields=fields, data=changes)
     return row
 

@@ -79,3 +79,25 @@ def test_the_sort_reads_the_copy_not_the_states(api, drivers, django_assert_max_
     ]
     assert '"drivers_driver"."license_state_code" ASC' in ids
     assert "masterdata_state" not in ids
+
+
+def test_saving_a_driver_loaded_without_its_state_reads_no_state(agency):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    texas, california = State.objects.get(code="TX"), State.objects.get(code="CA")
+    made = DriverFactory(client=ClientFactory(agency=agency), license_state=texas)
+    driver = Driver.objects.get(pk=made.pk)
+    driver.first_name = "Renamed"
+    with CaptureQueriesContext(connection) as queries:
+        driver.save()
+    assert not [q for q in queries if "masterdata_state" in q["sql"]], queries.captured_queries
+    assert Driver.objects.get(pk=made.pk).license_state_code == "TX"
+
+    # A new state is still read, and the copy follows it.
+    driver.license_state_id = california.pk
+    driver.save()
+    assert Driver.objects.get(pk=made.pk).license_state_code == "CA"
+    driver.license_state = None
+    driver.save()
+    assert Driver.objects.get(pk=made.pk).license_state_code is None

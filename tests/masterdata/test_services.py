@@ -64,3 +64,12 @@ def test_a_row_in_use_stays_and_an_unused_one_goes():
     spare = masterdata_create(user=None, model=UnitType, name="Dolly", is_power_unit=False)
     masterdata_delete(user=None, instance=spare)
     assert not UnitType.objects.filter(pk=spare.pk).exists()
+
+
+def test_a_states_code_cannot_be_changed_because_drivers_keep_a_copy_of_it():
+    texas = State.objects.get(code="TX")
+    with pytest.raises(ValidationError) as refused:
+        masterdata_update(user=None, instance=texas, code="TZ")
+    assert "code" in refused.value.message_dict
+    assert State.objects.filter(pk=texas.pk, code="TX").exists()
+    masterdata_update(user=None, instance=texas, code="TX", name="Texas")  # unchanged: fine
