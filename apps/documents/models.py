@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, SoftDeleteQuerySet, user_stamp
+from apps.core.models import AgencyScopedQuerySet, SoftDeleteMixin, SoftDeleteQuerySet, user_stamp
 
 
 class Module(models.TextChoices):
@@ -18,7 +18,7 @@ class DocumentQuerySet(SoftDeleteQuerySet):
     agency_field = "client__agency"
 
 
-class Document(models.Model):
+class Document(SoftDeleteMixin, models.Model):
     """A stored file of a client (module "client") or of one of its policies ("policy")."""
 
     module = models.CharField(max_length=10, choices=Module.choices)

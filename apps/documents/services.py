@@ -124,7 +124,9 @@ def document_delete(*, user, document: Document) -> None:
         if current.deleted:
             raise UnprocessableEntity("The document is already deleted.")
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]
-        current.deleted, current.deleted_at, current.deleted_by = True, timezone.now(), user
+        for name, value in current.deletion_changes(True).items():
+            setattr(current, name, value)
+        current.deleted_by = user
         current.save(update_fields=["deleted", "deleted_at", "deleted_by", "updated_at"])
         _emit("deleted", current, document.client.agency_id)
         # Files go only once the deletion is certain to be committed.
