@@ -95,8 +95,7 @@ def client_create(
     client = Client(agency=agency, created_by=user, updated_by=user, **fields)
     client.producer = _producer_of(agency, producer_id)
     client.parent_client = _check_parent(user, client, agency.pk, parent_client_id)
-    for name, value in client.deletion_changes(deleted).items():
-        setattr(client, name, value)
+    client.mark_deleted(deleted)
     client.full_clean()
     client.save()
     client_event_emit(type="client.created", client=client, data=record("client", client))

@@ -164,6 +164,11 @@ class SoftDeleteMixin:
             return {}
         return {"deleted": bool(deleted), "deleted_at": timezone.now() if deleted else None}
 
+    def mark_deleted(self, deleted: bool) -> None:
+        """Apply `deletion_changes` to this instance (a record being built or deleted)."""
+        for name, value in self.deletion_changes(deleted).items():
+            setattr(self, name, value)
+
 
 class ConstraintRulesMixin:
     """Uniqueness lives once, in the model's UniqueConstraints: `full_clean()` checks them and

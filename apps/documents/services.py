@@ -124,8 +124,7 @@ def document_delete(*, user, document: Document) -> None:
         if current.deleted:
             raise UnprocessableEntity("The document is already deleted.")
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]
-        for name, value in current.deletion_changes(True).items():
-            setattr(current, name, value)
+        current.mark_deleted(True)
         current.deleted_by = user
         current.save(update_fields=["deleted", "deleted_at", "deleted_by", "updated_at"])
         _emit("deleted", current, document.client.agency_id)

@@ -131,8 +131,7 @@ def policy_create(
     client = visible_client(user, client_id)
     policy = Policy(client=client, created_by=user, updated_by=user, **fields)
     policy.producer = _producer(client.agency_id, producer_id, producer_name) or client.producer
-    for name, value in policy.deletion_changes(deleted).items():
-        setattr(policy, name, value)
+    policy.mark_deleted(deleted)
     policy.full_clean()
     with status_watch(client_ids=[client.pk]):
         policy.save()

@@ -26,11 +26,11 @@ def parse_period(period: str | None) -> tuple[dt.date, dt.date]:
     if period is None:
         period = today().strftime("%Y-%m")
     try:
-        if not PERIOD.fullmatch(period):
-            raise ValueError(period)
-        window = month_window(period)
+        window = month_window(period) if PERIOD.fullmatch(period) else None
     except (ValueError, TypeError):
-        raise ValidationError({"period": "Expected YYYY-MM."}) from None
+        window = None
+    if window is None:
+        raise ValidationError({"period": "Expected YYYY-MM."})
     return window.start, window.end - dt.timedelta(days=1)
 
 
