@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import select
 import threading
 import time
 
@@ -40,6 +39,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
 from apps.core.memo import BoundedMemo
+from apps.core.sockets import has_input
 
 # KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
 # Returns 0 when every limit allows the request (and counts it), else the seconds to wait.
@@ -142,14 +142,7 @@ def _closed_while_idle(connection) -> bool:
     poll that does not wait (one system call) says so. Found after sending, the same close would
     fail the request (see the module's docstring)."""
     sock = connection._sock
-    if sock is None:
-        return False
-    poller = select.poll()  # not select(): a descriptor may be above 1024
-    try:
-        poller.register(sock, select.POLLIN)
-        return bool(poller.poll(0))
-    except (OSError, ValueError):
-        return True  # closed under us
+    return sock is not None and has_input(sock)
 
 
 def _hit_cache_api(keys: list[str], args: list[float]) -> int:

@@ -24,7 +24,6 @@ without `max_prepared_statements`).
 
 from __future__ import annotations
 
-import select
 import sys
 from contextlib import contextmanager
 
@@ -35,17 +34,18 @@ from django_prometheus.db.common import ExportingCursorWrapper
 from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
 from psycopg.pq import Format, TransactionStatus
 
+from apps.core.sockets import has_input
+
 TEXT = Format.TEXT
 
 
 def _has_input(connection) -> bool:
     """Whether the server sent anything (or closed) since the last answer was read."""
     try:
-        poller = select.poll()
-        poller.register(connection.pgconn.socket, select.POLLIN)
-        return bool(poller.poll(0))
+        sock = connection.pgconn.socket
     except Exception:  # closed or broken connection: let Django's check decide
         return True
+    return has_input(sock)
 
 
 def _enabled() -> bool:
