@@ -13,6 +13,9 @@ from apps.core.serializers import ShapedSerializer, StrictCharField, StrictInteg
 
 
 # Shapes a Reason of apps.compliance.evaluation (also the `reasons` of compliance.changed).
+# Like verification's shapes, the keys are the ones the API sends (camelCase): verification
+# answers are sent as they are built (apps.core.camel_case.CamelCased), and an event's data is
+# camelized when written, which leaves these keys as they are.
 class ReasonSerializer(ShapedSerializer):
     code = serializers.ChoiceField(choices=REASON_CODES)
     coverage_type = StrictCharField(allow_null=True)
@@ -24,7 +27,7 @@ class ReasonSerializer(ShapedSerializer):
     def shape(reason: Reason) -> dict:
         return {
             "code": reason.code,
-            "coverage_type": reason.coverage_type,
+            "coverageType": reason.coverage_type,
             "required": reason.required,
             "actual": reason.actual,
             "message": reason.message,
@@ -42,7 +45,7 @@ class ComplianceSerializer(ShapedSerializer):
         if verdict is None:
             return None
         return {
-            "profile_id": verdict.profile_id,
+            "profileId": verdict.profile_id,
             "result": verdict.result,
             "reasons": [ReasonSerializer.shape(r) for r in verdict.reasons],
         }

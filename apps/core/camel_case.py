@@ -14,6 +14,15 @@ from djangorestframework_camel_case.util import (
     underscore_to_camel,
 )
 
+
+class CamelCased(dict):
+    """An answer built with the API's camelCase keys all the way down (verification's, whose
+    shapes write the final keys once): the renderer sends it as it is, without the walk that
+    rebuilds every dict of other answers (a 1,000-unit batch's 40,000 keys, issue 18)."""
+
+    __slots__ = ()
+
+
 CAMEL_KEYS: dict[str, str] = {}
 _KEYS_KEPT = 4096  # field names are few; a dict keyed by data must not grow the memo forever
 

@@ -6,7 +6,8 @@ date). A 1,000-unit batch answer has about 40,000 keys and values, so that walk 
 the verification itself (issue 18, docs/performance.md). This walk converts each distinct key
 once (a bounded memo; a dict whose keys are all in it is rebuilt in one comprehension) and
 dispatches on the value's type; anything it does not know (lazy strings, sets, generators...)
-goes to the library's own function, so the output is the same.
+goes to the library's own function, so the output is the same. An answer built with its final
+keys (apps.core.camel_case.CamelCased: verification's) is not walked at all.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from djangorestframework_camel_case import util
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer as LibraryRenderer
 
-from apps.core.camel_case import CAMEL_KEYS, camel_key
+from apps.core.camel_case import CAMEL_KEYS, CamelCased, camel_key
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -22,7 +23,7 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 def camelize(data):
     """What `djangorestframework_camel_case.util.camelize(data)` returns, rendered alike."""
     kind = type(data)
-    if kind in _PLAIN:
+    if kind in _PLAIN or kind is CamelCased:  # CamelCased: its keys are the final ones
         return data
     if isinstance(data, str):  # text choices (a policy's status): a string to the encoder
         return data

@@ -13,6 +13,7 @@ from djangorestframework_camel_case.render import CamelCaseJSONRenderer as Libra
 from rest_framework import serializers
 from rest_framework.utils.serializer_helpers import ReturnDict, ReturnList
 
+from apps.core.camel_case import CamelCased
 from apps.core.renderers import CamelCaseJSONRenderer, camelize
 
 
@@ -77,3 +78,15 @@ def test_keys_seen_before_and_lazy_keys_equal_to_them_render_alike():
     ):
         for _ in range(2):
             assert CamelCaseJSONRenderer().render(data) == LibraryRenderer().render(data)
+
+
+def test_camel_cased_answers_are_sent_as_they_are():
+    # Their keys are already final: not walked, even where a key has an underscore (a value's
+    # key the answer chose to keep, which the walk would have changed).
+    data = CamelCased(asOf="2026-01-02", results=[{"policyId": 1, "kept_as_is": {"a_b": 2}}])
+    assert camelize(data) is data
+    assert CamelCaseJSONRenderer().render(data) == (
+        b'{"asOf":"2026-01-02","results":[{"policyId":1,"kept_as_is":{"a_b":2}}]}'
+    )
+    nested = {"outer_key": data}
+    assert camelize(nested) == {"outerKey": data} and camelize(nested)["outerKey"] is data

@@ -7,12 +7,14 @@ absent field is one declared not required (and every field is rendered by some a
 from __future__ import annotations
 
 from collections import defaultdict
+from unittest import mock
 
 import pytest
-from djangorestframework_camel_case.util import underscoreize
+from djangorestframework_camel_case.util import camelize, underscoreize
 from rest_framework import serializers
 
 from apps.compliance.serializers import ComplianceSerializer, ReasonSerializer
+from apps.core import renderers
 from apps.coverages.api import serializers as s
 from apps.coverages.serializers import LimitSerializer
 from tests.coverages.conftest import VIN
@@ -20,6 +22,7 @@ from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 UNCOVERED_VIN = "3AKJHHDR5LSLA1234"
+PROFILE = "federal-minimum"
 
 
 @pytest.fixture
@@ -49,7 +52,11 @@ def _walk(serializer: serializers.Serializer, data: dict, path: str, seen: dict)
 
 def _check(response, serializer_class, seen) -> None:
     assert response.status_code == 200, response.content
-    _walk(serializer_class(), underscoreize(response.json()), serializer_class.__name__, seen)
+    body = response.json()
+    # Every key is spelled as the camel-case library spells its field (verification's shapes
+    # write the final keys themselves, and the renderer sends them as they are).
+    assert camelize(underscoreize(body)) == body
+    _walk(serializer_class(), underscoreize(body), serializer_class.__name__, seen)
 
 
 def test_verification_answers_render_exactly_their_declared_fields(api, carrier, world):
@@ -89,3 +96,23 @@ def test_verification_answers_render_exactly_their_declared_fields(api, carrier,
     }
     for serializer_class in shaped:
         assert seen[serializer_class] == set(serializer_class().fields), serializer_class
+
+
+def test_verification_answers_are_sent_without_the_renderers_walk(api, carrier, world):
+    # Built with their final keys (a CamelCased): the renderer looks at the answer once, not at
+    # each of its dicts and lists, however many units a batch has (issue 18).
+    requests = [
+        lambda: api.get("/v1/coverages/clients?dots=1234567&dots=2345678&profile=federal-minimum"),
+        lambda: api.get(f"/v1/coverages/vehicles?vin={VIN}&profile=federal-minimum"),
+        lambda: api.post(
+            "/v1/coverages/vehicles/batch",
+            {"vins": [VIN, UNCOVERED_VIN] * 20, "licensePlates": ["TX4821A"], "profile": PROFILE},
+            format="json",
+        ),
+    ]
+    for send in requests:
+        with mock.patch.object(renderers, "camelize", wraps=renderers.camelize) as walk:
+            response = send()
+        assert response.status_code == 200, response.content
+        assert response.json()["results"]
+        assert walk.call_count == 1, walk.call_count
