@@ -231,6 +231,7 @@ class VehicleCoverageRefSerializer(CoverageRefSerializer):
 
     @staticmethod
     def shape(period: VehicleCoverage, parts: AnswerParts) -> dict:
+        """Built once per policy, status and date added (AnswerParts.period)."""
         return {
             **parts.policy(period.policy),
             "coverageStatus": period.coverage_status,
@@ -264,15 +265,24 @@ class VehicleRefSerializer(ShapedSerializer):
 
 
 class AnswerParts:
-    """What one answer has shaped of its policies and clients, shared (read-only) by its
-    results: a batch's thousand units are mostly one client's, on a handful of policies."""
+    """What one answer has shaped of its policies, periods and clients, shared (read-only) by
+    its results: a batch's thousand units are mostly one client's, on a handful of policies,
+    most of them scheduled alike on the same day (one period shape for them all)."""
 
-    __slots__ = ("_clients", "_policies", "on")
+    __slots__ = ("_clients", "_periods", "_policies", "on")
 
     def __init__(self, on: dt.date):
         self.on = on
         self._policies: dict[int, dict] = {}
+        self._periods: dict[tuple, dict] = {}
         self._clients: dict[int, dict] = {}
+
+    def period(self, period: VehicleCoverage) -> dict:
+        key = (period.policy_id, period.coverage_status, period.policy_added_date)
+        part = self._periods.get(key)
+        if part is None:
+            part = self._periods[key] = VehicleCoverageRefSerializer.shape(period, self)
+        return part
 
     def policy(self, policy: Policy) -> dict:
         part = self._policies.get(policy.id)
@@ -349,7 +359,7 @@ class VehicleAnswerSerializer(ShapedSerializer):
             found=found,
             vehicle=VehicleRefSerializer.shape(vehicle) if found else None,
             client=parts.client_of(vehicle) if found else None,
-            coverages=[VehicleCoverageRefSerializer.shape(p, parts) for p in result.periods],
+            coverages=[parts.period(p) for p in result.periods],
         )
         return with_compliance(shaped, result)
 
