@@ -47,3 +47,33 @@ def camel(name: str | None) -> str | None:
 def snake(name: str) -> str:
     """camelCase -> snake_case, as the JSON parser does."""
     return camel_to_underscore(name, **settings.JSON_CAMEL_CASE.get("JSON_UNDERSCOREIZE", {}))
+
+
+SNAKE_KEYS: dict[str, str] = {}
+_CONTAINERS = (dict, list)
+
+
+def snake_key(key: str) -> str:
+    """`snake(key)`, each distinct key converted once (a body's keys are few and repeat)."""
+    new = SNAKE_KEYS.get(key)
+    if new is None:
+        new = snake(key)
+        if len(SNAKE_KEYS) < _KEYS_KEPT:  # the keys come from callers: the memo stays bounded
+            SNAKE_KEYS[key] = new
+    return new
+
+
+def underscoreize(data):
+    """What the library's `underscoreize(data, **JSON_UNDERSCOREIZE)` returns for decoded JSON
+    (dicts with string keys, lists, strings, numbers, booleans, null; the settings name no
+    ignored fields or keys), without its three calls and a caught exception per value: a
+    1,000-VIN batch body is a thousand strings, which the library's walk visited one by one."""
+    kind = type(data)
+    if kind is dict:
+        return {
+            snake_key(key): underscoreize(value) if type(value) in _CONTAINERS else value
+            for key, value in data.items()
+        }
+    if kind is list:
+        return [underscoreize(item) if type(item) in _CONTAINERS else item for item in data]
+    return data
