@@ -11,7 +11,9 @@ queryset: `live()`, `not_ended_on(on)`, `for_agencies(...)`), compiles it once p
 time that shape is asked for (a shape seen once, such as a batch's length, may never come
 again), and afterwards only puts each call's values into the SQL's parameters. Nothing is
 written twice: the SQL is the builder's, and the rows become objects through Django's own
-iterables.
+iterables; a `values_list()` of columns (verification's rows) is run straight on the
+connection's cursor, its converters found once per shape, which was most of what a prepared
+call still cost (a queryset cloned, a compiler copied, the converters looked up per column).
 
 A list a builder filters with `__in_list` (apps.core.lookups) is named in `arrays`: where it
 is sent as one array parameter (PostgreSQL) its length is not part of the shape (only whether
@@ -43,6 +45,7 @@ from django.core.exceptions import EmptyResultSet
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
+from django.db.models.query import ValuesListIterable
 from django.db.models.sql import Query
 
 from apps.core.lookups import binds_lists_as_arrays
@@ -101,10 +104,23 @@ class _Prepared(Query):
 
 
 class _Template:
-    __slots__ = ("compiler", "queryset", "sources", "sql")
+    __slots__ = ("compiler", "converters", "queryset", "rows", "sources", "sql")
 
     def __init__(self, queryset, compiler, sql, sources):
         self.queryset, self.compiler, self.sql, self.sources = queryset, compiler, sql, sources
+        # A `values_list()` of plain columns (the rows verification reads) is run on a cursor
+        # as Django's compiler would run it, without a queryset cloned and a compiler copied,
+        # its converters looked up again, for every call (`PreparedQuery._rows`). Models and
+        # anything else go through the queryset.
+        fields = [column[0] for column in compiler.select[: compiler.col_count]]
+        self.rows = (
+            queryset._iterable_class is ValuesListIterable
+            and not compiler.has_extra_select
+            and not compiler.has_composite_fields(fields)
+        )
+        # The converters depend on the fields and the backend only: the template belongs to
+        # one database alias, whose connections (one per thread) share their backend.
+        self.converters = compiler.get_converters(fields) if self.rows else None
 
 
 class PreparedQuery:
@@ -170,11 +186,28 @@ class PreparedQuery:
         if template is _NOT_PREPARED:
             return list(self.build(**values))
         params = tuple(source(values) for source in template.sources)
+        if template.rows:
+            return self._rows(template, params)
         queryset = template.queryset._chain()
         queryset.query.__class__ = _Prepared  # as Query.chain(klass=...) does
         queryset.query.prepared = (template.compiler, template.sql, params)
         with server_prepared(connections[queryset.db]):
             return list(queryset)
+
+    @staticmethod
+    def _rows(template: _Template, params: tuple) -> list[tuple]:
+        """The rows of a prepared `values_list()`: what `ValuesListIterable` and the compiler's
+        `results_iter` give, the SQL run on the connection's cursor (so it is counted, logged
+        and prepared on the server as any other) and each converter applied as Django does."""
+        connection = connections[template.queryset.db]
+        with server_prepared(connection), connection.cursor() as cursor:
+            cursor.execute(template.sql, params)
+            rows = cursor.fetchall()
+        if not template.converters:
+            return rows if type(rows) is list else list(rows)
+        compiler = copy.copy(template.compiler)
+        compiler.connection = connection
+        return list(map(tuple, compiler.apply_converters(rows, template.converters)))
 
     def _prepare(self, values: dict):
         """Compile the builder with placeholders and with the call's values; the template if

@@ -4,9 +4,11 @@ each call's values still decide the answer (the DOT, the VIN, the date, the call
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import pytest
 from django.db import connection
+from django.db.models import QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 
 from apps.clients.models import Client
@@ -144,6 +146,48 @@ def test_a_call_with_more_values_than_kept_compiles_every_time(carrier, compiled
     compiled.clear()
     query.fetch(dots=many), query.fetch(dots=many[:3])
     assert compiled == [Client] and len(query.templates) == 1
+
+
+def test_prepared_value_rows_run_without_a_compiler_or_converters_per_call(
+    covered, monkeypatch, django_assert_num_queries
+):
+    # A values_list() of columns with converters on some backend (a decimal, dates, a boolean,
+    # a NULL date): after its shape is prepared, each call runs the SQL on the cursor and
+    # applies the converters found once, with the answer the queryset gives.
+    policy, _ = covered
+    PolicyLimit.objects.create(policy=policy, name="Cargo", amount="100000.50", position=1)
+
+    def build(policies, on):
+        return (
+            PolicyLimit.objects.filter(policy_id__in_list=policies, policy__effective_date__lte=on)
+            .order_by("position", "id")
+            .values_list(
+                "name",
+                "amount",
+                "policy__effective_date",
+                "policy__cancellation_date",
+                "policy__additional_insured",
+            )
+        )
+
+    query = PreparedQuery(build, arrays=("policies",))
+    expected = list(build([policy.id], TODAY))
+    assert [row[:2] for row in expected] == [
+        ("Combined Single Limit", Decimal("1000000.00")),
+        ("Cargo", Decimal("100000.50")),
+    ]
+    query.fetch(policies=[policy.id], on=TODAY), query.fetch(policies=[policy.id], on=TODAY)
+    calls = []
+    original = SQLCompiler.get_converters
+    monkeypatch.setattr(SQLCompiler, "get_converters", lambda *a: calls.append(a) or original(*a))
+    monkeypatch.setattr(QuerySet, "_chain", lambda *a: calls.append(a))
+    for _ in range(3):
+        with django_assert_num_queries(1):  # still run on Django's cursor, and counted
+            rows = query.fetch(policies=[policy.id], on=TODAY)
+        assert rows == expected and all(type(row) is tuple for row in rows)
+        assert [type(v) for v in rows[0]] == [type(v) for v in expected[0]]
+        assert query.fetch(policies=[policy.id], on=policy.effective_date - DAY) == []
+    assert calls == []
 
 
 # --- lists sent as one array (apps.core.lookups.InList) ------------------------------------
