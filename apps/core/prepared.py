@@ -274,7 +274,12 @@ class PreparedQuery:
 
 @functools.cache
 def _arrays_bound() -> bool:
-    """Whether the database sends an `in_list` as one array (its vendor: fixed per process)."""
+    """Whether the database sends an `in_list` as one array (its vendor: fixed per process).
+
+    The default database's: the project has one (`DATABASE_URL`). A builder reading another
+    alias of another vendor would still answer right, never prepared: its list would reach
+    the parameters value by value where the shape expects one array (or the other way round),
+    and `_prepare`'s check refuses a parameter that is not exactly a value of the call."""
     return binds_lists_as_arrays(connections[DEFAULT_DB_ALIAS])
 
 

@@ -84,3 +84,34 @@ def test_a_batch_builds_no_model_object(api, fleet, built):
     assert entry["vehicle"]["licensePlateState"] == "TX"
     assert entry["coverages"][0]["limits"][0]["amount"] == "750000.00"
     assert entry["compliance"]["result"] == "PASS"
+
+
+def test_a_units_periods_come_with_their_policies_in_one_read(
+    api, agency, django_assert_num_queries
+):
+    # Three statements of verification for a VIN (the unit with its client, its covering
+    # periods with their policies' columns, the limits), whatever covers it: a policy
+    # without an insurer is still read (the insurer is an outer join), and each policy once.
+    client = ClientFactory(agency=agency, dot="3100000")
+    unit = VehicleFactory(client=client)
+    liability = PolicyFactory(client=client, policy_number="AL-1")
+    cargo = PolicyFactory(client=client, policy_number="MC-1", insurer=None)
+    PolicyLimit.objects.create(policy=liability, name="Combined Single Limit", amount=750_000)
+    for policy in (liability, cargo):
+        VehicleCoverageFactory(vehicle=unit, policy=policy)
+    api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}")  # the caller's first reads
+    with django_assert_num_queries(4) as queries:  # the caller's statement, then verification
+        body = api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}").json()
+    periods = queries.captured_queries[2]["sql"]
+    assert (
+        '"coverages_vehiclecoverage"' in periods and '"policies_policy"."policy_number"' in periods
+    )
+    [result] = body["results"]
+    assert result["status"] == "ACTIVE"
+    numbers = sorted((c["policyNumber"], c["insurerName"]) for c in result["coverages"])
+    assert [n for n, _ in numbers] == ["AL-1", "MC-1"] and numbers[1][1] is None
+    limits = {c["policyNumber"]: c["limits"] for c in result["coverages"]}
+    assert limits == {
+        "AL-1": [{"name": "Combined Single Limit", "amount": "750000.00"}],
+        "MC-1": [],
+    }
