@@ -350,13 +350,15 @@ def _vehicle_verification(
     checked = profile is not None
     if vehicle is None:
         return VehicleVerification(None, [], on, False, NOT_FOUND, checked, None, key_name, key)
-    compliance = _compliance(
-        profile,
-        vehicle.client,
-        client_policies.get(vehicle.client_id, []),
-        on,
-        unit_policies=[p.policy for p in periods],
-    )
+    compliance = None  # without a profile: no list of the unit's policies for each of 1,000
+    if checked:
+        compliance = _compliance(
+            profile,
+            vehicle.client,
+            client_policies.get(vehicle.client_id, []),
+            on,
+            unit_policies=[p.policy for p in periods],
+        )
     status = ACTIVE if periods else INACTIVE
     return VehicleVerification(
         vehicle, periods, on, bool(periods), status, checked, compliance, key_name, key
@@ -445,8 +447,11 @@ def verify_fleet(
             by_plate[vehicle.license_plate_key].append(vehicle)
 
     def entry(key_name: str, key: str, matches: list[VehicleRow]) -> VehicleVerification:
-        # Several visible vehicles may share a VIN or plate: a covered one answers.
-        best = next((v for v in matches if periods.get(v.id)), matches[0]) if matches else None
+        # Several visible vehicles may share a VIN or plate: a covered one answers (one
+        # match, as almost every key has, answers without the search).
+        best = matches[0] if matches else None
+        if len(matches) > 1:
+            best = next((v for v in matches if periods.get(v.id)), best)
         unit_periods = periods.get(best.id, []) if best else []
         return _vehicle_verification(
             best, unit_periods, on, profile, client_policies, key_name, key

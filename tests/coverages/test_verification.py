@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from unittest import mock
 
 import pytest
 
 from apps.core.dates import today
+from apps.coverages import selectors
 from apps.coverages.services import VEHICLE, coverage_update
 from apps.policies.models import PolicyLimit
 from tests.conftest import assert_problem
@@ -365,3 +367,37 @@ def test_batch_never_shows_other_agency_units(api, other_agency):
     VehicleFactory(client=rival, serial_number=VIN)
     body = api.post("/v1/coverages/vehicles/batch", {"vins": [VIN]}, format="json").json()
     assert body["results"][0]["status"] == "NOT_FOUND"
+
+
+@pytest.fixture
+def uncovered_twin(agency):
+    """Another client's unit with the VIN of `covered`'s, added before it (a lower id)."""
+    other = ClientFactory(agency=agency, client_name="Second Owner", dot="7654321")
+    VehicleFactory(client=other, serial_number="3AKJHHDR5LSLA1234", license_plate="")
+    return VehicleFactory(client=other, serial_number=VIN, license_plate="")
+
+
+def test_batch_answers_the_covered_one_of_units_sharing_a_vin(api, uncovered_twin, covered):
+    _, unit = covered
+    assert uncovered_twin.id < unit.id
+    body = {"vins": [VIN, "3AKJHHDR5LSLA1234"]}
+    results = api.post("/v1/coverages/vehicles/batch", body, format="json").json()["results"]
+    first, second = results
+    assert (first["vin"], first["verified"], first["vehicle"]["id"]) == (VIN, True, unit.id)
+    assert (second["found"], second["verified"], second["status"]) == (True, False, "INACTIVE")
+
+
+def test_batch_without_a_profile_judges_no_unit(api, carrier, covered):
+    # Compliance is computed only when a profile is named: no verdict, and no list of each
+    # unit's policies built for one (issue 18).
+    with mock.patch.object(selectors, "_compliance", wraps=selectors._compliance) as judged:
+        body = api.post("/v1/coverages/vehicles/batch", {"vins": [VIN]}, format="json").json()
+    assert body["results"][0]["verified"] and "compliance" not in body["results"][0]
+    assert judged.call_count == 0
+    with mock.patch.object(selectors, "_compliance", wraps=selectors._compliance) as judged:
+        body = api.post(
+            "/v1/coverages/vehicles/batch",
+            {"vins": [VIN], "profile": "federal-minimum"},
+            format="json",
+        ).json()
+    assert body["results"][0]["compliance"]["result"] and judged.call_count == 1
