@@ -145,11 +145,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # prepared on the PostgreSQL server, planned once per connection (apps.core.postgresql). Off
 # (0) behind a pooler in transaction mode that cannot keep prepared statements.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
-# django-prometheus's thin subclasses of the same backends count queries, errors and time
-# (PostgreSQL's also checks a persistent connection's health without a round trip).
+# django-prometheus's thin subclasses of the same backends count queries, errors and time, the
+# metrics' children bound once per database (apps.core.db_metrics, issue 18); PostgreSQL's also
+# checks a persistent connection's health without a round trip.
 _INSTRUMENTED = {
     "django.db.backends.postgresql": "apps.core.postgresql",
-    "django.db.backends.sqlite3": "django_prometheus.db.backends.sqlite3",
+    "django.db.backends.sqlite3": "apps.core.sqlite3",
 }
 DATABASES["default"]["ENGINE"] = _INSTRUMENTED.get(
     DATABASES["default"]["ENGINE"], DATABASES["default"]["ENGINE"]

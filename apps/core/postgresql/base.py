@@ -30,10 +30,10 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.db.backends.postgresql import base as postgresql
 from django_prometheus.db.backends.postgresql import base as instrumented
-from django_prometheus.db.common import ExportingCursorWrapper
 from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
 from psycopg.pq import Format, TransactionStatus
 
+from apps.core.db_metrics import cursor_wrapper
 from apps.core.sockets import has_input
 
 TEXT = Format.TEXT
@@ -103,7 +103,10 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
             self._preparing = False
 
     def get_connection_params(self):
-        params = super().get_connection_params()
+        # Django's parameters, its cursors wrapped by django-prometheus's metrics with the
+        # children bound once (apps.core.db_metrics) instead of instrumented's labels() per query.
+        params = postgresql.DatabaseWrapper.get_connection_params(self)
+        params["cursor_factory"] = cursor_wrapper(params["cursor_factory"], self.alias, self.vendor)
         # Django turns psycopg's prepared statements off (None). A threshold no count reaches
         # keeps them off for every statement but those a PreparingCursor asks to prepare.
         if params.get("prepare_threshold") is None and _enabled():
@@ -112,10 +115,8 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
 
     def create_cursor(self, name=None):
         if self._preparing and name is None:
-            factory = getattr(self, "_preparing_factory", None)
-            if factory is None:  # django-prometheus' metrics, as on every other cursor
-                factory = ExportingCursorWrapper(PreparingCursor, self.alias, self.vendor)
-                self._preparing_factory = factory
+            # django-prometheus' metrics, as on every other cursor
+            factory = cursor_wrapper(PreparingCursor, self.alias, self.vendor)
             cursor = factory(self.connection, row_factory=self.connection.row_factory)
             # As Django's create_cursor: the cursor's time zone only if the connection's differs.
             loader = self.connection.adapters.get_loader(postgresql.TIMESTAMPTZ_OID, TEXT)

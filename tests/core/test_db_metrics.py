@@ -1,0 +1,74 @@
+"""django-prometheus's database metrics with their children bound once (apps.core.db_metrics,
+issue 18): the same series and values in /metrics, and no labels() lookup per statement."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from django.db import DatabaseError, connection
+from django_prometheus.db import errors_total, execute_many_total, execute_total
+from django_prometheus.db import query_duration_seconds as duration
+
+pytestmark = pytest.mark.django_db
+
+# executemany takes writes only: one that changes no row.
+_TOUCH = "UPDATE django_content_type SET model = model WHERE id = %s"
+
+
+def _samples() -> dict[str, float]:
+    # Read from the children: collecting the registry would run the queue-depth collector's SQL.
+    labels = ("default", connection.vendor)
+    timed = duration.labels(*labels)
+    return {
+        "executed": execute_total.labels(*labels)._value.get(),
+        "many": execute_many_total.labels(*labels)._value.get(),
+        "timed": sum(bucket.get() for bucket in timed._buckets),
+        "errors": sum(
+            errors_total.labels(*labels, kind)._value.get()
+            for kind in ("OperationalError", "ProgrammingError")
+        ),
+    }
+
+
+def test_statements_are_counted_and_timed_without_a_lookup_each():
+    with connection.cursor() as cursor:  # the children are bound on the first statement
+        cursor.execute("SELECT 1")
+        cursor.executemany(_TOUCH, [(0,)])
+    before = _samples()
+    refuse = mock.Mock(side_effect=AssertionError("labels() looked up per statement"))
+    with (
+        mock.patch.object(execute_total, "labels", refuse),
+        mock.patch.object(execute_many_total, "labels", refuse),
+        mock.patch.object(duration, "labels", refuse),
+        connection.cursor() as cursor,
+    ):
+        for _ in range(5):
+            cursor.execute("SELECT 1")
+        cursor.executemany(_TOUCH, [(0,), (-1,), (-2,)])
+    after = _samples()
+    assert after["executed"] - before["executed"] == 5 + 3
+    assert after["many"] - before["many"] == 3
+    assert after["timed"] - before["timed"] == 5 + 1
+    assert after["errors"] == before["errors"]
+
+
+def test_a_failed_statement_is_counted_timed_and_its_error_counted_by_type():
+    before = _samples()
+    with pytest.raises(DatabaseError), connection.cursor() as cursor:
+        cursor.execute("SELECT * FROM no_such_table_at_all")
+    after = _samples()
+    assert after["executed"] - before["executed"] == 1
+    assert after["timed"] - before["timed"] == 1
+    assert after["errors"] - before["errors"] == 1
+
+
+def test_the_database_series_are_in_metrics(client, settings):
+    settings.METRICS_TOKEN = ""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    text = client.get("/metrics").content.decode()
+    labels = f'alias="default",vendor="{connection.vendor}"'
+    assert f"django_db_execute_total{{{labels}}}" in text
+    assert f"django_db_query_duration_seconds_count{{{labels}}}" in text
+    assert 'django_db_query_duration_seconds_bucket{alias="default",le="0.01",vendor=' in text
