@@ -31,9 +31,12 @@ def is_ascii_int(raw) -> bool:
     return isinstance(raw, str) and _ASCII_DIGITS.fullmatch(raw) is not None
 
 
-def ascii_int(raw, *, field: str, minimum: int = 1, maximum: int = MAX_BIGINT) -> int:
-    """An integer written in ASCII digits within minimum..maximum (at most 2^63-1), else 400."""
-    message = f"Expected an integer between {minimum} and {maximum}, in ASCII digits."
+def ascii_int(
+    raw, *, field: str, minimum: int = 1, maximum: int = MAX_BIGINT, message: str | None = None
+) -> int:
+    """An integer written in ASCII digits within minimum..maximum (at most 2^63-1), else a 400
+    saying so (or `message`, the paging wording)."""
+    message = message or f"Expected an integer between {minimum} and {maximum}, in ASCII digits."
     if isinstance(raw, bool):
         raise ValidationError({field: [message]})
     if isinstance(raw, int):
@@ -48,18 +51,21 @@ def ascii_int(raw, *, field: str, minimum: int = 1, maximum: int = MAX_BIGINT) -
 
 
 def parse_positive_int(raw, *, field: str, default: int, maximum: int) -> int:
-    """A paging number (or the event feed's): absent or empty is `default`; anything but an
-    integer within 1..maximum is a 400 in the paging wording."""
+    """A paging number (or the event feed's): absent or empty is `default`, else `positive_int`."""
     if raw is None or raw == "":
         return default
-    text = raw if isinstance(raw, int) else str(raw).strip()
-    # ASCII digits only: int() would read "\uff11" as 1 and "1_0" as 10.
-    if isinstance(raw, bool) or not (isinstance(text, int) or is_ascii_int(text)):
-        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
-    value = int(text) if len(str(text)) <= 19 else maximum + 1
-    if value < 1 or value > maximum:
-        raise ValidationError({field: [f"Must be an integer between 1 and {maximum}."]})
-    return value
+    return positive_int(raw, field=field, maximum=maximum)
+
+
+def positive_int(raw, *, field: str, maximum: int) -> int:
+    """An integer within 1..maximum (`ascii_int`, spaces around it allowed), else a 400 in the
+    paging wording."""
+    return ascii_int(
+        raw.strip() if isinstance(raw, str) else raw,
+        field=field,
+        maximum=maximum,
+        message=f"Must be an integer between 1 and {maximum}.",
+    )
 
 
 # --- query parameters, parsed by serializer fields -----------------------------------------
