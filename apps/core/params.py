@@ -200,16 +200,15 @@ class TextParam(QueryParam):
 
 
 class PositiveIntParam(QueryParam):
-    """An integer within 1..maximum in the paging wording (`parse_positive_int`)."""
+    """An integer within 1..maximum in the paging wording (`positive_int`); only a sent value is
+    parsed (`QueryParameters.read`), an absent one takes the field's `default`."""
 
     def __init__(self, *, maximum: int = MAX_BIGINT, **kwargs):
         self.maximum = maximum
         super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> int:
-        return parse_positive_int(
-            data, field=camel(self.field_name), default=0, maximum=self.maximum
-        )
+        return positive_int(data, field=camel(self.field_name), maximum=self.maximum)
 
 
 class AsOfParam(QueryParam):

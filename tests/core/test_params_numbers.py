@@ -10,7 +10,7 @@ import pytest
 from rest_framework.exceptions import ValidationError
 
 from apps.core import params
-from apps.core.params import ascii_int, parse_positive_int
+from apps.core.params import PositiveIntParam, ascii_int, parse_positive_int
 
 SAMPLES = [
     "1", "7", "500", "501", "0", "-1", "+1", "1_0", "\uff11", "\u00b2", "1.0", "", " ", "x",
@@ -43,3 +43,13 @@ def test_paging_numbers_are_read_by_ascii_int():
     with mock.patch.object(params, "ascii_int", wraps=params.ascii_int) as rule:
         assert parse_positive_int(" 7 ", field="page", default=1, maximum=10) == 7
     rule.assert_called_once()
+
+
+def test_a_positive_int_parameter_has_no_default_of_its_own():
+    # Only a sent value reaches the field; were an empty one parsed, it is no integer (it was
+    # 0, outside 1..maximum, through an unused default).
+    field = PositiveIntParam(maximum=5)
+    field.bind("limit", parent=None)
+    with pytest.raises(ValidationError) as caught:
+        field.to_internal_value("")
+    assert caught.value.detail == {"limit": ["Must be an integer between 1 and 5."]}
