@@ -97,10 +97,7 @@ class QueryParameters(serializers.Serializer):
         (`_shared`): DRF deep-copies a serializer's declared fields for every instance, which
         cost a verification about 7% of its time (docs/performance.md, sixth stop)."""
         parser = _shared(cls)
-        try:
-            values = parser.read(request.query_params, request)
-        except ValidationError as exc:
-            raise ValidationError(exc.detail) from None
+        values = parser.read(request.query_params, request)  # its 400 is already the body
         try:
             values = parser.validate(values)
         except (ValidationError, DjangoValidationError) as exc:

@@ -7,10 +7,12 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
+from django.test import RequestFactory
 from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
 
 from apps.core import params
-from apps.core.params import PositiveIntParam, ascii_int, parse_positive_int
+from apps.core.params import PositiveIntParam, QueryParameters, ascii_int, parse_positive_int
 
 SAMPLES = [
     "1", "7", "500", "501", "0", "-1", "+1", "1_0", "\uff11", "\u00b2", "1.0", "", " ", "x",
@@ -52,4 +54,22 @@ def test_a_positive_int_parameter_has_no_default_of_its_own():
     field.bind("limit", parent=None)
     with pytest.raises(ValidationError) as caught:
         field.to_internal_value("")
+    assert caught.value.detail == {"limit": ["Must be an integer between 1 and 5."]}
+
+
+class _Params(QueryParameters):
+    limit = PositiveIntParam(maximum=5)
+
+
+def test_a_parameters_400_is_the_one_its_field_raised():
+    request = Request(RequestFactory().get("/v1/events?limit=9"))
+    raised = ValidationError({"limit": ["no"]})
+    with (
+        mock.patch.object(_Params, "read", side_effect=raised),
+        pytest.raises(ValidationError) as caught,
+    ):
+        _Params.parse(request)
+    assert caught.value is raised
+    with pytest.raises(ValidationError) as caught:
+        _Params.parse(request)
     assert caught.value.detail == {"limit": ["Must be an integer between 1 and 5."]}
