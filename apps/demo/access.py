@@ -1,6 +1,7 @@
-"""Groups, users and memberships of the demo world, of the benchmark's (and of any fresh
-installation). Users and groups are Django's own records, written with django.contrib.auth's
-API as its UserAdmin does; memberships, the agencies' rule, go through their service."""
+"""Groups, users, memberships, agencies and API keys of the demo world, of the benchmark's (and
+of any fresh installation), each found if it exists, else created: seeding twice changes
+nothing. Users and groups are Django's own records, written with django.contrib.auth's API as
+its UserAdmin does; memberships, agencies and API keys go through their services."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
 
-from apps.agencies.models import AgencyMembership
-from apps.agencies.services import membership_create
+from apps.accounts.models import ApiKey, hash_api_key
+from apps.accounts.services import api_key_create
+from apps.agencies.models import Agency, AgencyMembership
+from apps.agencies.services import agency_create, membership_create
 
 # Apps whose records agency staff work on through the API and the admin.
 BUSINESS_APPS = [
@@ -73,3 +76,14 @@ def user_ensure(
     ):
         membership_create(user=by, member_id=user.pk, agency_id=agency.pk)
     return user
+
+
+def agency_ensure(root, *, name: str, **fields) -> Agency:
+    """The agency of this name, created by the superuser `root` with `fields` when missing."""
+    return Agency.objects.filter(name=name).first() or agency_create(user=root, name=name, **fields)
+
+
+def api_key_ensure(*, name: str, raw_key: str) -> None:
+    """The integration key `raw_key` exists (created under `name` when missing)."""
+    if not ApiKey.objects.filter(key_hash=hash_api_key(raw_key)).exists():
+        api_key_create(name=name, raw_key=raw_key)

@@ -21,14 +21,10 @@ from decimal import Decimal
 from django.db import connection, transaction
 from django.utils import timezone
 
-from apps.accounts.models import ApiKey, hash_api_key
-from apps.accounts.services import api_key_create
-from apps.agencies.models import Agency
-from apps.agencies.services import agency_create
 from apps.clients.models import Client
 from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
-from apps.demo.access import groups_ensure, user_ensure
+from apps.demo.access import agency_ensure, api_key_ensure, groups_ensure, user_ensure
 from apps.drivers.models import Driver
 from apps.masterdata.models import CoverageType, DriverType, Insurer, Make, State, UnitType
 from apps.masterdata.services import masterdata_create
@@ -99,14 +95,10 @@ def seed_bench(
     manager, _ = groups_ensure()
     # The superuser who creates the agencies and grants the memberships, as staff would.
     root = user_ensure("bench-admin", password=BENCH_PASSWORD, superuser=True)
-    large, small = (
-        Agency.objects.filter(name=name).first() or agency_create(user=root, name=name)
-        for name in ("Bench Large", "Bench Small")
-    )
+    large, small = (agency_ensure(root, name=name) for name in ("Bench Large", "Bench Small"))
     for username, agency in (("bench-large", large), ("bench-small", small)):
         user_ensure(username, password=BENCH_PASSWORD, group=manager, agency=agency, by=root)
-    if not ApiKey.objects.filter(key_hash=hash_api_key(BENCH_API_KEY)).exists():
-        api_key_create(name="Benchmarks", raw_key=BENCH_API_KEY)
+    api_key_ensure(name="Benchmarks", raw_key=BENCH_API_KEY)
 
     now = timezone.now()
     on = today()

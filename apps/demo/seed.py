@@ -11,13 +11,11 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from apps.accounts.models import ApiKey, hash_api_key
-from apps.accounts.services import api_key_create
 from apps.agencies.models import Agency, Producer
-from apps.agencies.services import agency_create, producer_create
+from apps.agencies.services import producer_create
 from apps.clients.models import Client
 from apps.clients.services import client_create
-from apps.demo.access import groups_ensure, user_ensure
+from apps.demo.access import agency_ensure, api_key_ensure, groups_ensure, user_ensure
 from apps.demo.fleet import seed_documents, seed_fleet, seed_report
 from apps.demo.profiles import seed_profiles
 from apps.masterdata.models import City, ClientType, Insurer, State
@@ -54,10 +52,6 @@ class DemoWorld:
     clients: dict[str, Client] = field(default_factory=dict)
 
 
-def _agency(root, *, name: str, **fields) -> Agency:
-    return Agency.objects.filter(name=name).first() or agency_create(user=root, name=name, **fields)
-
-
 def _client(
     admin, agency: Agency, *, name: str, dot: str, city: str, state: str, **extra
 ) -> Client:
@@ -82,14 +76,14 @@ def seed_demo() -> DemoWorld:
     masterdata_load()
     manager, viewer = groups_ensure()
     admin = user_ensure("admin", password=DEMO_PASSWORD, superuser=True)
-    agency = _agency(
+    agency = agency_ensure(
         admin,
         name="Demo Agency",
         address="100 Main St, Dallas, TX 75201",
         phone="214-555-0100",
         email="service@demo-agency.example",
     )
-    other = _agency(
+    other = agency_ensure(
         admin, name="Other Agency", address="9 Elm St, Omaha, NE 68102", phone="402-555-0199"
     )
     for username, member_of, group, staff in (
@@ -105,8 +99,7 @@ def seed_demo() -> DemoWorld:
             staff=staff,
             by=admin,
         )
-    if not ApiKey.objects.filter(key_hash=hash_api_key(DEMO_API_KEY)).exists():
-        api_key_create(name="Demo integration", raw_key=DEMO_API_KEY)
+    api_key_ensure(name="Demo integration", raw_key=DEMO_API_KEY)
 
     for name, naic, address in INSURERS:
         if not Insurer.objects.by_name(name).exists():
