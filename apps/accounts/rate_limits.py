@@ -16,6 +16,9 @@ the packed command of a caller (its keys and rates) is built once per process. W
 stops the script from running (flushed from Redis, or the command not sent: the connection
 broken, or closed by Redis while it was idle, which is looked for before sending) goes through
 redis-py's own path, which loads the script again or reconnects, and raises when Redis is down.
+That path runs on a connection of the cache's pool, not on the thread's: its rules (SCRIPT LOAD
+on NOSCRIPT, connecting again, its retry settings) stay redis-py's instead of being copied here,
+and it runs only after a failure (at most one pooled connection per thread, idle in the pool).
 A command that was sent may have run: an error reading its answer (a timeout, a connection lost)
 is not retried, since that would count the request twice; the request fails as it does when
 Redis is down (docs/deploy.md: Django's Redis cache raises, the request fails), and the
