@@ -174,7 +174,9 @@ def test_a_staff_members_day(live_server, demo_world, page, shots, tmp_path):
     page.click("button[name=index]")
     page.wait_for_selector("select[name=policy]")
     page.select_option("select[name=policy]", label="AL GWC-AL-2026-0142")
-    page.fill("input[name=policy_added_date]", page.evaluate("() => new Date().toISOString()")[:10])
+    # The service's today (TIME_ZONE), not the browser's UTC date: from 00:00 to 06:00 UTC the
+    # two differ, and a unit added "tomorrow" is not covered today.
+    page.fill("input[name=policy_added_date]", timezone.localdate().isoformat())
     page.click("input[name=apply]")
     page.wait_for_selector(".messagelist")
     assert "Scheduled on AL GWC-AL-2026-0142" in page.inner_text(".messagelist")
