@@ -37,6 +37,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", default=None, help="one of the paths to cProfile")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--save", default=None, help="write the profile's pstats to this file")
     parser.add_argument("--user", default="bench-large")
     parser.add_argument("--dump", default=None, help="a directory to write each answer to")
     args = parser.parse_args()
@@ -168,6 +169,8 @@ def main() -> None:
         for _ in range(args.requests):
             call(method, path, payload, token)
         profiler.disable()
+        if args.save:
+            profiler.dump_stats(args.save)
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out)
         stats.sort_stats("cumulative").print_stats(args.top)
