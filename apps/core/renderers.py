@@ -10,7 +10,8 @@ goes to the library's own function, so the output is the same. An answer built w
 keys (apps.core.camel_case.CamelCased: verification's) is not walked at all.
 
 The bytes are orjson's, which writes what DRF's JSONRenderer writes (compact, UTF-8, strict
-JSON) in a fifth of the time: a 1,000-unit batch's 735 KB took 5.7 ms through `json.dumps`.
+JSON) in a fifth of the time or less: a 1,000-unit batch's 735 KB took 5.7 ms through
+`json.dumps`.
 Where the two would differ, the answer goes through DRF's encoder as before:
 - a float: orjson spells 0 < |x| < 1e-4 otherwise (1e-05 is "0.00001", 1.5e-07 "1.5e-7") and
   writes NaN and infinities as null where DRF refuses them (a 500). Python and orjson agree on
@@ -19,10 +20,12 @@ Where the two would differ, the answer goes through DRF's encoder as before:
   answer of this API holds a float today (decimals are strings, no FloatField);
 - an object orjson does not write itself: lazy strings, dates, times and durations are spelled
   by DRF's encoder (orjson is told to pass datetimes through, and its own spelling of them is
-  not DRF's); anything else (a Decimal, a set, a float subclass, a dict with a key that is not
-  a string, an integer past 64 bits, a string with a lone surrogate...) sends the whole answer
-  to DRF's encoder;
+  not DRF's); anything else (a Decimal, a float subclass, a dict with a key that is not a
+  string, an integer past 64 bits, a string with a lone surrogate...) sends the whole answer
+  to DRF's encoder (the walk has made sets, tuples and generators lists);
 - an indented answer (`Accept: application/json; indent=4`): DRF's encoder.
+One difference is left: orjson writes a bare Enum member (not a str or int one, which both
+write alike) as its value, where `json` raised; serializers give values, never members.
 Both escape U+2028 and U+2029 (DRF writes them as \\u2028 and \\u2029, a JavaScript-safe
 subset); orjson writes every other character as `json.dumps(..., ensure_ascii=False)` does.
 """
