@@ -2,7 +2,10 @@
 
 Each call reads the matching clients or vehicles in one query, then the policies (or the
 coverage periods) that matter on the as-of date in one more, and their limits in a third;
-nothing is fetched per DOT, per vehicle or per policy.
+nothing is fetched per DOT, per vehicle or per policy. A call about one client (one DOT, a
+client id) reads it with its policies and their limits in one statement, and a VIN or a plate
+its periods with their policies and limits in one: for a handful of rows a statement costs
+more than the columns repeated on each row (issue 18).
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, FilteredRelation, OuterRef, Q
 
 from apps.clients.models import Client
 from apps.compliance.evaluation import RESULTS, Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
-from apps.core.models import agency_ids_for
+from apps.core.models import agency_ids_for, live_q
 from apps.core.prepared import PreparedQuery
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.rows import (
@@ -35,7 +38,7 @@ from apps.coverages.rows import (
     vehicle_rows,
 )
 from apps.policies.choices import PolicyStatus
-from apps.policies.models import Policy, PolicyLimit
+from apps.policies.models import Policy, PolicyLimit, not_ended_q
 from apps.vehicles.models import Vehicle, plate_key
 
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
@@ -79,6 +82,58 @@ _CLIENT_POLICIES = PreparedQuery(
     ),
     arrays=("clients",),
 )
+
+
+# The live policies not ended on D of `policies_by_client`, stated with the same rules
+# (`live_q`, `not_ended_q`) as a join from the client, so a client comes with its policies and
+# their limits in one statement: one row per limit (a policy without limits, or a client
+# without such policies, one row with NULLs), in the order the three statements give.
+_POLICIES_JOINED = "policy_not_ended"
+_JOINED_POLICY_COLUMNS = (
+    *(f"{_POLICIES_JOINED}__{column}" for column in POLICY_COLUMNS),
+    f"{_POLICIES_JOINED}__limits__name",
+    f"{_POLICIES_JOINED}__limits__amount",
+)
+
+
+def _with_policies(clients, on: dt.date):
+    joined = _POLICIES_JOINED
+    return (
+        clients.annotate(
+            **{
+                joined: FilteredRelation(
+                    "policies", condition=live_q("policies") & not_ended_q(on, "policies__")
+                )
+            }
+        )
+        .order_by(
+            "id",
+            f"{joined}__coverage_type__code",
+            f"{joined}__effective_date",
+            f"{joined}__id",
+            f"{joined}__limits__position",
+            f"{joined}__limits__id",
+        )
+        .values_list(*CLIENT_COLUMNS, *_JOINED_POLICY_COLUMNS)
+    )
+
+
+def _clients_and_policies(rows) -> tuple[list[ClientRow], dict[int, list[PolicyRow]]]:
+    """Client rows and each one's policy rows (with their limits) from `_with_policies`."""
+    width, policy_width = len(CLIENT_COLUMNS), len(POLICY_COLUMNS)
+    clients = client_rows({row[0]: row[:width] for row in rows}.values())
+    columns = {
+        row[width]: row[width : width + policy_width] for row in rows if row[width] is not None
+    }
+    policies = {policy.id: policy for policy in policy_rows(columns.values())}
+    name = width + policy_width
+    for row in rows:
+        if row[name] is not None:  # a limit's name is never NULL: NULL is no limit
+            policies[row[width]].limits.append(LimitRow(row[name], row[name + 1]))
+    grouped: dict[int, list[PolicyRow]] = defaultdict(list)
+    for policy in policies.values():
+        grouped[policy.client_id].append(policy)
+    return clients, grouped
 
 
 def _with_limits(policies: list[PolicyRow]) -> list[PolicyRow]:
@@ -163,10 +218,19 @@ def _clients(agencies: list[int] | None):
     return Client.objects.for_agencies(agencies).live().values_list(*CLIENT_COLUMNS)
 
 
-_CLIENT_BY_ID = PreparedQuery(lambda agencies, pk: _clients(agencies).filter(pk=pk))
+_CLIENT_BY_ID = PreparedQuery(
+    lambda agencies, pk, on: _with_policies(
+        Client.objects.for_agencies(agencies).live(), on
+    ).filter(pk=pk)
+)
 _CLIENTS_BY_DOT = PreparedQuery(
     lambda agencies, dots: _clients(agencies).filter(dot__in_list=dots).order_by("id"),
     arrays=("dots",),
+)
+_CLIENT_BY_DOT = PreparedQuery(
+    lambda agencies, dot, on: _with_policies(
+        Client.objects.for_agencies(agencies).live(), on
+    ).filter(dot=dot)
 )
 
 
@@ -182,11 +246,14 @@ def verify_clients(
     with a profile, each found client's compliance, computed from the policies read anyway."""
     agencies = agency_ids_for(user)
     if client_id is not None:
-        clients = client_rows(_CLIENT_BY_ID.fetch(agencies=agencies, pk=client_id))
+        rows = _CLIENT_BY_ID.fetch(agencies=agencies, pk=client_id, on=on)
+        clients, policies = _clients_and_policies(rows)
+    elif len(dots := list(dict.fromkeys(dots))) == 1:
+        rows = _CLIENT_BY_DOT.fetch(agencies=agencies, dot=dots[0], on=on)
+        clients, policies = _clients_and_policies(rows)
     else:
-        dots = list(dict.fromkeys(dots))
         clients = client_rows(_CLIENTS_BY_DOT.fetch(agencies=agencies, dots=dots))
-    policies = policies_by_client((c.id for c in clients), on)
+        policies = policies_by_client((c.id for c in clients), on)
     if client_id is not None:
         return [_client_verification(None, c, policies.get(c.id, []), on, profile) for c in clients]
 
@@ -215,11 +282,14 @@ def covered_today_filter(on: dt.date) -> Exists:
     return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).covered_on(on))
 
 
+_COVERING_ORDER = ("policy__coverage_type__code", "policy_added_date", "id")
+
+
 def _covering(vehicles: list[int], on: dt.date):
     return (
         VehicleCoverage.objects.filter(vehicle_id__in_list=vehicles)
         .covered_on(on)
-        .order_by("policy__coverage_type__code", "policy_added_date", "id")
+        .order_by(*_COVERING_ORDER)
     )
 
 
@@ -228,12 +298,20 @@ _COVERING_PERIOD_ROWS = PreparedQuery(
     lambda vehicles, on: _covering(vehicles, on).values_list(*PERIOD_COLUMNS),
     arrays=("vehicles",),
 )
-# A lookup's periods with their policies' columns in the same row (the join `covered_on`
-# makes anyway): a statement less for a VIN or a plate. A batch's 1,000 periods share a
-# handful of policies, whose columns repeated on every row cost more than the statement.
+# A lookup's periods with their policies' columns (the join `covered_on` makes anyway) and
+# their limits in the same statement, one row per limit: two statements less for a VIN or a
+# plate. A batch's 1,000 periods share a handful of policies, whose columns repeated on every
+# row cost more than the statements.
 _UNIT_PERIOD_ROWS = PreparedQuery(
-    lambda vehicles, on: _covering(vehicles, on).values_list(
-        *PERIOD_COLUMNS, *(f"policy__{column}" for column in POLICY_COLUMNS)
+    lambda vehicles, on: (
+        _covering(vehicles, on)
+        .order_by(*_COVERING_ORDER, "policy__limits__position", "policy__limits__id")
+        .values_list(
+            *PERIOD_COLUMNS,
+            *(f"policy__{column}" for column in POLICY_COLUMNS),
+            "policy__limits__name",
+            "policy__limits__amount",
+        )
     ),
     arrays=("vehicles",),
 )
@@ -272,23 +350,45 @@ def covering_period_rows(
     vehicle_ids: Iterable[int], on: dt.date, *, lookup: bool = False
 ) -> dict[int, list[PeriodRow]]:
     """`covering_periods` as verification reads it: the same periods as value rows, each
-    policy's row built once and shared by its periods, with its limits (three queries; two
+    policy's row built once and shared by its periods, with its limits (three queries; one
     for a `lookup`, the few units of a VIN or a plate, whose periods come with their
-    policies' columns)."""
+    policies' columns and limits)."""
     vehicles = list(dict.fromkeys(vehicle_ids))
     width = len(PERIOD_COLUMNS)
     if lookup:
-        periods = _UNIT_PERIOD_ROWS.fetch(vehicles=vehicles, on=on)
-        columns = list({period[width]: period[width:] for period in periods}.values())
+        periods, policies = _unit_periods(_UNIT_PERIOD_ROWS.fetch(vehicles=vehicles, on=on))
     else:
         periods = _COVERING_PERIOD_ROWS.fetch(vehicles=vehicles, on=on)
         policy_ids = sorted({period[2] for period in periods})
         columns = _POLICY_ROWS.fetch(pks=policy_ids) if policy_ids else []
-    policies = {p.id: p for p in _with_limits(policy_rows(columns))}
+        policies = {p.id: p for p in _with_limits(policy_rows(columns))}
     grouped: dict[int, list[PeriodRow]] = defaultdict(list)
     for period in periods:
         grouped[period[1]].append(PeriodRow(*period[:width], policies[period[2]]))
     return grouped
+
+
+def _unit_periods(rows) -> tuple[list[tuple], dict[int, PolicyRow]]:
+    """The periods' columns and their policies' rows, with their limits, from
+    `_UNIT_PERIOD_ROWS` (one row per limit; a policy's limits are read off the rows of the
+    first period that has it, another period on the same policy repeats them)."""
+    width, name = len(PERIOD_COLUMNS), len(PERIOD_COLUMNS) + len(POLICY_COLUMNS)
+    periods: dict[int, tuple] = {}
+    columns: dict[int, tuple] = {}
+    first: dict[int, int] = {}  # policy id -> the period whose rows carry its limits
+    limits: dict[int, list[LimitRow]] = defaultdict(list)
+    for row in rows:
+        period_id, policy_id = row[0], row[2]
+        if period_id not in periods:
+            periods[period_id] = row[:width]
+        if policy_id not in columns:
+            columns[policy_id], first[policy_id] = row[width:name], period_id
+        if row[name] is not None and first[policy_id] == period_id:  # NULL: no limit
+            limits[policy_id].append(LimitRow(row[name], row[name + 1]))
+    policies = {policy.id: policy for policy in policy_rows(columns.values())}
+    for policy_id, rows_of_policy in limits.items():
+        policies[policy_id].limits.extend(rows_of_policy)
+    return list(periods.values()), policies
 
 
 def _vehicles(agencies: list[int] | None):

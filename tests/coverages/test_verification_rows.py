@@ -4,10 +4,13 @@ answers for, and what it answers (statuses, limits, compliance) is unchanged."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.db.models.signals import pre_init
 
 from apps.clients.models import Client
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.masterdata.models import CoverageType, Insurer, Make, State
 from apps.policies.models import Policy, PolicyLimit
@@ -89,29 +92,98 @@ def test_a_batch_builds_no_model_object(api, fleet, built):
 def test_a_units_periods_come_with_their_policies_in_one_read(
     api, agency, django_assert_num_queries
 ):
-    # Three statements of verification for a VIN (the unit with its client, its covering
-    # periods with their policies' columns, the limits), whatever covers it: a policy
-    # without an insurer is still read (the insurer is an outer join), and each policy once.
+    # Two statements of verification for a VIN (the unit with its client; its covering
+    # periods with their policies' columns and limits, one row per limit), whatever covers
+    # it: a policy without an insurer or without limits is still read (outer joins), each
+    # policy once, its limits in order.
     client = ClientFactory(agency=agency, dot="3100000")
-    unit = VehicleFactory(client=client)
+    unit = VehicleFactory(client=client, license_plate="TWIN1")
     liability = PolicyFactory(client=client, policy_number="AL-1")
     cargo = PolicyFactory(client=client, policy_number="MC-1", insurer=None)
-    PolicyLimit.objects.create(policy=liability, name="Combined Single Limit", amount=750_000)
+    PolicyLimit.objects.create(
+        policy=liability, name="Bodily Injury (Per Person)", amount=500_000, position=1
+    )
+    PolicyLimit.objects.create(policy=liability, name="Property Damage", amount=750_000)
     for policy in (liability, cargo):
         VehicleCoverageFactory(vehicle=unit, policy=policy)
     api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}")  # the caller's first reads
-    with django_assert_num_queries(4) as queries:  # the caller's statement, then verification
+    with django_assert_num_queries(3) as queries:  # the caller's statement, then verification
         body = api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}").json()
     periods = queries.captured_queries[2]["sql"]
-    assert (
-        '"coverages_vehiclecoverage"' in periods and '"policies_policy"."policy_number"' in periods
-    )
+    assert '"coverages_vehiclecoverage"' in periods
+    assert '"policies_policy"."policy_number"' in periods and '"policies_policylimit"' in periods
     [result] = body["results"]
     assert result["status"] == "ACTIVE"
     numbers = sorted((c["policyNumber"], c["insurerName"]) for c in result["coverages"])
     assert [n for n, _ in numbers] == ["AL-1", "MC-1"] and numbers[1][1] is None
     limits = {c["policyNumber"]: c["limits"] for c in result["coverages"]}
     assert limits == {
-        "AL-1": [{"name": "Combined Single Limit", "amount": "750000.00"}],
+        "AL-1": [
+            {"name": "Property Damage", "amount": "750000.00"},
+            {"name": "Bodily Injury (Per Person)", "amount": "500000.00"},
+        ],
         "MC-1": [],
     }
+    # Two units of one plate on the same policy: the policy's limits once, for both.
+    twin = VehicleFactory(client=client, license_plate="TWIN1")
+    VehicleCoverageFactory(vehicle=twin, policy=liability)
+    results = api.get("/v1/coverages/vehicles?licensePlate=TWIN1").json()["results"]
+    assert [r["vehicle"]["id"] for r in results] == [unit.id, twin.id]
+    assert [c["limits"] for c in results[1]["coverages"]] == [limits["AL-1"]]
+    assert {c["policyNumber"]: c["limits"] for c in results[0]["coverages"]} == limits
+
+
+def test_one_dot_reads_its_client_policies_and_limits_in_one_statement(
+    api, agency, built, django_assert_num_queries
+):
+    # One DOT (or a client id) is one statement of verification: the client joined to its live
+    # policies not ended on D and to their limits. It answers exactly as the three statements
+    # of a many-DOT call: policies in order, each policy's limits in order, a policy without
+    # limits and a client without policies still there, ended and deleted policies left out.
+    carrier = ClientFactory(agency=agency, dot="3200000")
+    bare = ClientFactory(agency=agency, dot="3200001")
+    liability = PolicyFactory(client=carrier, policy_number="AL-1")
+    PolicyFactory(client=carrier, policy_number="AL-2", insurer=None)
+    future = PolicyFactory(
+        client=carrier,
+        policy_number="AL-3",
+        effective_date=today() + dt.timedelta(days=10),
+        expiration_date=today() + dt.timedelta(days=375),
+    )
+    PolicyFactory(
+        client=carrier,
+        policy_number="OLD",
+        effective_date=today() - dt.timedelta(days=400),
+        expiration_date=today() - dt.timedelta(days=35),
+    )
+    PolicyFactory(client=carrier, policy_number="GONE", deleted=True)
+    for position, name in enumerate(
+        ["Property Damage", "Bodily Injury (Per Person)", "Bodily Injury (Per Accident)"]
+    ):
+        PolicyLimit.objects.create(
+            policy=liability, name=name, amount=100_000 * (position + 1), position=2 - position
+        )
+    PolicyLimit.objects.create(policy=future, name="Combined Single Limit", amount=1_000_000)
+    built.clear()  # what the test built above
+    api.get("/v1/coverages/clients?dot=3200000")  # the caller's first reads
+    with django_assert_num_queries(2):  # the caller's statement, then verification's one
+        [one] = api.get("/v1/coverages/clients?dot=3200000").json()["results"]
+    [by_id] = api.get(f"/v1/coverages/clients?id={carrier.id}").json()["results"]
+    many = api.get("/v1/coverages/clients?dots=3200000&dots=3200001").json()["results"]
+    assert built == []
+    assert one == by_id == many[0]
+    assert [c["policyNumber"] for c in one["coverages"]] == ["AL-1", "AL-2", "AL-3"]
+    assert [c["status"] for c in one["coverages"]] == ["ACTIVE", "ACTIVE", "FUTURE"]
+    assert [limit["name"] for limit in one["coverages"][0]["limits"]] == [
+        "Bodily Injury (Per Accident)",
+        "Bodily Injury (Per Person)",
+        "Property Damage",
+    ]
+    assert one["coverages"][1]["limits"] == [] and one["coverages"][1]["insurerName"] is None
+    assert one["coverages"][2]["limits"] == [
+        {"name": "Combined Single Limit", "amount": "1000000.00"}
+    ]
+    [alone] = api.get("/v1/coverages/clients?dot=3200001").json()["results"]
+    assert alone == many[1]
+    assert (alone["status"], alone["coverages"], alone["client"]["id"]) == ("INACTIVE", [], bare.id)
+    assert (one["verified"], one["status"]) == (True, "ACTIVE")
