@@ -15,7 +15,10 @@ export DJANGO_SETTINGS_MODULE=config.settings.production
 export DJANGO_SECRET_KEY=bench-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz
 # Production's database connections: one persistent connection per thread (not DATABASE_POOL).
 export SECURE_SSL_REDIRECT=0 ALLOWED_HOSTS=127.0.0.1,localhost DATABASE_POOL=0
-export QUERY_COUNT_HEADER=1 THROTTLE_API_KEY_RATE=10000000/minute THROTTLE_USER_RATE=10000000/minute MEDIA_ROOT=${BENCH_MEDIA_ROOT:-$(mktemp -d)}
+# X-Query-Count (a wrapper around every statement) only for the legacy suite, which reads it:
+# the wrk suite measures the middleware and database path production runs.
+export QUERY_COUNT_HEADER=${BENCH_LEGACY:+1}
+export THROTTLE_API_KEY_RATE=10000000/minute THROTTLE_USER_RATE=10000000/minute MEDIA_ROOT=${BENCH_MEDIA_ROOT:-$(mktemp -d)}
 export GUNICORN_BIND=127.0.0.1:$PORT JWT_ACCESS_MINUTES=240
 # Cached list counts are exact (a data version moved by every write); the lifetime only bounds
 # writes made outside Django. Production's default is 30 s; see docs/performance.md.
