@@ -6,10 +6,12 @@ them against those fields (tests/coverages/test_verification_shapes.py) keeps th
 from __future__ import annotations
 
 from collections import defaultdict
+from unittest import mock
 
 import pytest
 
 from apps.accounts.api.serializers import AgencyRefSerializer, MeSerializer
+from apps.core import renderers
 from apps.core.serializers import ShapedSerializer
 from apps.core.viewsets import LegacySearchPageSerializer, legacy_search_page
 from apps.documents.api.serializers import DownloadSerializer
@@ -31,6 +33,19 @@ def test_me_renders_exactly_its_declared_fields(api, make_api, manager, agency, 
     for serializer_class in (MeSerializer, AgencyRefSerializer):
         assert issubclass(serializer_class, ShapedSerializer)
         assert seen[serializer_class] == set(serializer_class().fields), serializer_class
+
+
+def test_me_is_sent_without_the_renderers_walk(api, manager):
+    # Built with its final keys (a CamelCased): the renderer looks at the answer once, not at
+    # each of its permissions (issue 18); the keys are still the API's.
+    with mock.patch.object(renderers, "camelize", wraps=renderers.camelize) as walk:
+        response = api.get("/v1/me")
+    assert response.status_code == 200, response.content
+    assert walk.call_count == 1, walk.call_count
+    body = response.json()
+    assert list(body) == ["username", "isSuperuser", "agencies", "permissions"]
+    assert body["isSuperuser"] is False and list(body["agencies"][0]) == ["id", "name"]
+    assert "clients.view_client" in body["permissions"]
 
 
 def test_download_link_renders_exactly_its_declared_fields(api, carrier):

@@ -14,6 +14,7 @@ from apps.accounts.login_failures import (
     client_address,
     record_login_failure,
 )
+from apps.core.camel_case import CamelCased
 from apps.core.serializers import (
     ShapedSerializer,
     StrictBooleanField,
@@ -91,6 +92,8 @@ class AgencyRefSerializer(ShapedSerializer):
 
 # /v1/me is the hottest path (issue 18): `shape` maps the caller's plain values in one call,
 # with no field tree; `agencies` are the (id, name) pairs of apps.agencies.selectors.agency_refs.
+# Its keys are the ones the API sends (`isSuperuser`; `id` and `name` are the same in both
+# cases), so the answer is a CamelCased the renderer sends without walking its ~100 permissions.
 class MeSerializer(ShapedSerializer):
     username = StrictCharField()
     is_superuser = StrictBooleanField()
@@ -98,10 +101,10 @@ class MeSerializer(ShapedSerializer):
     permissions = serializers.ListField(child=StrictCharField())
 
     @staticmethod
-    def shape(user, agencies) -> dict:
-        return {
-            "username": user.get_username(),
-            "is_superuser": user.is_superuser,
-            "agencies": [AgencyRefSerializer.shape(ref) for ref in agencies],
-            "permissions": sorted(user.get_all_permissions()),
-        }
+    def shape(user, agencies) -> CamelCased:
+        return CamelCased(
+            username=user.get_username(),
+            isSuperuser=user.is_superuser,
+            agencies=[AgencyRefSerializer.shape(ref) for ref in agencies],
+            permissions=sorted(user.get_all_permissions()),
+        )
