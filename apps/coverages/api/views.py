@@ -45,8 +45,11 @@ class ClientVerificationView(APIView):
             if not any(r.found for r in results):
                 detail = "DOT number not found." if "dot" in query else "No DOT number was found."
                 raise NotFound(detail)
-        answer = VerificationAnswer(results, on)
-        return Response(s.ClientVerificationResponseSerializer(answer).data)
+        # The shaped answer itself (ShapedSerializer.data is `shape`): no serializer instance
+        # and field set built per request.
+        return Response(
+            s.ClientVerificationResponseSerializer.shape(VerificationAnswer(results, on))
+        )
 
 
 class VehicleVerificationView(APIView):
@@ -66,8 +69,9 @@ class VehicleVerificationView(APIView):
         results = verify_vehicles(user=request.user, on=on, **query)
         if not results:
             raise NotFound("No vehicle matches.")
-        answer = VerificationAnswer(results, on)
-        return Response(s.VehicleVerificationResponseSerializer(answer).data)
+        return Response(
+            s.VehicleVerificationResponseSerializer.shape(VerificationAnswer(results, on))
+        )
 
 
 class FleetVerificationView(APIView):
@@ -94,7 +98,7 @@ class FleetVerificationView(APIView):
             plates=body.validated_data["license_plates"],
             profile=profile,
         )
-        return Response(s.FleetResponseSerializer(answer).data)
+        return Response(s.FleetResponseSerializer.shape(answer))
 
 
 class CoverageView(APIView):
