@@ -23,7 +23,7 @@ import json
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from apps.core.memo import BoundedMemo
 from apps.core.prepared import server_prepared
@@ -55,7 +55,7 @@ USER_FIELDS = tuple(
 _SQL_CACHE: dict[str, str] = {}
 
 
-def _principal_sql() -> str:
+def _principal_sql(connection) -> str:
     """Key validity, the user's row, its agencies and the permissions version: one
     statement, indexes only."""
     vendor = connection.vendor
@@ -101,9 +101,11 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     The user carries `_agency_ids` (sorted ids, read by `agency_ids_for`), `_agency_refs`
     ((id, name) by name, read by `apps.agencies.selectors.agency_refs`) and
     `_permissions_version` (read by `attach_permissions`)."""
+    # The thread's connection looked up once (each `django.db.connection.x` looks it up again).
+    connection = connections[DEFAULT_DB_ALIAS]
     # Prepared on the server: the same text on every request, planned once per connection.
     with server_prepared(connection), connection.cursor() as cursor:
-        cursor.execute(_principal_sql(), [key_hash, user_id])
+        cursor.execute(_principal_sql(connection), [key_hash, user_id])
         row = cursor.fetchone()
     key_active = bool(row[0])
     if row[1] is None:
