@@ -4,8 +4,8 @@ Each call reads the matching clients or vehicles in one query, then the policies
 coverage periods) that matter on the as-of date in one more, and their limits in a third;
 nothing is fetched per DOT, per vehicle or per policy. A call about one client (one DOT, a
 client id) reads it with its policies and their limits in one statement, and a VIN or a plate
-its periods with their policies and limits in one: for a handful of rows a statement costs
-more than the columns repeated on each row (issue 18).
+its units with their covering periods, policies and limits in one: for a handful of rows a
+statement costs more than the columns repeated on each row (issue 18).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from apps.compliance.evaluation import RESULTS, Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
 from apps.core.models import agency_ids_for, live_q
 from apps.core.prepared import PreparedQuery
-from apps.coverages.models import VehicleCoverage
+from apps.coverages.models import VehicleCoverage, period_covers_q
 from apps.coverages.rows import (
     CLIENT_COLUMNS,
     PERIOD_COLUMNS,
@@ -38,7 +38,7 @@ from apps.coverages.rows import (
     vehicle_rows,
 )
 from apps.policies.choices import PolicyStatus
-from apps.policies.models import Policy, PolicyLimit, not_ended_q
+from apps.policies.models import Policy, PolicyLimit, in_force_q, not_ended_q
 from apps.vehicles.models import Vehicle, plate_key
 
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
@@ -298,23 +298,6 @@ _COVERING_PERIOD_ROWS = PreparedQuery(
     lambda vehicles, on: _covering(vehicles, on).values_list(*PERIOD_COLUMNS),
     arrays=("vehicles",),
 )
-# A lookup's periods with their policies' columns (the join `covered_on` makes anyway) and
-# their limits in the same statement, one row per limit: two statements less for a VIN or a
-# plate. A batch's 1,000 periods share a handful of policies, whose columns repeated on every
-# row cost more than the statements.
-_UNIT_PERIOD_ROWS = PreparedQuery(
-    lambda vehicles, on: (
-        _covering(vehicles, on)
-        .order_by(*_COVERING_ORDER, "policy__limits__position", "policy__limits__id")
-        .values_list(
-            *PERIOD_COLUMNS,
-            *(f"policy__{column}" for column in POLICY_COLUMNS),
-            "policy__limits__name",
-            "policy__limits__amount",
-        )
-    ),
-    arrays=("vehicles",),
-)
 _POLICY_ROWS = PreparedQuery(
     lambda pks: Policy.objects.filter(pk__in_list=pks).order_by().values_list(*POLICY_COLUMNS),
     arrays=("pks",),
@@ -346,69 +329,111 @@ def covering_periods(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[
     return grouped
 
 
-def covering_period_rows(
-    vehicle_ids: Iterable[int], on: dt.date, *, lookup: bool = False
-) -> dict[int, list[PeriodRow]]:
+def covering_period_rows(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, list[PeriodRow]]:
     """`covering_periods` as verification reads it: the same periods as value rows, each
-    policy's row built once and shared by its periods, with its limits (three queries; one
-    for a `lookup`, the few units of a VIN or a plate, whose periods come with their
-    policies' columns and limits)."""
-    vehicles = list(dict.fromkeys(vehicle_ids))
+    policy's row built once and shared by its periods, with its limits (three queries)."""
+    periods = _COVERING_PERIOD_ROWS.fetch(vehicles=list(dict.fromkeys(vehicle_ids)), on=on)
+    policy_ids = sorted({period[2] for period in periods})
+    columns = _POLICY_ROWS.fetch(pks=policy_ids) if policy_ids else []
+    return _periods_by_vehicle(periods, {p.id: p for p in _with_limits(policy_rows(columns))})
+
+
+def _periods_by_vehicle(periods, policies: dict[int, PolicyRow]) -> dict[int, list[PeriodRow]]:
     width = len(PERIOD_COLUMNS)
-    if lookup:
-        periods, policies = _unit_periods(_UNIT_PERIOD_ROWS.fetch(vehicles=vehicles, on=on))
-    else:
-        periods = _COVERING_PERIOD_ROWS.fetch(vehicles=vehicles, on=on)
-        policy_ids = sorted({period[2] for period in periods})
-        columns = _POLICY_ROWS.fetch(pks=policy_ids) if policy_ids else []
-        policies = {p.id: p for p in _with_limits(policy_rows(columns))}
     grouped: dict[int, list[PeriodRow]] = defaultdict(list)
     for period in periods:
         grouped[period[1]].append(PeriodRow(*period[:width], policies[period[2]]))
     return grouped
 
 
-def _unit_periods(rows) -> tuple[list[tuple], dict[int, PolicyRow]]:
-    """The periods' columns and their policies' rows, with their limits, from
-    `_UNIT_PERIOD_ROWS` (one row per limit; a policy's limits are read off the rows of the
-    first period that has it, another period on the same policy repeats them)."""
-    width, name = len(PERIOD_COLUMNS), len(PERIOD_COLUMNS) + len(POLICY_COLUMNS)
+def _vehicle_set(agencies: list[int] | None):
+    return Vehicle.objects.for_agencies(agencies).live("client")
+
+
+def _vehicles(agencies: list[int] | None):
+    return _vehicle_set(agencies).order_by("id").values_list(*VEHICLE_COLUMNS)
+
+
+# A VIN or a plate (a few units) is read with the periods covering each unit on D, their
+# policies and the policies' limits in one statement: two outer joins state `covered_q`'s two
+# halves, the period covering D (`period_covers_q`) and its policy in force on D
+# (`in_force_q`), so a period row whose policy is NULL covers D under a policy not in force:
+# not coverage, and dropped. One row per limit; a unit without coverage, one row of NULLs. A
+# batch's 1,000 units keep three statements: a handful of policies' columns repeated on each
+# of 1,000 rows cost more than two statements.
+_PERIOD, _POLICY = "period_covering", "period_policy_in_force"
+_UNIT_COLUMNS = (
+    *VEHICLE_COLUMNS,
+    *(f"{_PERIOD}__{column}" for column in PERIOD_COLUMNS),
+    *(f"{_POLICY}__{column}" for column in POLICY_COLUMNS),
+    f"{_POLICY}__limits__name",
+    f"{_POLICY}__limits__amount",
+)
+
+
+def _with_periods(vehicles, on: dt.date):
+    return (
+        vehicles.annotate(
+            **{
+                _PERIOD: FilteredRelation(
+                    "coverages", condition=period_covers_q(on, "coverages__")
+                ),
+                _POLICY: FilteredRelation(
+                    f"{_PERIOD}__policy", condition=in_force_q(on, f"{_PERIOD}__policy__")
+                ),
+            }
+        )
+        .order_by(
+            "id",
+            f"{_POLICY}__coverage_type__code",
+            f"{_PERIOD}__policy_added_date",
+            f"{_PERIOD}__id",
+            f"{_POLICY}__limits__position",
+            f"{_POLICY}__limits__id",
+        )
+        .values_list(*_UNIT_COLUMNS)
+    )
+
+
+def _units_and_periods(rows) -> tuple[list[VehicleRow], dict[int, list[PeriodRow]]]:
+    """Unit rows and each one's covering periods (with their policies and limits) from
+    `_with_periods`: a policy's limits are read off the rows of the first period that has it
+    (another period on the same policy repeats them)."""
+    start = len(VEHICLE_COLUMNS)
+    policy = start + len(PERIOD_COLUMNS)
+    name = policy + len(POLICY_COLUMNS)
+    vehicles = vehicle_rows({row[0]: row[:start] for row in rows}.values())
     periods: dict[int, tuple] = {}
     columns: dict[int, tuple] = {}
     first: dict[int, int] = {}  # policy id -> the period whose rows carry its limits
     limits: dict[int, list[LimitRow]] = defaultdict(list)
     for row in rows:
-        period_id, policy_id = row[0], row[2]
+        if row[policy] is None:  # no period covering D, or one under a policy not in force
+            continue
+        period_id, policy_id = row[start], row[policy]
         if period_id not in periods:
-            periods[period_id] = row[:width]
+            periods[period_id] = row[start:policy]
         if policy_id not in columns:
-            columns[policy_id], first[policy_id] = row[width:name], period_id
+            columns[policy_id], first[policy_id] = row[policy:name], period_id
         if row[name] is not None and first[policy_id] == period_id:  # NULL: no limit
             limits[policy_id].append(LimitRow(row[name], row[name + 1]))
-    policies = {policy.id: policy for policy in policy_rows(columns.values())}
+    policies = {row.id: row for row in policy_rows(columns.values())}
     for policy_id, rows_of_policy in limits.items():
         policies[policy_id].limits.extend(rows_of_policy)
-    return list(periods.values()), policies
+    return vehicles, _periods_by_vehicle(periods.values(), policies)
 
 
-def _vehicles(agencies: list[int] | None):
-    return (
-        Vehicle.objects.for_agencies(agencies)
-        .live("client")
-        .order_by("id")
-        .values_list(*VEHICLE_COLUMNS)
-    )
+def _by_plate(agencies: list[int] | None, key: str, state: int | None, on: dt.date):
+    vehicles = _vehicle_set(agencies).filter(license_plate_key=key)
+    if state is not None:
+        vehicles = vehicles.filter(license_plate_state=state)
+    return _with_periods(vehicles, on)
 
 
-def _by_plate(agencies: list[int] | None, key: str, state: int | None):
-    vehicles = _vehicles(agencies).filter(license_plate_key=key)
-    return vehicles if state is None else vehicles.filter(license_plate_state=state)
-
-
-_VEHICLES_BY_VIN = PreparedQuery(
-    lambda agencies, vin: _vehicles(agencies).filter(serial_number=vin)
+_UNITS_BY_VIN = PreparedQuery(
+    lambda agencies, vin, on: _with_periods(_vehicle_set(agencies).filter(serial_number=vin), on)
 )
-_VEHICLES_BY_PLATE = PreparedQuery(_by_plate)
+_UNITS_BY_PLATE = PreparedQuery(_by_plate)
 _VEHICLES_BY_KEYS = PreparedQuery(
     lambda agencies, vins, plates: _vehicles(agencies).filter(
         Q(serial_number__in_list=vins) | Q(license_plate_key__in_list=plates)
@@ -478,14 +503,13 @@ def verify_vehicles(
     with a profile, its compliance: the client's policies are then read too, two queries)."""
     agencies = agency_ids_for(user)
     if vin is not None:
-        vehicles = _VEHICLES_BY_VIN.fetch(agencies=agencies, vin=vin)
+        rows = _UNITS_BY_VIN.fetch(agencies=agencies, vin=vin, on=on)
     else:
         state = None if license_plate_state is None else license_plate_state.pk
-        vehicles = _VEHICLES_BY_PLATE.fetch(
-            agencies=agencies, key=plate_key(license_plate), state=state
+        rows = _UNITS_BY_PLATE.fetch(
+            agencies=agencies, key=plate_key(license_plate), state=state, on=on
         )
-    vehicles = vehicle_rows(vehicles)
-    periods = covering_period_rows((v.id for v in vehicles), on, lookup=True)
+    vehicles, periods = _units_and_periods(rows)
     client_policies = _unit_clients_policies(profile, vehicles, on)
     return [
         _vehicle_verification(vehicle, periods.get(vehicle.id, []), on, profile, client_policies)

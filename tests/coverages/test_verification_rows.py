@@ -92,10 +92,10 @@ def test_a_batch_builds_no_model_object(api, fleet, built):
 def test_a_units_periods_come_with_their_policies_in_one_read(
     api, agency, django_assert_num_queries
 ):
-    # Two statements of verification for a VIN (the unit with its client; its covering
-    # periods with their policies' columns and limits, one row per limit), whatever covers
-    # it: a policy without an insurer or without limits is still read (outer joins), each
-    # policy once, its limits in order.
+    # One statement of verification for a VIN (the unit with its client, its covering periods
+    # with their policies' columns and limits, one row per limit), whatever covers it: a
+    # policy without an insurer or without limits is still read (outer joins), each policy
+    # once, its limits in order; a period under a policy not in force is not coverage.
     client = ClientFactory(agency=agency, dot="3100000")
     unit = VehicleFactory(client=client, license_plate="TWIN1")
     liability = PolicyFactory(client=client, policy_number="AL-1")
@@ -104,14 +104,20 @@ def test_a_units_periods_come_with_their_policies_in_one_read(
         policy=liability, name="Bodily Injury (Per Person)", amount=500_000, position=1
     )
     PolicyLimit.objects.create(policy=liability, name="Property Damage", amount=750_000)
-    for policy in (liability, cargo):
+    lapsed = PolicyFactory(
+        client=client,
+        policy_number="AL-0",
+        effective_date=today() - dt.timedelta(days=400),
+        expiration_date=today() - dt.timedelta(days=35),
+    )
+    for policy in (liability, cargo, lapsed):
         VehicleCoverageFactory(vehicle=unit, policy=policy)
     api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}")  # the caller's first reads
-    with django_assert_num_queries(3) as queries:  # the caller's statement, then verification
+    with django_assert_num_queries(2) as queries:  # the caller's statement, then verification
         body = api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}").json()
-    periods = queries.captured_queries[2]["sql"]
-    assert '"coverages_vehiclecoverage"' in periods
-    assert '"policies_policy"."policy_number"' in periods and '"policies_policylimit"' in periods
+    read = queries.captured_queries[1]["sql"]
+    assert '"vehicles_vehicle"' in read and '"coverages_vehiclecoverage"' in read
+    assert "policy_number" in read and '"policies_policylimit"' in read
     [result] = body["results"]
     assert result["status"] == "ACTIVE"
     numbers = sorted((c["policyNumber"], c["insurerName"]) for c in result["coverages"])
