@@ -10,6 +10,8 @@ an nginx connection, never one of these threads.
 import multiprocessing
 import os
 
+from gunicorn import glogging
+
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 threads = int(os.environ.get("GUNICORN_THREADS", "2"))
@@ -64,6 +66,20 @@ def child_exit(server, worker):
 # would fight over; off unless a path is given.
 control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or "gunicorn.ctl"
 control_socket_disable = not os.environ.get("GUNICORN_CONTROL_SOCKET")
+
+
+class AccessLogWhenAsked(glogging.Logger):
+    """gunicorn's logger, writing gunicorn's access line only when GUNICORN_ACCESS_LOG names
+    a log: Django writes one per request already (apps.access, with the request id). gunicorn
+    turns its own on whenever a logging configuration is given, which the JSON lines below
+    are, so every request was logged twice (about a tenth of a /v1/me request's Python: the
+    atoms, a second record, its JSON formatting; issue 18)."""
+
+    def _compute_access_log_enabled(self):
+        return bool(self.cfg.accesslog)
+
+
+logger_class = AccessLogWhenAsked
 
 # gunicorn's own lines (start, worker boot and exit, timeouts) as JSON too, like the
 # application's; LOG_FORMAT=text keeps gunicorn's plain format.

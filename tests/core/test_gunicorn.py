@@ -108,6 +108,33 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     assert mine and mine[0]["logger"] == "apps.access" and mine[0]["status"] == 200
     # gunicorn's own lines are JSON as well.
     assert any(line["logger"] == "gunicorn.error" for line in lines)
+    # One access line per request, Django's: gunicorn's only when GUNICORN_ACCESS_LOG asks.
+    assert not any(line["logger"] == "gunicorn.access" for line in lines)
+    assert sum(line["logger"] == "apps.access" for line in lines) == 15  # the requests above
+
+
+def test_gunicorn_writes_its_own_access_log_when_asked(tmp_path):
+    probe = (
+        "import runpy\n"
+        "from gunicorn.config import Config\n"
+        "cfg = runpy.run_path('config/gunicorn.py')\n"
+        "config = Config()\n"
+        "for name in ('accesslog', 'logconfig_dict', 'logger_class'):\n"
+        "    config.set(name, cfg[name])\n"
+        "print(config.logger_class(config).access_log_enabled)\n"
+    )
+    enabled = {}
+    for name, value in (("off", ""), ("on", str(tmp_path / "access.log"))):
+        env = {**os.environ, "GUNICORN_ACCESS_LOG": value}
+        enabled[name] = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    assert enabled == {"off": ["False"], "on": ["True"]}
 
 
 def test_a_worker_freezes_what_it_loaded_and_collects_young_objects_less_often():
