@@ -151,3 +151,23 @@ def test_a_worker_freezes_what_it_loaded_and_collects_young_objects_less_often()
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["True", "12345"]
+
+
+def test_a_worker_imports_what_its_first_requests_would_before_freezing():
+    """post_worker_init with Django set up (as in a worker): the URLconf's views, the token
+    backend and the cache backend are imported before the first request, and frozen."""
+    probe = (
+        "import gc, runpy, sys\n"
+        "import django\n"
+        "django.setup()\n"
+        "cfg = runpy.run_path('config/gunicorn.py')\n"
+        "names = ('apps.coverages.api.views', 'rest_framework_simplejwt.state', 'jwt.algorithms')\n"
+        "print(*(name in sys.modules for name in names))\n"
+        "cfg['post_worker_init'](None)\n"
+        "print(*(name in sys.modules for name in names), gc.get_freeze_count() > 0)\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == ["False False False", "True True True True"]
