@@ -8,6 +8,12 @@ this lookup is `field = ANY(%s)` with the values as one array parameter (`field 
 value): the same statement for any length above one, so one prepared shape serves them all.
 Elsewhere (SQLite) it is `IN`, unchanged. Either way: the rows whose value is one of the
 list's, none for an empty list.
+
+A list of integers or of strings is sent as an `IntArray` or a `TextArray`, whose dumpers
+(apps.core.postgresql) write the array's text at once with its type known (`bigint[]`,
+`text[]`): psycopg's own list dumper looks at every value to choose a type (the smallest
+integer type that holds the largest) and then dumps and checks each value for quoting, about
+0.13 ms for each of 200 DOTs' three lists (issue 18). Any other list is sent as a list.
 """
 
 from __future__ import annotations
@@ -15,6 +21,26 @@ from __future__ import annotations
 from django.core.exceptions import EmptyResultSet
 from django.db.models import Field, ForeignObject
 from django.db.models.lookups import In
+
+
+class IntArray(list):
+    """Integers sent as one `bigint[]` parameter (apps.core.postgresql dumps it)."""
+
+
+class TextArray(list):
+    """Strings sent as one `text[]` parameter (apps.core.postgresql dumps it)."""
+
+
+def as_array(values: list) -> list:
+    """The values as the array parameter that sends them: an `IntArray` of ints, a `TextArray`
+    of strings, else a list for psycopg's own dumper (bools, dates, a mix, integers past
+    `bigint`, which it sends as `numeric[]`)."""
+    kinds = set(map(type, values))
+    if kinds == {int} and min(values) >= -(2**63) and max(values) < 2**63:
+        return IntArray(values)
+    if kinds == {str}:
+        return TextArray(values)
+    return list(values)
 
 
 def binds_lists_as_arrays(connection) -> bool:
@@ -35,7 +61,7 @@ class InList(In):
         _sqls, params = self.batch_process_rhs(compiler, connection, values)
         if len(params) == 1:  # one value (one DOT, one VIN): no array to build and send
             return f"{lhs} = %s", (*lhs_params, *params)
-        return f"{lhs} = ANY(%s)", (*lhs_params, list(params))
+        return f"{lhs} = ANY(%s)", (*lhs_params, as_array(params))
 
 
 # Related fields keep lookups of their own (`client_id__in_list` is the foreign key's).

@@ -220,7 +220,8 @@ class PreparedQuery:
                 placeholders[name] = type(value)(made)
                 if any(p is None for p in made):
                     return _NOT_PREPARED
-                # The list reaches the parameters whole, as one array.
+                # The list reaches the parameters whole, as one array (its class is the one
+                # the template's parameter has: apps.core.lookups.as_array).
                 where[(list, tuple(made))] = (name, None, list)
                 slots = []
             elif isinstance(value, (list, tuple)):
@@ -253,8 +254,10 @@ class PreparedQuery:
             return _NOT_PREPARED
         sources = []
         for made, real in zip(template_params, real_params, strict=True):
-            if type(made) is list:
+            if isinstance(made, list):
                 slot = where.get((list, tuple(made)))
+                if slot is not None:
+                    slot = (*slot[:2], type(made))
             else:
                 slot = where.get((type(made), made)) if _is_slot(made) else None
             if slot is None:
@@ -266,7 +269,7 @@ class PreparedQuery:
             expected = source(values)
             if expected != real or type(expected) is not type(real):
                 return _NOT_PREPARED
-            if type(real) is list and [type(v) for v in expected] != [type(v) for v in real]:
+            if isinstance(real, list) and [type(v) for v in expected] != [type(v) for v in real]:
                 return _NOT_PREPARED
             sources.append(source)
         return _Template(template_qs, compiler, sql, sources)

@@ -24,16 +24,20 @@ without `max_prepared_statements`).
 
 from __future__ import annotations
 
+import functools
 import sys
 from contextlib import contextmanager
 
 from django.conf import settings
 from django.db.backends.postgresql import base as postgresql
 from django_prometheus.db.backends.postgresql import base as instrumented
-from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
+from psycopg.adapt import AdaptersMap, Dumper
+from psycopg.errors import DataError, FeatureNotSupported, InvalidSqlStatementName
+from psycopg.postgres import types as postgres_types
 from psycopg.pq import Format, TransactionStatus
 
 from apps.core.db_metrics import cursor_wrapper
+from apps.core.lookups import IntArray, TextArray
 from apps.core.sockets import has_input
 
 TEXT = Format.TEXT
@@ -50,6 +54,37 @@ def _has_input(connection) -> bool:
 
 def _enabled() -> bool:
     return getattr(settings, "DATABASE_PREPARED_STATEMENTS", True)
+
+
+class IntArrayDumper(Dumper):
+    """An `IntArray` (ints within bigint, apps.core.lookups.as_array) as `bigint[]` text."""
+
+    oid = postgres_types["int8"].array_oid
+
+    def dump(self, obj: IntArray) -> bytes:
+        return ("{" + ",".join(map(str, obj)) + "}").encode()
+
+
+class TextArrayDumper(Dumper):
+    """A `TextArray` as `text[]` text, every element quoted (so an empty string, NULL, spaces,
+    commas and braces are values) with its double quotes and backslashes escaped."""
+
+    oid = postgres_types["text"].array_oid
+
+    def dump(self, obj: TextArray) -> bytes:
+        quoted = '","'.join([v.replace("\\", "\\\\").replace('"', '\\"') for v in obj])
+        if "\x00" in quoted:  # as psycopg's own string dumper refuses it
+            raise DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
+        return ('{"' + quoted + '"}').encode() if obj else b"{}"
+
+
+@functools.cache
+def _with_array_dumpers(template: AdaptersMap) -> AdaptersMap:
+    """Django's adapters (one template per time zone setting) with the array dumpers."""
+    adapters = AdaptersMap(template)
+    adapters.register_dumper(IntArray, IntArrayDumper)
+    adapters.register_dumper(TextArray, TextArrayDumper)
+    return adapters
 
 
 class PreparingCursor(postgresql.ServerBindingCursor):
@@ -107,6 +142,8 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
         # children bound once (apps.core.db_metrics) instead of instrumented's labels() per query.
         params = postgresql.DatabaseWrapper.get_connection_params(self)
         params["cursor_factory"] = cursor_wrapper(params["cursor_factory"], self.alias, self.vendor)
+        if "context" in params:
+            params["context"] = _with_array_dumpers(params["context"])
         # Django turns psycopg's prepared statements off (None). A threshold no count reaches
         # keeps them off for every statement but those a PreparingCursor asks to prepare.
         if params.get("prepare_threshold") is None and _enabled():
