@@ -10,6 +10,8 @@ feed) or its filterset declares a multiple-choice filter of that name.
 
 from __future__ import annotations
 
+import functools
+
 import django_filters
 from django.http import JsonResponse
 from rest_framework.serializers import ListField
@@ -21,7 +23,11 @@ from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_body
 _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
 
-def repeatable_params(view_class) -> set[str]:
+@functools.cache
+def repeatable_params(view_class) -> frozenset[str]:
+    """The query parameters `view_class` reads as lists: its `params_class`'s list fields and
+    its filterset's multiple-choice filters. Once per class: the params class's fields are
+    deep-copied for each instance, on every request that repeated a parameter (issue 18)."""
     names = set()
     params_class = getattr(view_class, "params_class", None)
     if params_class is not None:
@@ -37,7 +43,7 @@ def repeatable_params(view_class) -> set[str]:
             for name, declared in filterset_class.base_filters.items()
             if isinstance(declared, _MULTIPLE)
         )
-    return names
+    return frozenset(names)
 
 
 class SingleValuedQueryMiddleware:
@@ -73,7 +79,7 @@ class SingleValuedQueryMiddleware:
         if not repeated:
             return None
         view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
-        allowed = repeatable_params(view_class) if view_class is not None else set()
+        allowed = repeatable_params(view_class) if view_class is not None else frozenset()
         refused = [name for name in repeated if name not in allowed]
         if not refused:
             return None
