@@ -11,6 +11,7 @@ statement costs more than the columns repeated on each row (issue 18).
 from __future__ import annotations
 
 import datetime as dt
+import operator
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -45,9 +46,14 @@ ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
 
 
 def _fill_limits(lists: dict[int, list]) -> None:
-    """Each policy's limits in order, appended as `LimitRow`s to its list, in one query."""
+    """Each policy's limits in order, appended as `LimitRow`s to its list, in one query. The
+    order (position, then id: integers, so the same in every database) is put here, not by an
+    ORDER BY: PostgreSQL's sort of 200 DOTs' 300 limits cost 0.15-0.2 ms of its CPU, this sort
+    a few hundredths (issue 18)."""
     if lists:
-        for policy_id, name, amount in _LIMIT_ROWS.fetch(policies=list(lists)):
+        rows = _LIMIT_ROWS.fetch(policies=list(lists))
+        rows.sort(key=_LIMIT_ORDER)
+        for policy_id, _position, _id, name, amount in rows:
             lists[policy_id].append(LimitRow(name, amount))
 
 
@@ -67,11 +73,12 @@ def attach_limit_rows(policies: Iterable[Policy]) -> None:
 _LIMIT_ROWS = PreparedQuery(
     lambda policies: (
         PolicyLimit.objects.filter(policy_id__in_list=policies)
-        .order_by("policy_id", "position", "id")
-        .values_list("policy_id", "name", "amount")
+        .order_by()
+        .values_list("policy_id", "position", "id", "name", "amount")
     ),
     arrays=("policies",),
 )
+_LIMIT_ORDER = operator.itemgetter(1, 2)
 _CLIENT_POLICIES = PreparedQuery(
     lambda clients, on: (
         Policy.objects.live()

@@ -193,3 +193,22 @@ def test_one_dot_reads_its_client_policies_and_limits_in_one_statement(
     assert alone == many[1]
     assert (alone["status"], alone["coverages"], alone["client"]["id"]) == ("INACTIVE", [], bare.id)
     assert (one["verified"], one["status"]) == (True, "ACTIVE")
+
+
+def test_each_policys_limits_come_by_position_then_id_whatever_order_they_were_written(api, agency):
+    # The limits' order is put in Python (apps.coverages.selectors._fill_limits), not by the
+    # statement: written out of order, across two carriers' policies, read back in order.
+    first, second = ClientFactory(agency=agency), ClientFactory(agency=agency)
+    policies = [PolicyFactory(client=first), PolicyFactory(client=second)]
+    for name, position, policy in [
+        ("C", 2, policies[1]),
+        ("B", 1, policies[0]),
+        ("Z", 0, policies[1]),
+        ("A", 0, policies[0]),
+        ("D", 2, policies[1]),
+        ("Y", 0, policies[1]),
+    ]:
+        PolicyLimit.objects.create(policy=policy, name=name, amount=1000, position=position)
+    body = api.get(f"/v1/coverages/clients?dots={first.dot}&dots={second.dot}").json()
+    names = [[limit["name"] for limit in r["coverages"][0]["limits"]] for r in body["results"]]
+    assert names == [["A", "B"], ["Z", "Y", "C", "D"]]
