@@ -72,13 +72,24 @@ def test_verification_statements_are_prepared_and_answer_each_call(api, covered)
     [one] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
     assert one["coverages"][0]["limits"][0]["amount"] == "1000000.00"
     ran = _ran(prepared, _prepared())
-    assert len(ran) == 4  # the caller's, the clients', their policies', the limits'
-    assert any('"clients_client"."dot"' in sql for sql in ran)
+    # The caller's, then the client's with its policies and their limits (one statement).
+    assert len(ran) == 2
+    [client] = [sql for sql in ran if '"clients_client"."dot"' in sql]
+    assert '"policies_policylimit"' in client
     assert api.get("/v1/coverages/clients?dot=7654321").status_code == 404
     assert len(_prepared()) == len(prepared)  # another DOT reuses the same statements
     [unit] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
     assert unit["verified"]
-    assert any('"coverages_vehiclecoverage"' in sql for sql in _ran(prepared, _prepared()))
+    ran = _ran(prepared, _prepared())
+    # The unit's: its covering periods, their policies and limits in the same statement.
+    [vehicle] = [sql for sql in ran if '"vehicles_vehicle"."serial_number"' in sql]
+    assert '"coverages_vehiclecoverage"' in vehicle and '"policies_policylimit"' in vehicle
+    # Two DOTs: the clients', their policies', the limits' (three statements, prepared too).
+    for _ in range(2):  # first sighting of the shape, then prepared
+        api.get("/v1/coverages/clients?dots=1234567&dots=7654321")
+    before = _prepared()
+    api.get("/v1/coverages/clients?dots=1234567&dots=7654321")
+    assert len(_ran(before, _prepared())) == 4 and len(_prepared()) == len(before)
 
 
 def test_switched_off_nothing_is_prepared(api, covered, settings):
