@@ -162,7 +162,8 @@ class VehicleVerificationParams(QueryParameters):
     license_plate = PlateParam(help_text="A license plate (case, spaces and dashes ignored).")
 
     def read(self, data, request):
-        if data.get("vin") not in (None, ""):  # a VIN lookup ignores the plate's state
+        # A VIN lookup ignores the plate's state (the query copied only when it has one).
+        if "licensePlateState" in data and data.get("vin") not in (None, ""):
             data = data.copy()
             data.pop("licensePlateState", None)
         return super().read(data, request)
