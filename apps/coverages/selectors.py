@@ -1,11 +1,12 @@
 """Real-time verification (contract section 8): a constant number of queries per call.
 
-Each call reads the matching clients or vehicles in one query, then the policies (or the
-coverage periods) that matter on the as-of date in one more, and their limits in a third;
-nothing is fetched per DOT, per vehicle or per policy. A call about one client (one DOT, a
-client id) reads it with its policies and their limits in one statement, and a VIN or a plate
-its units with their covering periods, policies and limits in one: for a handful of rows a
-statement costs more than the columns repeated on each row (issue 18).
+Nothing is fetched per DOT, per vehicle or per policy. Many DOTs: the clients with the policies
+that matter on the as-of date in one statement, their limits in a second. One DOT or a client
+id: the client, its policies and their limits in one. A VIN or a plate: its units with their
+covering periods, policies and limits in one. A batch: the units, their covering periods, the
+policies and the limits, in four. For a handful of rows a statement costs more than the columns
+repeated on each row; for many, a policy's columns repeated on each of its limits cost more
+than the statement that reads the limits apart (issue 18).
 """
 
 from __future__ import annotations
@@ -92,19 +93,24 @@ _CLIENT_POLICIES = PreparedQuery(
 
 
 # The live policies not ended on D of `policies_by_client`, stated with the same rules
-# (`live_q`, `not_ended_q`) as a join from the client, so a client comes with its policies and
-# their limits in one statement: one row per limit (a policy without limits, or a client
-# without such policies, one row with NULLs), in the order the three statements give.
+# (`live_q`, `not_ended_q`) as a join from the client, so clients come with their policies in
+# one statement, in the order the separate statements give (a client without such policies:
+# one row of NULLs). One client (one DOT, a client id) also joins the limits, one row per
+# limit (a policy without limits: NULLs); many clients read the limits in a statement of their
+# own, since a policy's columns repeated on each of its limits (a general liability policy has
+# six) would cost more than that statement.
 _POLICIES_JOINED = "policy_not_ended"
-_JOINED_POLICY_COLUMNS = (
-    *(f"{_POLICIES_JOINED}__{column}" for column in POLICY_COLUMNS),
-    f"{_POLICIES_JOINED}__limits__name",
-    f"{_POLICIES_JOINED}__limits__amount",
-)
+_JOINED_POLICY_COLUMNS = tuple(f"{_POLICIES_JOINED}__{column}" for column in POLICY_COLUMNS)
+_JOINED_LIMIT_COLUMNS = (f"{_POLICIES_JOINED}__limits__name", f"{_POLICIES_JOINED}__limits__amount")
 
 
-def _with_policies(clients, on: dt.date):
+def _with_policies(clients, on: dt.date, *, limits: bool = True):
     joined = _POLICIES_JOINED
+    order = ["id", f"{joined}__coverage_type__code", f"{joined}__effective_date", f"{joined}__id"]
+    columns = [*CLIENT_COLUMNS, *_JOINED_POLICY_COLUMNS]
+    if limits:
+        order += [f"{joined}__limits__position", f"{joined}__limits__id"]
+        columns += _JOINED_LIMIT_COLUMNS
     return (
         clients.annotate(
             **{
@@ -113,30 +119,29 @@ def _with_policies(clients, on: dt.date):
                 )
             }
         )
-        .order_by(
-            "id",
-            f"{joined}__coverage_type__code",
-            f"{joined}__effective_date",
-            f"{joined}__id",
-            f"{joined}__limits__position",
-            f"{joined}__limits__id",
-        )
-        .values_list(*CLIENT_COLUMNS, *_JOINED_POLICY_COLUMNS)
+        .order_by(*order)
+        .values_list(*columns)
     )
 
 
-def _clients_and_policies(rows) -> tuple[list[ClientRow], dict[int, list[PolicyRow]]]:
-    """Client rows and each one's policy rows (with their limits) from `_with_policies`."""
+def _clients_and_policies(
+    rows, *, limits: bool = True
+) -> tuple[list[ClientRow], dict[int, list[PolicyRow]]]:
+    """Client rows and each one's policy rows, with their limits, from `_with_policies` (the
+    limits read by one more statement when the rows do not carry them)."""
     width, policy_width = len(CLIENT_COLUMNS), len(POLICY_COLUMNS)
     clients = client_rows({row[0]: row[:width] for row in rows}.values())
     columns = {
         row[width]: row[width : width + policy_width] for row in rows if row[width] is not None
     }
     policies = {policy.id: policy for policy in policy_rows(columns.values())}
-    name = width + policy_width
-    for row in rows:
-        if row[name] is not None:  # a limit's name is never NULL: NULL is no limit
-            policies[row[width]].limits.append(LimitRow(row[name], row[name + 1]))
+    if limits:
+        name = width + policy_width
+        for row in rows:
+            if row[name] is not None:  # a limit's name is never NULL: NULL is no limit
+                policies[row[width]].limits.append(LimitRow(row[name], row[name + 1]))
+    else:
+        _fill_limits({policy.id: policy.limits for policy in policies.values()})
     grouped: dict[int, list[PolicyRow]] = defaultdict(list)
     for policy in policies.values():
         grouped[policy.client_id].append(policy)
@@ -222,22 +227,20 @@ def _client_verification(
 
 
 def _clients(agencies: list[int] | None):
-    return Client.objects.for_agencies(agencies).live().values_list(*CLIENT_COLUMNS)
+    return Client.objects.for_agencies(agencies).live()
 
 
 _CLIENT_BY_ID = PreparedQuery(
-    lambda agencies, pk, on: _with_policies(
-        Client.objects.for_agencies(agencies).live(), on
-    ).filter(pk=pk)
-)
-_CLIENTS_BY_DOT = PreparedQuery(
-    lambda agencies, dots: _clients(agencies).filter(dot__in_list=dots).order_by("id"),
-    arrays=("dots",),
+    lambda agencies, pk, on: _with_policies(_clients(agencies), on).filter(pk=pk)
 )
 _CLIENT_BY_DOT = PreparedQuery(
-    lambda agencies, dot, on: _with_policies(
-        Client.objects.for_agencies(agencies).live(), on
-    ).filter(dot=dot)
+    lambda agencies, dot, on: _with_policies(_clients(agencies), on).filter(dot=dot)
+)
+_CLIENTS_BY_DOTS = PreparedQuery(
+    lambda agencies, dots, on: _with_policies(
+        _clients(agencies).filter(dot__in_list=dots), on, limits=False
+    ),
+    arrays=("dots",),
 )
 
 
@@ -259,8 +262,8 @@ def verify_clients(
         rows = _CLIENT_BY_DOT.fetch(agencies=agencies, dot=dots[0], on=on)
         clients, policies = _clients_and_policies(rows)
     else:
-        clients = client_rows(_CLIENTS_BY_DOT.fetch(agencies=agencies, dots=dots))
-        policies = policies_by_client((c.id for c in clients), on)
+        rows = _CLIENTS_BY_DOTS.fetch(agencies=agencies, dots=dots, on=on)
+        clients, policies = _clients_and_policies(rows, limits=False)
     if client_id is not None:
         return [_client_verification(None, c, policies.get(c.id, []), on, profile) for c in clients]
 

@@ -143,9 +143,10 @@ def test_one_dot_reads_its_client_policies_and_limits_in_one_statement(
     api, agency, built, django_assert_num_queries
 ):
     # One DOT (or a client id) is one statement of verification: the client joined to its live
-    # policies not ended on D and to their limits. It answers exactly as the three statements
-    # of a many-DOT call: policies in order, each policy's limits in order, a policy without
-    # limits and a client without policies still there, ended and deleted policies left out.
+    # policies not ended on D and to their limits. It answers exactly as the two statements of
+    # a many-DOT call (the clients with their policies, then the limits): policies in order,
+    # each policy's limits in order, a policy without limits and a client without policies
+    # still there, ended and deleted policies left out.
     carrier = ClientFactory(agency=agency, dot="3200000")
     bare = ClientFactory(agency=agency, dot="3200001")
     liability = PolicyFactory(client=carrier, policy_number="AL-1")
