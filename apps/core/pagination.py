@@ -5,14 +5,12 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-from django.db import connections
 from django.db.models import QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
 from apps.core import counting
 from apps.core.params import parse_positive_int
-from apps.core.prepared import server_prepared
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 200
@@ -22,19 +20,7 @@ MAX_PAGE = 10_000_000
 def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
     """A page by deferred join: the ids first, then only those rows with every relation the
     representation needs. Pages past the middle are read from the other end of the order, so
-    the last page costs what the first does.
-
-    Both statements are prepared on the server (`server_prepared`, PostgreSQL): a list asks
-    the same two texts on every call of a filter, an order and a page size, only the values
-    change. Planning the rows' statement (the page's ids joined to every relation its items
-    show) was 4.4 ms of PostgreSQL CPU for clients and 7.9 ms for vehicles against 0.4-0.5 ms
-    of execution (`EXPLAIN ANALYZE`, issue 18); a prepared statement is planned for its
-    first five runs on a connection and then keeps a generic plan."""
-    with server_prepared(connections[queryset.db]):
-        return _page_rows(queryset, offset, limit, total)
-
-
-def _page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
+    the last page costs what the first does."""
     if queryset.ordered and offset + limit > total // 2:
         reverse_offset = total - offset - limit
         take = limit + min(0, reverse_offset)

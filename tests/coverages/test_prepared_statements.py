@@ -132,20 +132,3 @@ def test_a_statement_whose_column_changed_type_underneath_is_prepared_afresh():
     finally:
         other.execute("DROP TABLE prepared_probe")
         other.close()
-
-
-def test_a_list_pages_statements_are_prepared_and_answer_each_call(api, covered):
-    # A list's page: its ids, then those rows with their relations, prepared (planning the
-    # rows' joins was ten times their execution); the count is not (it is cached).
-    first = api.get("/v1/vehicles?limit=25&sort=make")
-    assert first.status_code == 200 and first.json()["results"]
-    before = _prepared()
-    again = api.get("/v1/vehicles?limit=25&sort=make")
-    assert again.json() == first.json()
-    ran = _ran(before, _prepared())
-    assert len(ran) == 3  # the caller's, the page's ids, its rows
-    assert any('"vehicles_vehicle"."id" AS "pk"' in sql for sql in ran)
-    assert any('"vehicles_vehicle"."id" IN (' in sql for sql in ran)
-    assert len(_prepared()) == len(before)  # the same statements again
-    clients = api.get("/v1/clients?limit=5&page=1").json()
-    assert api.get("/v1/clients?limit=5&page=1").json() == clients
