@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import OrderedDict
 
+from django.db import connections
 from django.db.models import QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -34,8 +36,18 @@ def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
         ids = list(queryset.values_list("pk", flat=True)[offset : offset + limit])
     if not ids:
         return []
-    rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
+    with _joins_in_written_order(connections[queryset.db]):
+        rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
     return [rows[pk] for pk in ids if pk in rows]
+
+
+def _joins_in_written_order(connection):
+    """The rows' statement selects by primary key and joins each row to what it points to:
+    planned in that order (apps.core.postgresql), not by searching every order, which cost a
+    page 4-5 ms of PostgreSQL planning against 0.3-0.4 ms of execution (issue 18). Nothing on
+    a backend without it (SQLite)."""
+    fixed = getattr(connection, "joins_in_written_order", None)
+    return fixed() if fixed is not None else contextlib.nullcontext()
 
 
 class Page:

@@ -7,7 +7,7 @@ Runs against PostgreSQL only (`make postgres-test`): SQLite has no server-side s
 from __future__ import annotations
 
 import pytest
-from django.db import NotSupportedError, connection, transaction
+from django.db import DataError, NotSupportedError, connection, transaction
 from django_prometheus.db import execute_total
 from rest_framework.test import APIClient
 
@@ -132,3 +132,34 @@ def test_a_statement_whose_column_changed_type_underneath_is_prepared_afresh():
     finally:
         other.execute("DROP TABLE prepared_probe")
         other.close()
+
+
+def test_a_list_pages_rows_are_planned_with_their_joins_in_written_order(api, covered):
+    # The rows' statement (ids joined to what they point to) runs with join_collapse_limit 1;
+    # the session's setting is back to its default before and after, and nothing is counted.
+    seen = []
+
+    def watch(execute, sql, params, many, context):
+        if '"vehicles_vehicle"."id" IN (' in sql:
+            seen.append(connection.connection.execute("SHOW join_collapse_limit").fetchone()[0])
+        return execute(sql, params, many, context)
+
+    default = connection.connection.execute("SHOW join_collapse_limit").fetchone()[0]
+    with connection.execute_wrapper(watch):
+        response = api.get("/v1/vehicles?limit=25&sort=unit")
+    assert response.status_code == 200 and response.json()["results"]
+    assert seen == ["1"]
+    assert connection.connection.execute("SHOW join_collapse_limit").fetchone()[0] == default
+
+
+def test_the_join_order_setting_is_not_kept_by_a_failed_transaction():
+    with (
+        pytest.raises(DataError),
+        transaction.atomic(),
+        connection.joins_in_written_order(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("SELECT 1 / 0")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW join_collapse_limit")
+        assert cursor.fetchone()[0] != "1"
