@@ -142,10 +142,15 @@ def _clients_and_policies(
                 policies[row[width]].limits.append(LimitRow(row[name], row[name + 1]))
     else:
         _fill_limits({policy.id: policy.limits for policy in policies.values()})
+    return clients, _by_client(policies.values())
+
+
+def _by_client(policies: Iterable[PolicyRow]) -> dict[int, list[PolicyRow]]:
+    """The policies per client, in their order."""
     grouped: dict[int, list[PolicyRow]] = defaultdict(list)
-    for policy in policies.values():
+    for policy in policies:
         grouped[policy.client_id].append(policy)
-    return clients, grouped
+    return grouped
 
 
 def _with_limits(policies: list[PolicyRow]) -> list[PolicyRow]:
@@ -157,11 +162,7 @@ def policies_by_client(client_ids: Iterable[int], on: dt.date) -> dict[int, list
     """The live policies not ended on D (in force, or starting later), per client, with what
     verification and compliance read (two queries); compliance monitoring uses it too."""
     clients = list(dict.fromkeys(client_ids))
-    policies = _with_limits(policy_rows(_CLIENT_POLICIES.fetch(clients=clients, on=on)))
-    grouped: dict[int, list[PolicyRow]] = defaultdict(list)
-    for policy in policies:
-        grouped[policy.client_id].append(policy)
-    return grouped
+    return _by_client(_with_limits(policy_rows(_CLIENT_POLICIES.fetch(clients=clients, on=on))))
 
 
 def _compliance(
@@ -293,14 +294,11 @@ def covered_today_filter(on: dt.date) -> Exists:
     return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).covered_on(on))
 
 
-_COVERING_ORDER = ("policy__coverage_type__code", "policy_added_date", "id")
-
-
 def _covering(vehicles: list[int], on: dt.date):
     return (
         VehicleCoverage.objects.filter(vehicle_id__in_list=vehicles)
         .covered_on(on)
-        .order_by(*_COVERING_ORDER)
+        .order_by("policy__coverage_type__code", "policy_added_date", "id")
     )
 
 

@@ -113,6 +113,18 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     assert sum(line["logger"] == "apps.access" for line in lines) == 15  # the requests above
 
 
+def _probe(code: str, **env: str) -> list[str]:
+    """What `code` prints, run in a fresh interpreter from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+
+
 def test_gunicorn_writes_its_own_access_log_when_asked(tmp_path):
     probe = (
         "import runpy\n"
@@ -123,17 +135,10 @@ def test_gunicorn_writes_its_own_access_log_when_asked(tmp_path):
         "    config.set(name, cfg[name])\n"
         "print(config.logger_class(config).access_log_enabled)\n"
     )
-    enabled = {}
-    for name, value in (("off", ""), ("on", str(tmp_path / "access.log"))):
-        env = {**os.environ, "GUNICORN_ACCESS_LOG": value}
-        enabled[name] = subprocess.run(
-            [sys.executable, "-c", probe],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
+    enabled = {
+        name: _probe(probe, GUNICORN_ACCESS_LOG=value)
+        for name, value in (("off", ""), ("on", str(tmp_path / "access.log")))
+    }
     assert enabled == {"off": ["False"], "on": ["True"]}
 
 
@@ -146,11 +151,7 @@ def test_a_worker_freezes_what_it_loaded_and_collects_young_objects_less_often()
         "cfg['post_worker_init'](None)\n"
         "print(gc.get_freeze_count() > 0, gc.get_threshold()[0])\n"
     )
-    env = {**os.environ, "GUNICORN_GC_THRESHOLD": "12345"}
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == ["True", "12345"]
+    assert _probe(probe, GUNICORN_GC_THRESHOLD="12345") == ["True 12345"]
 
 
 def test_a_worker_imports_what_its_first_requests_would_before_freezing():
@@ -166,8 +167,5 @@ def test_a_worker_imports_what_its_first_requests_would_before_freezing():
         "cfg['post_worker_init'](None)\n"
         "print(*(name in sys.modules for name in names), gc.get_freeze_count() > 0)\n"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
-    ).stdout.splitlines()
+    out = _probe(probe, DJANGO_SETTINGS_MODULE="config.settings.test")
     assert out == ["False False False", "True True True True"]

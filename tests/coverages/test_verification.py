@@ -88,6 +88,16 @@ def test_other_agency_dot_is_not_found(api, other_agency):
     assert_problem(api.get(f"/v1/coverages/clients?id={rival.id}"), 404)
 
 
+def test_other_agency_dot_among_many_is_not_found(api, carrier, covered, other_agency):
+    rival = ClientFactory(agency=other_agency, dot="7654321")
+    PolicyFactory(client=rival)
+    results = api.get("/v1/coverages/clients?dots=1234567&dots=7654321").json()["results"]
+    assert [(r["dot"], r["status"], r["client"] and r["client"]["id"]) for r in results] == [
+        ("1234567", "ACTIVE", carrier.id),
+        ("7654321", "NOT_FOUND", None),
+    ]
+
+
 def test_deleted_client_leaves_verification(api, carrier, covered):
     api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
     assert_problem(api.get("/v1/coverages/clients?dot=1234567"), 404)
