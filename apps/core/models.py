@@ -127,6 +127,69 @@ class ClientAgencyMixin:
         super().save(*args, **kwargs)
 
 
+class CopiedColumn:
+    """A record's copy of a column of the row a foreign key points to (a driver's licence state
+    code, a vehicle's make name): a sort column that an index (agency, copy, id) serves where the
+    join to the row could not, so that page 1 of an agency-wide list sorted by it walks the index
+    and stops after the page instead of sorting the agency (issue 18). The copy is written here,
+    whoever writes the record: `follow` in its save(), `fill` in its queryset's bulk_create, and
+    `spread` when the source row changes.
+    """
+
+    def __init__(self, relation: str, column: str, copy: str):
+        self.relation, self.column, self.copy = relation, column, copy
+        self._stored = f"_stored_{relation}_id"
+
+    def follow(self, record: models.Model, save_kwargs: dict) -> None:
+        """Before save(): the copy follows the row. The row is read only when the key changed
+        since the record was loaded or the copy is not known yet, so saving a record loaded
+        without the row costs no query for it."""
+        field = record._meta.get_field(self.relation)
+        target_id = getattr(record, field.attname)
+        stored_id = getattr(record, self._stored, None)
+        if self.copy not in record.__dict__ and target_id == stored_id:
+            return  # loaded without the copy (only(), defer()) and the key unchanged
+        current = record.__dict__.get(self.copy)
+        if target_id is None:
+            value = record._meta.get_field(self.copy).get_default()
+        elif target_id == stored_id and current and not field.is_cached(record):
+            value = current
+        else:
+            value = getattr(getattr(record, self.relation), self.column)
+        if value != current:
+            setattr(record, self.copy, value)
+            update_fields = save_kwargs.get("update_fields")
+            if update_fields is not None:
+                save_kwargs["update_fields"] = {*update_fields, self.copy}
+
+    def remember(self, record: models.Model) -> None:
+        """After save() and in from_db(): the key as stored, for `follow` to compare."""
+        attname = record._meta.get_field(self.relation).attname
+        setattr(record, self._stored, record.__dict__.get(attname))
+
+    def fill(self, model: type[models.Model], objs: list) -> None:
+        """bulk_create skips save(): the copies of many records, in one query."""
+        field = model._meta.get_field(self.relation)
+        ids = {getattr(obj, field.attname) for obj in objs} - {None}
+        rows = field.related_model._base_manager.filter(pk__in=ids) if ids else None
+        values = dict(rows.values_list("pk", self.column)) if rows is not None else {}
+        default = model._meta.get_field(self.copy).get_default()
+        for obj in objs:
+            setattr(obj, self.copy, values.get(getattr(obj, field.attname), default))
+
+    def spread(self, model: type[models.Model], row: models.Model) -> int:
+        """The row changed (a make renamed): every record pointing to it follows, in one
+        statement that writes only the records whose copy differs. A copy is not the record's
+        data: no history row, no event, no new `updated_at`."""
+        field = model._meta.get_field(self.relation)
+        value = getattr(row, self.column)
+        return (
+            model._base_manager.filter(**{field.attname: row.pk})
+            .exclude(**{self.copy: value})
+            .update(**{self.copy: value})
+        )
+
+
 def user_stamp(**options) -> models.ForeignKey:
     """Who did something to a record (created, updated, uploaded it…): kept, as null, after the
     user is deleted, and never a reverse accessor on the user."""

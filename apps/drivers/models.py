@@ -10,6 +10,7 @@ from apps.core.models import (
     ClientAgencyMixin,
     ClientAgencyQuerySet,
     ConstraintRulesMixin,
+    CopiedColumn,
     TimeStampedModel,
     user_stamp,
 )
@@ -22,6 +23,10 @@ def normalize_license_number(value: str) -> str:
     return value.strip().upper()
 
 
+# A driver's copy of its licence state's USPS code, its sort column (see SORT_INDEXES).
+LICENSE_STATE_CODE = CopiedColumn("license_state", "code", "license_state_code")
+
+
 class DriverQuerySet(ClientAgencyQuerySet):
     """Scoped through the driver's own copy of its client's agency: the agency-wide list filters
     and sorts through one index, (agency, column, id), not a join to the clients (issue 18)."""
@@ -29,11 +34,7 @@ class DriverQuerySet(ClientAgencyQuerySet):
     def bulk_create(self, objs, *args, **kwargs):
         """bulk_create skips save(): copy each driver's licence state code here too."""
         objs = list(objs)
-        ids = {obj.license_state_id for obj in objs if obj.license_state_id is not None}
-        states = self.model._meta.get_field("license_state").related_model.objects
-        codes = dict(states.filter(pk__in=ids).values_list("pk", "code")) if ids else {}
-        for obj in objs:
-            obj.license_state_code = codes.get(obj.license_state_id)
+        LICENSE_STATE_CODE.fill(self.model, objs)
         return super().bulk_create(objs, *args, **kwargs)
 
 
@@ -121,33 +122,16 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
         if self.license_number:
             self.license_number = normalize_license_number(self.license_number)
         # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of the
-        # licence state's code follows the state. The state is read only when it changed since
-        # the row was loaded or its code is not known yet: saving a driver loaded without its
-        # state costs no query for it.
-        state_id = self.license_state_id
-        if state_id is None:
-            code = None
-        elif (
-            state_id == getattr(self, "_stored_license_state_id", None)
-            and self.license_state_code
-            and not self._meta.get_field("license_state").is_cached(self)
-        ):
-            code = self.license_state_code
-        else:
-            code = self.license_state.code
-        if code != self.license_state_code:
-            self.license_state_code = code
-            update_fields = kwargs.get("update_fields")
-            if update_fields is not None:
-                kwargs["update_fields"] = {*update_fields, "license_state_code"}
+        # licence state's code follows the state (`CopiedColumn`).
+        LICENSE_STATE_CODE.follow(self, kwargs)
         super().save(*args, **kwargs)
-        self._stored_license_state_id = state_id
+        LICENSE_STATE_CODE.remember(self)
 
     @classmethod
     def from_db(cls, db, field_names, values):
         # The licence state as stored, so save() knows whether it changed (see save()).
         obj = super().from_db(db, field_names, values)
-        obj._stored_license_state_id = obj.__dict__.get("license_state_id")
+        LICENSE_STATE_CODE.remember(obj)
         return obj
 
     def __str__(self) -> str:

@@ -112,7 +112,7 @@ class VehicleAdmin(
 
     covered = field_column("covered", "covered today", boolean=True)
 
-    @admin.display(ordering="make__name", description="year / make")
+    @admin.display(ordering="make_name", description="year / make")
     def year_make(self, obj) -> str:
         return f"{obj.model_year} {obj.make.name}"
 

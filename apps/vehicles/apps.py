@@ -1,4 +1,13 @@
+from django.db.models.signals import post_save
+
 from apps.events import records
+
+
+def _make_saved(sender, instance, raw=False, **kwargs):
+    if not raw:
+        from apps.vehicles.models import MAKE_NAME, Vehicle
+
+        MAKE_NAME.spread(Vehicle, instance)
 
 
 class VehiclesConfig(records.RecordsAppConfig):
@@ -7,3 +16,10 @@ class VehiclesConfig(records.RecordsAppConfig):
     verbose_name = "Vehicles"
     # Events show a vehicle as the API does.
     record_serializers = {"vehicle": "apps.vehicles.api.serializers.VehicleSerializer"}
+
+    def ready(self):
+        super().ready()
+        # A renamed make, whoever renames it (the masterdata service behind the API and the
+        # admin, a shell): its vehicles' copies of its name follow (`MAKE_NAME`), in the same
+        # transaction. Makes sit below this app, so they cannot call it.
+        post_save.connect(_make_saved, sender="masterdata.Make", dispatch_uid="vehicles-make-name")

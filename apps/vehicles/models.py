@@ -13,6 +13,7 @@ from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
     ClientAgencyQuerySet,
+    CopiedColumn,
     SoftDeleteQuerySet,
     TimeStampedModel,
     live_q,
@@ -47,16 +48,28 @@ class Lienholder(models.Model):
         return self.name
 
 
+# A vehicle's copy of its make's name, the agency-wide list's `sort=make` column (see
+# SORTABLE_LIVE_INDEXES); a renamed make spreads its new name (VehiclesConfig.ready).
+MAKE_NAME = CopiedColumn("make", "name", "make_name")
+
+
 class VehicleQuerySet(ClientAgencyQuerySet, SoftDeleteQuerySet):
     # The vehicle's own copy of its client's agency: the agency-wide list filters and sorts
     # through one index, (agency, column, id), instead of a join to the clients (issue 18).
     agency_field = "agency"
 
+    def bulk_create(self, objs, *args, **kwargs):
+        """bulk_create skips save(): copy each vehicle's make name here too."""
+        objs = list(objs)
+        MAKE_NAME.fill(self.model, objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
 
 # The agency-wide list's sortable columns, each with an index (agency, column, id) of the live
 # units: page 1 and the last page (read backwards) walk one and stop after the page. Sorting by
-# make sorts by the make's name: PostgreSQL walks the makes in name order and each make's units
-# through the (agency, make, id) index, sorting one make's units at a time (incremental sort).
+# make sorts by the make's name, copied onto the vehicle (`make_name`): through the join to the
+# makes PostgreSQL walked the makes in name order and sorted each make's units (10,000 a make in
+# the bench's fleet, 5.6 ms for a page), where the copy's index gives the page (issue 18).
 SORTABLE_LIVE_INDEXES = (
     ("unit", "unit_idx"),
     ("serial_number", "vin_sort_idx"),
@@ -67,7 +80,7 @@ SORTABLE_LIVE_INDEXES = (
     ("client", "client_id_idx"),
     ("model_year", "year_idx"),
     ("license_plate", "plate_sort_idx"),
-    ("make", "make_id_idx"),
+    ("make_name", "make_name_idx"),
     ("created_at", "created_idx"),
     ("updated_at", "updated_idx"),
 )
@@ -88,6 +101,8 @@ class Vehicle(ClientAgencyMixin, TimeStampedModel):
         validators=[MinValueValidator(1900), MaxValueValidator(2100)]
     )
     make = models.ForeignKey("masterdata.Make", on_delete=models.PROTECT, related_name="+")
+    # The make's name, copied (`MAKE_NAME`): the column `sort=make` orders by.
+    make_name = models.CharField(max_length=120, default="", editable=False)
     serial_number = models.CharField("VIN", max_length=17, validators=[vin_validator])
     license_plate = models.CharField(max_length=15, blank=True)
     license_plate_key = models.CharField(max_length=15, blank=True, editable=False)
@@ -106,7 +121,7 @@ class Vehicle(ClientAgencyMixin, TimeStampedModel):
     deleted = models.BooleanField(default=False, db_index=True)
 
     objects = VehicleQuerySet.as_manager()
-    history = HistoricalRecords(excluded_fields=["updated_at"])
+    history = HistoricalRecords(excluded_fields=["updated_at", "make_name"])
 
     class Meta:
         ordering = ["unit", "id"]
@@ -152,4 +167,15 @@ class Vehicle(ClientAgencyMixin, TimeStampedModel):
         self.serial_number = normalize_vin(self.serial_number or "")
         self.license_plate = (self.license_plate or "").strip().upper()
         self.license_plate_key = plate_key(self.license_plate)
+        # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of
+        # the make's name follows the make (`CopiedColumn`).
+        MAKE_NAME.follow(self, kwargs)
         super().save(*args, **kwargs)
+        MAKE_NAME.remember(self)
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        # The make as stored, so save() knows whether it changed (see save()).
+        obj = super().from_db(db, field_names, values)
+        MAKE_NAME.remember(obj)
+        return obj
