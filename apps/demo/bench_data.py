@@ -110,7 +110,7 @@ def seed_bench(
     al = CoverageType.objects.get(code="AL")
     apd = CoverageType.objects.get(code="APD")
     tractor, trailer = UnitType.objects.get(name="Tractor"), UnitType.objects.get(name="Trailer")
-    makes = list(Make.objects.values_list("id", flat=True))
+    makes = list(Make.objects.values_list("id", "name"))  # a unit carries its make's name
     driver_type = DriverType.objects.get(name="Company Driver").id
 
     # Clients: the two big fleets first, then the rest of Bench Large, then Bench Small.
@@ -260,7 +260,7 @@ def seed_bench(
                 f"U{i:07d}",
                 unit_type,
                 2015 + i % 10,
-                makes[i % len(makes)],
+                *makes[i % len(makes)],
                 _vin(vid),
                 f"B{vid:07d}",
                 f"B{vid:07d}",
@@ -284,6 +284,7 @@ def seed_bench(
             "unit_type",
             "model_year",
             "make",
+            "make_name",
             "serial_number",
             "license_plate",
             "license_plate_key",

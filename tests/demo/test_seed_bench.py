@@ -37,6 +37,8 @@ def test_seed_bench_builds_a_consistent_small_world(master_data_back):
     assert not policies.exclude(agency_id=F("client__agency_id")).exists()
     # So does every vehicle and driver (agency scoping and the lists' sort indexes read it).
     assert not Vehicle.objects.exclude(agency_id=F("client__agency_id")).exists()
+    # And its make's name (`sort=make` reads the copy); COPY writes it on PostgreSQL.
+    assert not Vehicle.objects.exclude(make_name=F("make__name")).exists()
     assert Driver.objects.count() == 5
     assert not Driver.objects.exclude(agency_id=F("client__agency_id")).exists()
     assert not Client.objects.filter(cargo_class="").exists()
