@@ -120,3 +120,19 @@ def test_verification_answers_are_sent_without_the_renderers_walk(api, carrier, 
         assert response.status_code == 200, response.content
         assert response.json()["results"]
         assert walk.call_count == 1, walk.call_count
+
+
+def test_an_answer_shapes_each_distinct_limit_once_and_prints_each_as_itself():
+    from decimal import Decimal
+
+    from apps.coverages.rows import LimitRow
+
+    parts = s.AnswerParts(on=None)
+    million = parts.limit(LimitRow("Combined single limit", Decimal("1000000.00")))
+    assert parts.limit(LimitRow("Combined single limit", Decimal("1000000"))) is million
+    assert million == {"name": "Combined single limit", "amount": "1000000.00"}
+    other = parts.limit(LimitRow("Each occurrence", Decimal("1000000.00")))
+    assert other is not million and other["name"] == "Each occurrence"
+    # Equal amounts print alike, but for the sign of zero.
+    assert parts.limit(LimitRow("Deductible", Decimal("-0.00")))["amount"] == "-0.00"
+    assert parts.limit(LimitRow("Deductible", Decimal("0.00")))["amount"] == "0.00"
