@@ -39,6 +39,15 @@ class AgencyScopedQuerySet(models.QuerySet):
     """
 
     agency_field = "agency"
+    # The agencies `for_agencies` kept (None: not scoped, or every agency), carried by every
+    # queryset chained from this one: a page of several agencies' records is read one agency
+    # at a time (apps.core.pagination.page_rows).
+    agency_ids: tuple[int, ...] | None = None
+
+    def _clone(self):
+        clone = super()._clone()
+        clone.agency_ids = self.agency_ids
+        return clone
 
     def for_user(self, user) -> AgencyScopedQuerySet:
         return self.for_agencies(agency_ids_for(user))
@@ -48,7 +57,10 @@ class AgencyScopedQuerySet(models.QuerySet):
         queryset prepared once per process (apps.core.prepared) that takes the ids as a value."""
         if ids is None:
             return self
-        return self.filter(**{f"{self.agency_field}__in": ids})
+        scoped = self.filter(**{f"{self.agency_field}__in": ids})
+        if self.agency_ids is None:  # a second scope only narrows the first: keep the first
+            scoped.agency_ids = tuple(ids) if isinstance(ids, list | tuple) else None
+        return scoped
 
 
 def live_q(*paths: str) -> Q:

@@ -19,6 +19,11 @@ MAX_LIMIT = 200
 MAX_PAGE = 10_000_000
 
 
+# A page of a caller of several agencies is read one agency at a time (`_ids_per_agency`) when
+# it lies within this many rows of either end of the list, for up to this many agencies.
+PER_AGENCY_DEPTH, PER_AGENCY_MAX = 10_000, 50
+
+
 def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
     """A page by deferred join: the ids first, then only those rows with every relation the
     representation needs. Pages past the middle are read from the other end of the order, so
@@ -26,19 +31,73 @@ def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
     if queryset.ordered and offset + limit > total // 2:
         reverse_offset = total - offset - limit
         take = limit + min(0, reverse_offset)
-        ids = list(
-            queryset.reverse().values_list("pk", flat=True)[
-                max(0, reverse_offset) : max(0, reverse_offset) + take
-            ]
-        )
+        ids = _ids(queryset, max(0, reverse_offset), take, backwards=True)
         ids.reverse()
     else:
-        ids = list(queryset.values_list("pk", flat=True)[offset : offset + limit])
+        ids = _ids(queryset, offset, limit)
     if not ids:
         return []
     with _joins_in_written_order(connections[queryset.db]):
         rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
     return [rows[pk] for pk in ids if pk in rows]
+
+
+def _ids(queryset: QuerySet, offset: int, count: int, *, backwards: bool = False) -> list:
+    """The ids of a page, in the list's order (its reverse when `backwards`)."""
+    terms = _per_agency_terms(queryset, offset + count)
+    if terms is None:
+        ordered = queryset.reverse() if backwards else queryset
+        return list(ordered.values_list("pk", flat=True)[offset : offset + count])
+    if backwards:
+        terms = [term[1:] if term.startswith("-") else f"-{term}" for term in terms]
+    return _ids_per_agency(queryset.order_by(*terms), terms, offset, count)
+
+
+def _ids_per_agency(queryset: QuerySet, terms: list[str], offset: int, count: int) -> list:
+    """A caller of several agencies filters `agency IN (a, b…)`, and an index (agency, column,
+    id) gives the order of one agency's records, not of several: PostgreSQL sorted all of the
+    agencies' records for a page (the big agency's 302,100 units: 65 ms for page 1). Each
+    agency's first `offset + count` ids in order, through its index, then the page of their
+    union in the same order: one statement, 2.6 ms."""
+    columns = [term.lstrip("-") for term in terms]
+    field = queryset.agency_field
+    parts = [
+        queryset.filter(**{field: agency}).values_list("pk", *columns)[: offset + count]
+        for agency in dict.fromkeys(queryset.agency_ids)
+    ]
+    union = parts[0].union(*parts[1:], all=True).order_by(*terms)
+    return [row[0] for row in union[offset : offset + count]]
+
+
+def _per_agency_terms(queryset: QuerySet, depth: int) -> list[str] | None:
+    """The list's order terms when its page is read per agency (`_ids_per_agency`); None when
+    it is read at once: one agency (or every one), a page deep in the list (each agency would
+    give up to `depth` ids), an order that is not the model's own columns (a relation's, an
+    annotation's or an expression), or a database that cannot order and slice the parts of a
+    UNION (SQLite)."""
+    agencies = getattr(queryset, "agency_ids", None)
+    if not agencies or not 1 < len(agencies) <= PER_AGENCY_MAX or depth > PER_AGENCY_DEPTH:
+        return None
+    query = queryset.query
+    if "__" in queryset.agency_field or query.distinct or query.combinator or query.extra_order_by:
+        return None
+    if not connections[queryset.db].features.supports_slicing_ordering_in_compound:
+        return None
+    terms = list(query.order_by) or list(queryset.model._meta.ordering)
+    if not terms or not query.standard_ordering:
+        return None
+    names = set()
+    for term in terms:
+        if not isinstance(term, str) or "__" in term or term.lstrip("-") in ("?", ""):
+            return None
+        names.add(term.lstrip("-"))
+    # A column of the model's own: a foreign key by its attname (`client_id`), since its name
+    # (`client`) would order by the related model's ordering, through a join.
+    fields = queryset.model._meta.concrete_fields
+    columns = {f.attname for f in fields} | {f.name for f in fields if not f.is_relation}
+    if not names <= columns | {"pk"} or query.annotations.keys() & names:
+        return None
+    return terms
 
 
 def _joins_in_written_order(connection):
