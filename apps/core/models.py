@@ -49,6 +49,17 @@ class AgencyScopedQuerySet(models.QuerySet):
         clone.agency_ids = self.agency_ids
         return clone
 
+    def __or__(self, other):
+        # `a | b` keeps a's clone: its agencies no longer bound the rows.
+        combined = super().__or__(other)
+        combined.agency_ids = None
+        return combined
+
+    def __xor__(self, other):
+        combined = super().__xor__(other)
+        combined.agency_ids = None
+        return combined
+
     def for_user(self, user) -> AgencyScopedQuerySet:
         return self.for_agencies(agency_ids_for(user))
 
@@ -144,22 +155,33 @@ class CopiedColumn:
     code, a vehicle's make name): a sort column that an index (agency, copy, id) serves where the
     join to the row could not, so that page 1 of an agency-wide list sorted by it walks the index
     and stops after the page instead of sorting the agency (issue 18). The copy is written here,
-    whoever writes the record: `follow` in its save(), `fill` in its queryset's bulk_create, and
-    `spread` when the source row changes.
+    whoever writes the key: `follow` and `saved` around the record's save(), `fill` in its
+    queryset's bulk_create and bulk_update, `updating` in its queryset's update(), and `spread`
+    when the source row changes.
     """
 
     def __init__(self, relation: str, column: str, copy: str):
         self.relation, self.column, self.copy = relation, column, copy
         self._stored = f"_stored_{relation}_id"
 
+    def _names(self, model) -> tuple[str, str]:
+        return self.relation, model._meta.get_field(self.relation).attname
+
+    def _key_written(self, record: models.Model, save_kwargs: dict) -> bool:
+        fields = save_kwargs.get("update_fields")
+        return fields is None or any(name in fields for name in self._names(record))
+
     def follow(self, record: models.Model, save_kwargs: dict) -> None:
-        """Before save(): the copy follows the row. The row is read only when the key changed
-        since the record was loaded or the copy is not known yet, so saving a record loaded
-        without the row costs no query for it."""
+        """Before save(): the copy follows the row, when the save writes the key. The row is
+        read only when the key changed since the record was loaded or the copy is not known
+        yet, so saving a record loaded without the row costs no query for it."""
+        if not self._key_written(record, save_kwargs):
+            return  # update_fields without the key: neither the key nor its copy is written
         field = record._meta.get_field(self.relation)
         target_id = getattr(record, field.attname)
         stored_id = getattr(record, self._stored, None)
-        if self.copy not in record.__dict__ and target_id == stored_id:
+        loaded = self.copy in record.__dict__
+        if not loaded and target_id == stored_id:
             return  # loaded without the copy (only(), defer()) and the key unchanged
         current = record.__dict__.get(self.copy)
         if target_id is None:
@@ -168,19 +190,24 @@ class CopiedColumn:
             value = current
         else:
             value = getattr(getattr(record, self.relation), self.column)
-        if value != current:
+        if not loaded or value != current:
             setattr(record, self.copy, value)
             update_fields = save_kwargs.get("update_fields")
             if update_fields is not None:
                 save_kwargs["update_fields"] = {*update_fields, self.copy}
 
+    def saved(self, record: models.Model, save_kwargs: dict) -> None:
+        """After save(): the key as now stored, when the save wrote it."""
+        if self._key_written(record, save_kwargs):
+            self.remember(record)
+
     def remember(self, record: models.Model) -> None:
-        """After save() and in from_db(): the key as stored, for `follow` to compare."""
+        """In from_db(): the key as stored, for `follow` to compare."""
         attname = record._meta.get_field(self.relation).attname
         setattr(record, self._stored, record.__dict__.get(attname))
 
     def fill(self, model: type[models.Model], objs: list) -> None:
-        """bulk_create skips save(): the copies of many records, in one query."""
+        """bulk_create and bulk_update skip save(): the copies of many records, in one query."""
         field = model._meta.get_field(self.relation)
         ids = {getattr(obj, field.attname) for obj in objs} - {None}
         rows = field.related_model._base_manager.filter(pk__in=ids) if ids else None
@@ -188,6 +215,35 @@ class CopiedColumn:
         default = model._meta.get_field(self.copy).get_default()
         for obj in objs:
             setattr(obj, self.copy, values.get(getattr(obj, field.attname), default))
+
+    def bulk_fields(self, model: type[models.Model], objs: list, fields) -> list:
+        """bulk_update's fields: with the copy, filled, when they name the key."""
+        fields = list(fields)
+        if any(name in fields for name in self._names(model)) and self.copy not in fields:
+            self.fill(model, objs)
+            fields.append(self.copy)
+        return fields
+
+    def updating(self, model: type[models.Model], changes: dict) -> dict:
+        """update()'s changes: with the copy, when they set the key to a row (or its id)."""
+        name, attname = self._names(model)
+        key = name if name in changes else attname if attname in changes else None
+        if key is None or self.copy in changes:
+            return changes
+        target = changes[key]
+        related = model._meta.get_field(self.relation).related_model
+        if target is None:
+            value = model._meta.get_field(self.copy).get_default()
+        elif isinstance(target, related):
+            value = getattr(target, self.column)
+        elif isinstance(target, models.F):  # another column of the record: the row it names
+            rows = related._base_manager.filter(pk=models.OuterRef(target.name))
+            value = models.Subquery(rows.values(self.column)[:1])
+        elif hasattr(target, "resolve_expression"):
+            raise TypeError(f"update() cannot follow {self.copy} for {target!r}: save the records.")
+        else:
+            value = related._base_manager.filter(pk=target).values_list(self.column).get()[0]
+        return {**changes, self.copy: value}
 
     def spread(self, model: type[models.Model], row: models.Model) -> int:
         """The row changed (a make renamed): every record pointing to it follows, in one

@@ -20,8 +20,9 @@ MAX_PAGE = 10_000_000
 
 
 # A page of a caller of several agencies is read one agency at a time (`_ids_per_agency`) when
-# it lies within this many rows of either end of the list, for up to this many agencies.
-PER_AGENCY_DEPTH, PER_AGENCY_MAX = 10_000, 50
+# the agencies' parts hand the union at most this many ids (two agencies: a page within 10,000
+# rows of either end of the list).
+PER_AGENCY_ROWS = 20_000
 
 
 def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
@@ -72,18 +73,23 @@ def _ids_per_agency(queryset: QuerySet, terms: list[str], offset: int, count: in
 def _per_agency_terms(queryset: QuerySet, depth: int) -> list[str] | None:
     """The list's order terms when its page is read per agency (`_ids_per_agency`); None when
     it is read at once: one agency (or every one), a page deep in the list (each agency would
-    give up to `depth` ids), an order that is not the model's own columns (a relation's, an
-    annotation's or an expression), or a database that cannot order and slice the parts of a
-    UNION (SQLite)."""
-    agencies = getattr(queryset, "agency_ids", None)
-    if not agencies or not 1 < len(agencies) <= PER_AGENCY_MAX or depth > PER_AGENCY_DEPTH:
+    give up to `depth` ids, `PER_AGENCY_ROWS` in all), an order that is not the model's own
+    columns (a relation's, an annotation's or an expression), an unordered or empty queryset,
+    or a database that cannot order and slice the parts of a UNION (SQLite)."""
+    agencies = set(getattr(queryset, "agency_ids", None) or ())
+    if len(agencies) < 2 or len(agencies) * depth > PER_AGENCY_ROWS or not queryset.ordered:
         return None
     query = queryset.query
     if "__" in queryset.agency_field or query.distinct or query.combinator or query.extra_order_by:
         return None
-    if not connections[queryset.db].features.supports_slicing_ordering_in_compound:
+    if (
+        query.is_empty()
+        or not connections[queryset.db].features.supports_slicing_ordering_in_compound
+    ):
         return None
-    terms = list(query.order_by) or list(queryset.model._meta.ordering)
+    terms = list(query.order_by) or (
+        list(queryset.model._meta.ordering) if query.default_ordering else []
+    )
     if not terms or not query.standard_ordering:
         return None
     names = set()

@@ -37,6 +37,17 @@ class DriverQuerySet(ClientAgencyQuerySet):
         LICENSE_STATE_CODE.fill(self.model, objs)
         return super().bulk_create(objs, *args, **kwargs)
 
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        """bulk_update skips save(): the copy follows a key it writes."""
+        objs = list(objs)
+        return super().bulk_update(
+            objs, LICENSE_STATE_CODE.bulk_fields(self.model, objs, fields), *args, **kwargs
+        )
+
+    def update(self, **kwargs):
+        """A key set by update() takes its copy along."""
+        return super().update(**LICENSE_STATE_CODE.updating(self.model, kwargs))
+
 
 # The list's orders, each with an index (agency, columns..., id): page 1 and the last page (read
 # backwards) walk one and stop after the page. The default order (last name, first name) serves
@@ -125,7 +136,7 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
         # licence state's code follows the state (`CopiedColumn`).
         LICENSE_STATE_CODE.follow(self, kwargs)
         super().save(*args, **kwargs)
-        LICENSE_STATE_CODE.remember(self)
+        LICENSE_STATE_CODE.saved(self, kwargs)
 
     @classmethod
     def from_db(cls, db, field_names, values):

@@ -3,8 +3,8 @@ from django.db.models.signals import post_save
 from apps.events import records
 
 
-def _make_saved(sender, instance, raw=False, **kwargs):
-    if not raw:
+def _make_saved(sender, instance, created=False, raw=False, **kwargs):
+    if not raw and not created:  # a new make has no vehicles yet
         from apps.vehicles.models import MAKE_NAME, Vehicle
 
         MAKE_NAME.spread(Vehicle, instance)

@@ -64,6 +64,17 @@ class VehicleQuerySet(ClientAgencyQuerySet, SoftDeleteQuerySet):
         MAKE_NAME.fill(self.model, objs)
         return super().bulk_create(objs, *args, **kwargs)
 
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        """bulk_update skips save(): the copy follows a key it writes."""
+        objs = list(objs)
+        return super().bulk_update(
+            objs, MAKE_NAME.bulk_fields(self.model, objs, fields), *args, **kwargs
+        )
+
+    def update(self, **kwargs):
+        """A key set by update() takes its copy along."""
+        return super().update(**MAKE_NAME.updating(self.model, kwargs))
+
 
 # The agency-wide list's sortable columns, each with an index (agency, column, id) of the live
 # units: page 1 and the last page (read backwards) walk one and stop after the page. Sorting by
@@ -171,7 +182,7 @@ class Vehicle(ClientAgencyMixin, TimeStampedModel):
         # the make's name follows the make (`CopiedColumn`).
         MAKE_NAME.follow(self, kwargs)
         super().save(*args, **kwargs)
-        MAKE_NAME.remember(self)
+        MAKE_NAME.saved(self, kwargs)
 
     @classmethod
     def from_db(cls, db, field_names, values):

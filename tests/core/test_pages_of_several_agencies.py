@@ -123,7 +123,7 @@ def test_a_page_of_several_agencies_is_read_per_agency_where_the_database_can(
 def test_a_caller_of_one_agency_and_a_deep_page_are_read_at_once(
     make_api, manager, broker, fleets, monkeypatch, django_assert_max_num_queries
 ):
-    monkeypatch.setattr(pagination, "PER_AGENCY_DEPTH", 4)
+    monkeypatch.setattr(pagination, "PER_AGENCY_ROWS", 8)  # two agencies, 3 rows each: 6
     for user, path in (
         (manager, "/v1/vehicles?sort=make&limit=3"),
         (broker, "/v1/vehicles?sort=make&limit=3&page=2"),  # 6 ids from each agency: too deep
@@ -131,3 +131,25 @@ def test_a_caller_of_one_agency_and_a_deep_page_are_read_at_once(
         with django_assert_max_num_queries(9) as queries:
             ids_of(make_api(user).get(path))
         assert not [q for q in queries.captured_queries if "UNION" in q["sql"]], user
+
+
+def test_a_queryset_whose_agencies_no_longer_bound_it_pages_at_once(agency, other_agency, fleets):
+    from apps.agencies.models import Agency
+
+    third = Agency.objects.create(name="Third Agency")
+    VehicleFactory(client=ClientFactory(agency=third), unit="0")
+    scoped = Vehicle.objects.for_agencies([agency.pk, other_agency.pk]).live()
+    cases = [
+        scoped | Vehicle.objects.filter(agency=third),  # OR: the third agency's rows too
+        Vehicle.objects.for_agencies([agency.pk, agency.pk]),  # one agency, named twice
+        scoped.none(),
+    ]
+    for queryset in cases:
+        ordered = queryset.order_by("unit", "id")
+        whole = list(ordered.values_list("pk", flat=True))
+        total = len(whole)
+        paged = []
+        for offset in range(0, total, 4):
+            paged += [row.pk for row in pagination.page_rows(ordered, offset, 4, total)]
+        assert paged == whole
+    assert len(list(cases[0].values_list("pk", flat=True))) == 18

@@ -105,3 +105,13 @@ def test_saving_a_driver_loaded_without_its_state_reads_no_state(agency):
     driver.license_state = None
     driver.save()
     assert Driver.objects.get(pk=made.pk).license_state_code is None
+
+
+def test_a_driver_loaded_without_the_copy_clears_it_with_the_state(agency):
+    made = DriverFactory(
+        client=ClientFactory(agency=agency), license_state=State.objects.get(code="TX")
+    )
+    driver = Driver.objects.only("id", "license_state").get(pk=made.pk)
+    driver.license_state = None
+    driver.save(update_fields=["license_state"])
+    assert Driver.objects.get(pk=made.pk).license_state_code is None

@@ -135,3 +135,33 @@ def test_a_make_renamed_in_the_admin_moves_its_vehicles(client, api, agency, veh
     vehicle = Vehicle.objects.get(pk=vehicles[1].pk)
     assert vehicle.history.count() == 1
     assert vehicle.updated_at == vehicles[1].updated_at
+
+
+def test_update_bulk_update_and_update_fields_keep_the_copy_with_the_key(vehicles, makes):
+    from django.db.models import F
+
+    first, second = vehicles[0], vehicles[1]
+    # update(): by the make, by its id, by another column naming a make.
+    Vehicle.objects.filter(pk=first.pk).update(make=makes["Mack"])
+    assert Vehicle.objects.get(pk=first.pk).make_name == "Mack"
+    Vehicle.objects.filter(pk=first.pk).update(make_id=makes["Peterbilt"].pk)
+    assert Vehicle.objects.get(pk=first.pk).make_name == "Peterbilt"
+    Vehicle.objects.filter(pk=first.pk).update(make=F("make"))
+    assert Vehicle.objects.get(pk=first.pk).make_name == "Peterbilt"
+    # bulk_update naming the key.
+    first.make, second.make = makes["Volvo"], makes["Volvo"]
+    Vehicle.objects.bulk_update([first, second], ["make"])
+    assert set(
+        Vehicle.objects.filter(pk__in=[first.pk, second.pk]).values_list("make_name", flat=True)
+    ) == {"Volvo"}
+    # A save whose update_fields leave the key out writes neither the key nor its copy, and a
+    # later save of the key still follows it.
+    vehicle = Vehicle.objects.get(pk=first.pk)
+    vehicle.make = makes["Mack"]
+    vehicle.owner = "Only the owner"
+    vehicle.save(update_fields=["owner"])
+    stored = Vehicle.objects.get(pk=first.pk)
+    assert (stored.make_id, stored.make_name) == (makes["Volvo"].pk, "Volvo")
+    vehicle.save(update_fields=["make"])
+    stored = Vehicle.objects.get(pk=first.pk)
+    assert (stored.make_id, stored.make_name) == (makes["Mack"].pk, "Mack")
