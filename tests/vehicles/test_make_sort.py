@@ -165,3 +165,18 @@ def test_update_bulk_update_and_update_fields_keep_the_copy_with_the_key(vehicle
     vehicle.save(update_fields=["make"])
     stored = Vehicle.objects.get(pk=first.pk)
     assert (stored.make_id, stored.make_name) == (makes["Mack"].pk, "Mack")
+
+
+def test_the_admin_sorts_its_year_and_make_column_by_the_copy(staff_client, vehicles, makes):
+    from html import unescape
+
+    # year_make is the 4th column: `o=4` sorts by it, `o=-4` backwards.
+    for order, names in (
+        ("4", ["Mack", "Peterbilt", "Volvo"]),
+        ("-4", ["Volvo", "Peterbilt", "Mack"]),
+    ):
+        response = staff_client.get(f"/admin/vehicles/vehicle/?o={order}")
+        assert response.status_code == 200
+        page = unescape(response.content.decode())
+        seen = sorted(names, key=lambda name: page.index(f"2021 {name}"))
+        assert seen == names, order
