@@ -156,8 +156,8 @@ class CopiedColumn:
     join to the row could not, so that page 1 of an agency-wide list sorted by it walks the index
     and stops after the page instead of sorting the agency (issue 18). The copy is written here,
     whoever writes the key: `follow` and `saved` around the record's save(), `fill` in its
-    queryset's bulk_create and bulk_update, `updating` in its queryset's update(), and `spread`
-    when the source row changes.
+    queryset's bulk_create and bulk_update, `updating` in its queryset's update() (through
+    `CopiedColumnsMixin` and `CopiedColumnsQuerySet`), and `spread` when the source row changes.
     """
 
     def __init__(self, relation: str, column: str, copy: str):
@@ -256,6 +256,51 @@ class CopiedColumn:
             .exclude(**{self.copy: value})
             .update(**{self.copy: value})
         )
+
+
+class CopiedColumnsQuerySet(models.QuerySet):
+    """bulk_create, bulk_update and update() keep the model's `copied_columns` with their keys
+    (save() and from_db() do in `CopiedColumnsMixin`)."""
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for copied in self.model.copied_columns:
+            copied.fill(self.model, objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        objs = list(objs)
+        for copied in self.model.copied_columns:
+            fields = copied.bulk_fields(self.model, objs, fields)
+        return super().bulk_update(objs, fields, *args, **kwargs)
+
+    def update(self, **kwargs):
+        for copied in self.model.copied_columns:
+            kwargs = copied.updating(self.model, kwargs)
+        return super().update(**kwargs)
+
+
+class CopiedColumnsMixin:
+    """For a model that keeps copies of related rows' columns (`copied_columns`, each a
+    `CopiedColumn`): whoever saves the record (the services, the admin, an import, a raw ORM
+    write), each copy follows its key; with `CopiedColumnsQuerySet` for the bulk writes."""
+
+    copied_columns: ClassVar[tuple[CopiedColumn, ...]] = ()
+
+    def save(self, *args, **kwargs) -> None:
+        for copied in self.copied_columns:
+            copied.follow(self, kwargs)
+        super().save(*args, **kwargs)
+        for copied in self.copied_columns:
+            copied.saved(self, kwargs)
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        # Each key as stored, so save() knows whether it changed (`CopiedColumn.follow`).
+        obj = super().from_db(db, field_names, values)
+        for copied in cls.copied_columns:
+            copied.remember(obj)
+        return obj
 
 
 def user_stamp(**options) -> models.ForeignKey:

@@ -11,6 +11,8 @@ from apps.core.models import (
     ClientAgencyQuerySet,
     ConstraintRulesMixin,
     CopiedColumn,
+    CopiedColumnsMixin,
+    CopiedColumnsQuerySet,
     TimeStampedModel,
     user_stamp,
 )
@@ -27,26 +29,9 @@ def normalize_license_number(value: str) -> str:
 LICENSE_STATE_CODE = CopiedColumn("license_state", "code", "license_state_code")
 
 
-class DriverQuerySet(ClientAgencyQuerySet):
+class DriverQuerySet(CopiedColumnsQuerySet, ClientAgencyQuerySet):
     """Scoped through the driver's own copy of its client's agency: the agency-wide list filters
     and sorts through one index, (agency, column, id), not a join to the clients (issue 18)."""
-
-    def bulk_create(self, objs, *args, **kwargs):
-        """bulk_create skips save(): copy each driver's licence state code here too."""
-        objs = list(objs)
-        LICENSE_STATE_CODE.fill(self.model, objs)
-        return super().bulk_create(objs, *args, **kwargs)
-
-    def bulk_update(self, objs, fields, *args, **kwargs):
-        """bulk_update skips save(): the copy follows a key it writes."""
-        objs = list(objs)
-        return super().bulk_update(
-            objs, LICENSE_STATE_CODE.bulk_fields(self.model, objs, fields), *args, **kwargs
-        )
-
-    def update(self, **kwargs):
-        """A key set by update() takes its copy along."""
-        return super().update(**LICENSE_STATE_CODE.updating(self.model, kwargs))
 
 
 # The list's orders, each with an index (agency, columns..., id): page 1 and the last page (read
@@ -69,7 +54,7 @@ SORT_INDEXES = (
 )
 
 
-class Driver(ClientAgencyMixin, TimeStampedModel):
+class Driver(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     """A driver of a client's fleet."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="drivers")
@@ -116,6 +101,7 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
 
     objects = DriverQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at", "license_state_code"])
+    copied_columns = (LICENSE_STATE_CODE,)
 
     class Meta:
         ordering = ["last_name", "first_name", "id"]
@@ -132,18 +118,7 @@ class Driver(ClientAgencyMixin, TimeStampedModel):
         # write), as a client's DOT is (`Client.save`): the `licenseNumber` filter finds it.
         if self.license_number:
             self.license_number = normalize_license_number(self.license_number)
-        # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of the
-        # licence state's code follows the state (`CopiedColumn`).
-        LICENSE_STATE_CODE.follow(self, kwargs)
-        super().save(*args, **kwargs)
-        LICENSE_STATE_CODE.saved(self, kwargs)
-
-    @classmethod
-    def from_db(cls, db, field_names, values):
-        # The licence state as stored, so save() knows whether it changed (see save()).
-        obj = super().from_db(db, field_names, values)
-        LICENSE_STATE_CODE.remember(obj)
-        return obj
+        super().save(*args, **kwargs)  # the copy of the licence state's code follows the state
 
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"

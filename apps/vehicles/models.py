@@ -14,6 +14,8 @@ from apps.core.models import (
     ClientAgencyMixin,
     ClientAgencyQuerySet,
     CopiedColumn,
+    CopiedColumnsMixin,
+    CopiedColumnsQuerySet,
     SoftDeleteQuerySet,
     TimeStampedModel,
     live_q,
@@ -53,27 +55,10 @@ class Lienholder(models.Model):
 MAKE_NAME = CopiedColumn("make", "name", "make_name")
 
 
-class VehicleQuerySet(ClientAgencyQuerySet, SoftDeleteQuerySet):
+class VehicleQuerySet(CopiedColumnsQuerySet, ClientAgencyQuerySet, SoftDeleteQuerySet):
     # The vehicle's own copy of its client's agency: the agency-wide list filters and sorts
     # through one index, (agency, column, id), instead of a join to the clients (issue 18).
     agency_field = "agency"
-
-    def bulk_create(self, objs, *args, **kwargs):
-        """bulk_create skips save(): copy each vehicle's make name here too."""
-        objs = list(objs)
-        MAKE_NAME.fill(self.model, objs)
-        return super().bulk_create(objs, *args, **kwargs)
-
-    def bulk_update(self, objs, fields, *args, **kwargs):
-        """bulk_update skips save(): the copy follows a key it writes."""
-        objs = list(objs)
-        return super().bulk_update(
-            objs, MAKE_NAME.bulk_fields(self.model, objs, fields), *args, **kwargs
-        )
-
-    def update(self, **kwargs):
-        """A key set by update() takes its copy along."""
-        return super().update(**MAKE_NAME.updating(self.model, kwargs))
 
 
 # The agency-wide list's sortable columns, each with an index (agency, column, id) of the live
@@ -97,7 +82,7 @@ SORTABLE_LIVE_INDEXES = (
 )
 
 
-class Vehicle(ClientAgencyMixin, TimeStampedModel):
+class Vehicle(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     """A unit of a client's fleet, identified by its VIN (serial number)."""
 
     client = models.ForeignKey("clients.Client", on_delete=models.PROTECT, related_name="vehicles")
@@ -133,6 +118,7 @@ class Vehicle(ClientAgencyMixin, TimeStampedModel):
 
     objects = VehicleQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at", "make_name"])
+    copied_columns = (MAKE_NAME,)
 
     class Meta:
         ordering = ["unit", "id"]
@@ -178,15 +164,4 @@ class Vehicle(ClientAgencyMixin, TimeStampedModel):
         self.serial_number = normalize_vin(self.serial_number or "")
         self.license_plate = (self.license_plate or "").strip().upper()
         self.license_plate_key = plate_key(self.license_plate)
-        # Whoever writes (the services, the admin, an import, a raw ORM write): the copy of
-        # the make's name follows the make (`CopiedColumn`).
-        MAKE_NAME.follow(self, kwargs)
-        super().save(*args, **kwargs)
-        MAKE_NAME.saved(self, kwargs)
-
-    @classmethod
-    def from_db(cls, db, field_names, values):
-        # The make as stored, so save() knows whether it changed (see save()).
-        obj = super().from_db(db, field_names, values)
-        MAKE_NAME.remember(obj)
-        return obj
+        super().save(*args, **kwargs)  # the copy of the make's name follows the make
