@@ -130,6 +130,22 @@ def assert_problem(response, status: int) -> dict:
     return body
 
 
+def page_ids(response) -> list[int]:
+    """The ids of a 200 list page, in its order."""
+    assert response.status_code == 200, response.content
+    return [row["id"] for row in response.json()["results"]]
+
+
+def ids_statement(queries, table: str) -> str:
+    """Of a list request's captured queries, the one that orders `table`'s ids for the page."""
+    (sql,) = [
+        q["sql"]
+        for q in queries.captured_queries
+        if f'FROM "{table}"' in q["sql"] and "ORDER BY" in q["sql"]
+    ]
+    return sql
+
+
 def bearer_for(user) -> str:
     return str(RefreshToken.for_user(user).access_token)
 

@@ -13,6 +13,7 @@ from apps.drivers.api.views import DriverViewSet
 from apps.drivers.models import Driver
 from apps.vehicles.api.views import VEHICLE_SORT_FIELDS
 from apps.vehicles.models import Vehicle
+from tests.conftest import page_ids
 from tests.factories import ClientFactory, DriverFactory, UserFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -57,11 +58,6 @@ SORTS = [
 ]
 
 
-def ids_of(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [row["id"] for row in response.json()["results"]]
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_record_created_over_http_carries_its_clients_agency(kind, api, other_api, carrier):
     response = api.post(kind.path, {"clientId": carrier.id, **kind.body}, format="json")
@@ -84,7 +80,7 @@ def test_a_record_moved_to_a_client_of_another_agency_follows_it(
     record.refresh_from_db()
     assert record.agency_id == other_agency.pk
     assert other_api.get(f"{kind.path}/{record.pk}").status_code == 200
-    assert ids_of(other_api.get(kind.path)) == [record.pk]
+    assert page_ids(other_api.get(kind.path)) == [record.pk]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -93,14 +89,14 @@ def test_a_client_moved_over_http_takes_its_records(
 ):
     both = UserFactory(agencies=[agency, other_agency], groups=[groups[0]])
     records = [kind.factory(client=carrier) for _ in range(2)]
-    assert sorted(ids_of(api.get(kind.path))) == sorted(r.pk for r in records)
+    assert sorted(page_ids(api.get(kind.path))) == sorted(r.pk for r in records)
     response = make_api(both).put(
         f"/v1/clients/{carrier.pk}", {"agencyId": other_agency.pk}, format="json"
     )
     assert response.status_code == 200, response.content
     assert api.get(kind.path).json()["count"] == 0
     assert api.get(f"{kind.path}/{records[0].pk}").status_code == 404
-    assert sorted(ids_of(other_api.get(f"{kind.path}?sort={kind.sorts[0]}"))) == sorted(
+    assert sorted(page_ids(other_api.get(f"{kind.path}?sort={kind.sorts[0]}"))) == sorted(
         r.pk for r in records
     )
     assert other_api.get(f"{kind.path}/{records[0].pk}").status_code == 200
@@ -143,7 +139,7 @@ def test_every_sort_of_the_agency_wide_list_keeps_to_the_agency(
         seen = []
         for page in (1, 2, 3):  # the last pages are read backwards through the index
             with django_assert_max_num_queries(9):
-                seen += ids_of(caller.get(f"{kind.path}?sort={sort}&limit=1&page={page}"))
+                seen += page_ids(caller.get(f"{kind.path}?sort={sort}&limit=1&page={page}"))
         assert sorted(seen) == sorted(r.pk for r in expected)
 
 

@@ -13,6 +13,7 @@ from apps.core import pagination
 from apps.drivers.models import Driver
 from apps.masterdata.models import Make, State
 from apps.vehicles.models import Vehicle
+from tests.conftest import ids_statement, page_ids
 from tests.factories import ClientFactory, DriverFactory, UserFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -55,11 +56,6 @@ def fleets(agency, other_agency):
         DriverFactory(client=clients[owning][n % 2], license_state=states[n % 3])
 
 
-def ids_of(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [row["id"] for row in response.json()["results"]]
-
-
 def expected(model, agencies, sort: str, fields: dict[str, str]) -> list[int]:
     terms = []
     for part in sort.split(","):
@@ -79,11 +75,11 @@ def test_every_vehicle_page_is_the_one_a_single_statement_gives(
     api = make_api(broker)
     whole = expected(Vehicle, [agency, other_agency], sort, VEHICLE_SORTS)
     assert len(whole) == 17
-    assert ids_of(api.get(f"/v1/vehicles?sort={sort}&limit=100")) == whole
+    assert page_ids(api.get(f"/v1/vehicles?sort={sort}&limit=100")) == whole
     paged = []
     for page in range(1, 8):  # 3 per page: pages 4 to 6 are read backwards, 6 is short
         with django_assert_max_num_queries(9):
-            paged += ids_of(api.get(f"/v1/vehicles?sort={sort}&limit=3&page={page}"))
+            paged += page_ids(api.get(f"/v1/vehicles?sort={sort}&limit=3&page={page}"))
     assert paged == whole
 
 
@@ -96,7 +92,7 @@ def test_every_driver_page_is_the_one_a_single_statement_gives(
     assert len(whole) == 10
     paged = []
     for page in range(1, 5):
-        paged += ids_of(api.get(f"/v1/drivers?sort={sort}&limit=3&page={page}"))
+        paged += page_ids(api.get(f"/v1/drivers?sort={sort}&limit=3&page={page}"))
     assert paged == whole
 
 
@@ -104,15 +100,11 @@ def test_a_page_of_several_agencies_is_read_per_agency_where_the_database_can(
     make_api, broker, manager, fleets, django_assert_max_num_queries
 ):
     with django_assert_max_num_queries(9) as alone:
-        ids_of(make_api(manager).get("/v1/vehicles?sort=make&limit=3"))
+        page_ids(make_api(manager).get("/v1/vehicles?sort=make&limit=3"))
     with django_assert_max_num_queries(9) as queries:
-        ids_of(make_api(broker).get("/v1/vehicles?sort=make&limit=3"))
+        page_ids(make_api(broker).get("/v1/vehicles?sort=make&limit=3"))
     assert len(queries) == len(alone)
-    (ids,) = [
-        q["sql"]
-        for q in queries.captured_queries
-        if 'FROM "vehicles_vehicle"' in q["sql"] and "ORDER BY" in q["sql"]
-    ]
+    ids = ids_statement(queries, "vehicles_vehicle")
     if connection.features.supports_slicing_ordering_in_compound:
         assert ids.count("UNION ALL") == 1, ids
         assert ids.count('"vehicles_vehicle"."agency_id" = ') == 2, ids
@@ -129,7 +121,7 @@ def test_a_caller_of_one_agency_and_a_deep_page_are_read_at_once(
         (broker, "/v1/vehicles?sort=make&limit=3&page=2"),  # 6 ids from each agency: too deep
     ):
         with django_assert_max_num_queries(9) as queries:
-            ids_of(make_api(user).get(path))
+            page_ids(make_api(user).get(path))
         assert not [q for q in queries.captured_queries if "UNION" in q["sql"]], user
 
 

@@ -8,14 +8,10 @@ import pytest
 
 from apps.drivers.models import Driver
 from apps.masterdata.models import State
+from tests.conftest import ids_statement, page_ids
 from tests.factories import ClientFactory, DriverFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def ids_of(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [row["id"] for row in response.json()["results"]]
 
 
 @pytest.fixture
@@ -43,11 +39,11 @@ def test_the_order_is_the_one_the_join_to_the_states_gave(
     joined = list(
         Driver.objects.filter(agency=agency).order_by(*terms).values_list("pk", flat=True)
     )
-    assert ids_of(api.get(f"/v1/drivers?sort={sort}&limit=100")) == joined
+    assert page_ids(api.get(f"/v1/drivers?sort={sort}&limit=100")) == joined
     paged = []
     for page in (1, 2, 3, 4):  # the last pages are read backwards
         with django_assert_max_num_queries(9):
-            paged += ids_of(api.get(f"/v1/drivers?sort={sort}&limit=2&page={page}"))
+            paged += page_ids(api.get(f"/v1/drivers?sort={sort}&limit=2&page={page}"))
     assert paged == joined
 
 
@@ -59,7 +55,7 @@ def test_the_copy_follows_the_state_whoever_writes(api, drivers):
     assert Driver.objects.get(pk=texan.pk).license_state_code == "AL"
     # AL comes before every other state; drivers without one sort first on SQLite and last on
     # PostgreSQL, as each database orders NULL (and as the join to the states did).
-    answered = ids_of(api.get("/v1/drivers?sort=licenseState&limit=100"))
+    answered = page_ids(api.get("/v1/drivers?sort=licenseState&limit=100"))
     stated = [pk for pk in answered if pk not in {drivers[1].pk, drivers[4].pk}]
     assert stated[0] == texan.pk and len(answered) == len(stated) + 2
 
@@ -76,11 +72,7 @@ def test_the_sort_reads_the_copy_not_the_states(api, drivers, django_assert_max_
     with django_assert_max_num_queries(9) as queries:
         api.get("/v1/drivers?sort=licenseState&limit=2")
     # The page's ids, in order, from the drivers alone (their rows are read by id after).
-    (ids,) = [
-        q["sql"]
-        for q in queries.captured_queries
-        if 'FROM "drivers_driver"' in q["sql"] and "ORDER BY" in q["sql"]
-    ]
+    ids = ids_statement(queries, "drivers_driver")
     assert '"drivers_driver"."license_state_code" ASC' in ids
     assert "masterdata_state" not in ids
 

@@ -12,14 +12,16 @@ from django.test.utils import CaptureQueriesContext
 from apps.masterdata.models import Make
 from apps.vehicles.models import Vehicle
 from tests.admin.formdata import form_data
-from tests.factories import ClientFactory, UserFactory, VehicleFactory
+from tests.conftest import assert_problem, ids_statement, page_ids
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    UserFactory,
+    VehicleCoverageFactory,
+    VehicleFactory,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-def ids_of(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [row["id"] for row in response.json()["results"]]
 
 
 def joined_order(agency, sort: str) -> list[int]:
@@ -60,22 +62,18 @@ def test_the_order_is_the_one_the_join_to_the_makes_gave(
 ):
     joined = joined_order(agency, sort)
     assert len(joined) == 7
-    assert ids_of(api.get(f"/v1/vehicles?sort={sort}&limit=100")) == joined
+    assert page_ids(api.get(f"/v1/vehicles?sort={sort}&limit=100")) == joined
     paged = []
     for page in (1, 2, 3, 4):  # pages 3 and 4 are read backwards
         with django_assert_max_num_queries(9):
-            paged += ids_of(api.get(f"/v1/vehicles?sort={sort}&limit=2&page={page}"))
+            paged += page_ids(api.get(f"/v1/vehicles?sort={sort}&limit=2&page={page}"))
     assert paged == joined
 
 
 def test_the_sort_reads_the_copy_not_the_makes(api, vehicles, django_assert_max_num_queries):
     with django_assert_max_num_queries(9) as queries:
         api.get("/v1/vehicles?sort=make&limit=2")
-    (ids,) = [
-        q["sql"]
-        for q in queries.captured_queries
-        if 'FROM "vehicles_vehicle"' in q["sql"] and "ORDER BY" in q["sql"]
-    ]
+    ids = ids_statement(queries, "vehicles_vehicle")
     assert '"vehicles_vehicle"."make_name" ASC' in ids
     assert "masterdata_make" not in ids
 
@@ -87,7 +85,7 @@ def test_the_copy_follows_the_make_whoever_writes_the_vehicle(api, agency, vehic
     response = api.put(f"/v1/vehicles/{volvo.pk}", {"makeId": makes["Mack"].pk}, format="json")
     assert response.status_code == 200, response.content
     assert Vehicle.objects.get(pk=volvo.pk).make_name == "Mack"
-    assert ids_of(api.get("/v1/vehicles?sort=make&limit=100")) == joined_order(agency, "make")
+    assert page_ids(api.get("/v1/vehicles?sort=make&limit=100")) == joined_order(agency, "make")
     # A raw ORM write, with only the key named.
     volvo.make_id = makes["Peterbilt"].pk
     volvo.save(update_fields=["make"])
@@ -119,7 +117,7 @@ def test_saving_a_vehicle_loaded_without_its_make_reads_no_make(vehicles, makes)
 
 
 def test_a_make_renamed_in_the_admin_moves_its_vehicles(client, api, agency, vehicles, makes):
-    before = ids_of(api.get("/v1/vehicles?sort=make&limit=100"))
+    before = page_ids(api.get("/v1/vehicles?sort=make&limit=100"))
     root = UserFactory(username="root-make-sort", is_staff=True, is_superuser=True)
     client.force_login(root)
     url = f"/admin/masterdata/make/{makes['Mack'].pk}/change/"
@@ -128,7 +126,7 @@ def test_a_make_renamed_in_the_admin_moves_its_vehicles(client, api, agency, veh
     assert set(Vehicle.objects.filter(make=makes["Mack"]).values_list("make_name", flat=True)) == {
         "Zenith Motor Works"
     }  # the other agency's Mack too
-    after = ids_of(api.get("/v1/vehicles?sort=make&limit=100"))
+    after = page_ids(api.get("/v1/vehicles?sort=make&limit=100"))
     assert after == joined_order(agency, "make") != before
     assert after[-2:] == [vehicles[1].pk, vehicles[4].pk]  # Mack was first, Zenith Motor Works last
     # The copy is not the vehicle's data: no history row, no new updated_at.
@@ -180,3 +178,22 @@ def test_the_admin_sorts_its_year_and_make_column_by_the_copy(staff_client, vehi
         page = unescape(response.content.decode())
         seen = sorted(names, key=lambda name: page.index(f"2021 {name}"))
         assert seen == names, order
+
+
+def test_a_policys_vehicles_sort_by_the_copy_too(api, other_api, vehicles, makes):
+    policy = PolicyFactory(client=vehicles[0].client)
+    for vehicle in vehicles:
+        VehicleCoverageFactory(vehicle=vehicle, policy=policy)
+    # A rename moves the policy's units too (the copy, not a join, orders them).
+    volvo = Make.objects.get(pk=makes["Volvo"].pk)
+    volvo.name = "Ajax Motors"
+    volvo.save()
+    order = {"Ajax Motors": 0, "Mack": 1, "Peterbilt": 2}
+    names = {v.pk: Vehicle.objects.get(pk=v.pk).make_name for v in vehicles}
+    expected = sorted(names, key=lambda pk: (order[names[pk]], pk))
+    path = f"/v1/policies/{policy.id}/vehicles"
+    assert page_ids(api.get(f"{path}?sort=make&limit=100")) == expected
+    backwards = sorted(names, key=lambda pk: (-order[names[pk]], pk))  # ties still by id
+    assert page_ids(api.get(f"{path}?sort=-make&limit=100")) == backwards
+    assert_problem(other_api.get(f"{path}?sort=make"), 404)  # another agency's policy
+    assert_problem(api.get(f"{path}?sort=makeName"), 400)  # not a sortable field
