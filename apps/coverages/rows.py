@@ -14,6 +14,7 @@ model's own (`PolicyTerm`).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections import namedtuple
 from decimal import Decimal
 from typing import NamedTuple
@@ -153,58 +154,52 @@ VEHICLE_COLUMNS = (
 PERIOD_COLUMNS = ("id", "vehicle_id", "policy_id", "coverage_status", "policy_added_date")
 
 
-class _Shared(dict):
-    """One row per distinct id, built on first sight."""
+def _new(row_class):
+    """`row_class`'s constructor from one tuple of its fields, in C: a NamedTuple's own
+    `__new__` is a Python function, a frame per row (a 200-DOT answer builds about a thousand
+    rows; issue 18)."""
+    return functools.partial(tuple.__new__, row_class)
 
-    def get_or_make(self, make, pk, *columns):
-        row = self.get(pk)
-        if row is None:
-            row = self[pk] = make(pk, *columns)
+
+new_client, new_policy, new_limit = _new(ClientRow), _new(PolicyRow), _new(LimitRow)
+
+
+class _Shared(dict):
+    """One row per distinct set of columns, built on first sight: `shared[columns]` is a dict
+    lookup (a method per row cost more than the row's other work)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, columns: tuple):
+        row = self[columns] = self.make(columns)
         return row
 
 
 def client_rows(values) -> list[ClientRow]:
-    agencies = _Shared()
+    agencies = _Shared(_new(AgencyRow))
     return [
-        ClientRow(pk, name, dot, cargo, agency_id, agencies.get_or_make(AgencyRow, agency_id, an))
-        for pk, name, dot, cargo, agency_id, an in values
+        new_client((pk, name, dot, cargo, agency_id, agencies[agency_id, agency_name]))
+        for pk, name, dot, cargo, agency_id, agency_name in values
     ]
 
 
 def policy_rows(values) -> list[PolicyRow]:
     """Policy rows (`limits` empty, to be filled) from `values_list(*POLICY_COLUMNS)`."""
-    types, insurers = _Shared(), _Shared()
-    rows = []
-    for (
-        pk,
-        client_id,
-        number,
-        type_id,
-        type_code,
-        type_name,
-        schedules_units,
-        insurer_id,
-        insurer_name,
-        naic,
-        rating,
-        effective,
-        expiration,
-        cancellation,
-        additional_insured,
-        subrogation_waived,
-        deleted,
-    ) in values:
-        rows.append(
-            PolicyRow(
+    types, insurers = _Shared(_new(CoverageTypeRow)), _Shared(_new(InsurerRow))
+    return [
+        new_policy(
+            (
                 pk,
                 client_id,
                 number,
                 type_id,
-                types.get_or_make(CoverageTypeRow, type_id, type_code, type_name, schedules_units),
+                types[type_id, type_code, type_name, schedules_units],
                 insurer_id,
-                None
-                if insurer_id is None
-                else insurers.get_or_make(InsurerRow, insurer_id, insurer_name, naic, rating),
+                None if insurer_id is None else insurers[insurer_id, insurer_name, naic, rating],
                 effective,
                 expiration,
                 cancellation,
@@ -214,13 +209,34 @@ def policy_rows(values) -> list[PolicyRow]:
                 [],
             )
         )
-    return rows
+        for (
+            pk,
+            client_id,
+            number,
+            type_id,
+            type_code,
+            type_name,
+            schedules_units,
+            insurer_id,
+            insurer_name,
+            naic,
+            rating,
+            effective,
+            expiration,
+            cancellation,
+            additional_insured,
+            subrogation_waived,
+            deleted,
+        ) in values
+    ]
 
 
 def vehicle_rows(values) -> list[VehicleRow]:
     """Unit rows from `values_list(*VEHICLE_COLUMNS)`: a batch's units are mostly one
     client's, whose row (and agency's) is built once."""
-    makes, states, clients, agencies = _Shared(), _Shared(), _Shared(), _Shared()
+    makes, states = _Shared(_new(MakeRow)), _Shared(_new(StateRow))
+    agencies, clients = _Shared(_new(AgencyRow)), {}
+    new_vehicle = _new(VehicleRow)
     rows = []
     for (
         pk,
@@ -242,23 +258,25 @@ def vehicle_rows(values) -> list[VehicleRow]:
     ) in values:
         client = clients.get(client_id)
         if client is None:
-            agency = agencies.get_or_make(AgencyRow, agency_id, agency_name)
-            client = clients[client_id] = ClientRow(
-                client_id, client_name, dot, cargo_class, agency_id, agency
+            agency = agencies[agency_id, agency_name]
+            client = clients[client_id] = new_client(
+                (client_id, client_name, dot, cargo_class, agency_id, agency)
             )
         rows.append(
-            VehicleRow(
-                pk,
-                client_id,
-                unit,
-                model_year,
-                vin,
-                plate,
-                plate_key,
-                makes.get_or_make(MakeRow, make_id, make_name),
-                state_id,
-                None if state_id is None else states.get_or_make(StateRow, state_id, state_code),
-                client,
+            new_vehicle(
+                (
+                    pk,
+                    client_id,
+                    unit,
+                    model_year,
+                    vin,
+                    plate,
+                    plate_key,
+                    makes[make_id, make_name],
+                    state_id,
+                    None if state_id is None else states[state_id, state_code],
+                    client,
+                )
             )
         )
     return rows

@@ -36,6 +36,7 @@ from apps.coverages.rows import (
     PolicyRow,
     VehicleRow,
     client_rows,
+    new_limit,
     policy_rows,
     vehicle_rows,
 )
@@ -55,7 +56,7 @@ def _fill_limits(lists: dict[int, list]) -> None:
         rows = _LIMIT_ROWS.fetch(policies=list(lists))
         rows.sort(key=_LIMIT_ORDER)
         for policy_id, _position, _id, name, amount in rows:
-            lists[policy_id].append(LimitRow(name, amount))
+            lists[policy_id].append(new_limit((name, amount)))
 
 
 def attach_limit_rows(policies: Iterable[Policy]) -> None:
@@ -139,7 +140,7 @@ def _clients_and_policies(
         name = width + policy_width
         for row in rows:
             if row[name] is not None:  # a limit's name is never NULL: NULL is no limit
-                policies[row[width]].limits.append(LimitRow(row[name], row[name + 1]))
+                policies[row[width]].limits.append(new_limit((row[name], row[name + 1])))
     else:
         _fill_limits({policy.id: policy.limits for policy in policies.values()})
     return clients, _by_client(policies.values())
@@ -425,7 +426,7 @@ def _units_and_periods(rows) -> tuple[list[VehicleRow], dict[int, list[PeriodRow
         if policy_id not in columns:
             columns[policy_id], first[policy_id] = row[policy:name], period_id
         if row[name] is not None and first[policy_id] == period_id:  # NULL: no limit
-            limits[policy_id].append(LimitRow(row[name], row[name + 1]))
+            limits[policy_id].append(new_limit((row[name], row[name + 1])))
     policies = {row.id: row for row in policy_rows(columns.values())}
     for policy_id, rows_of_policy in limits.items():
         policies[policy_id].limits.extend(rows_of_policy)
