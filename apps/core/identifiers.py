@@ -33,6 +33,23 @@ def normalize_dot(raw, *, field: str = "dot") -> str:
     return value
 
 
+# DOT numbers already in their stored form, comma-separated: what a client almost always sends.
+_STORED_DOTS = re.compile(
+    rf"[1-9][0-9]{{0,{DOT_MAX_DIGITS - 1}}}(?:,[1-9][0-9]{{0,{DOT_MAX_DIGITS - 1}}})*"
+)
+
+
+def normalize_dots(values: list[str], *, field: str) -> list[str]:
+    """The DOT numbers of `values`, each value one or several separated by commas, blank ones
+    skipped, each normalised by `normalize_dot` (its 400 on `field`). When all of them are in
+    their stored form already (no blank, space or leading zero), one match of the whole text
+    says so: 200 DOTs checked one by one cost a tenth of a millisecond more (issue 18)."""
+    text = ",".join(values)
+    if _STORED_DOTS.fullmatch(text):
+        return text.split(",")
+    return [normalize_dot(part, field=field) for part in text.split(",") if part.strip()]
+
+
 def dot_or_none(raw) -> str | None:
     """The normalised DOT, or None when `raw` is not one (for model code, which must not raise
     a DRF error)."""

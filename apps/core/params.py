@@ -19,7 +19,7 @@ from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
 from apps.core.dates import today
-from apps.core.identifiers import normalize_dot
+from apps.core.identifiers import normalize_dot, normalize_dots
 
 MAX_BIGINT = 2**63 - 1
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -265,8 +265,7 @@ class DotListParam(serializers.ListField):
 
     def to_internal_value(self, data) -> list[str]:
         name = camel(self.field_name)
-        raw = [part for value in data for part in value.split(",")]
-        dots = [normalize_dot(value, field=name) for value in raw if value.strip()]
+        dots = normalize_dots(data, field=name)
         if len(set(dots)) > self.most:
             raise ValidationError({name: [f"At most {self.most} DOT numbers."]})
         if not dots:

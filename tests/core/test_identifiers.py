@@ -12,6 +12,7 @@ from apps.core.identifiers import (
     VIN_MESSAGE,
     dot_validator,
     normalize_dot,
+    normalize_dots,
     parse_vin,
     vin_validator,
 )
@@ -28,6 +29,42 @@ def test_what_is_not_a_dot_is_a_400_naming_the_field(raw):
     with pytest.raises(ValidationError) as caught:
         normalize_dot(raw, field="dots")
     assert list(caught.value.detail) == ["dots"]
+
+
+def _one_by_one(values: list[str]) -> list[str]:
+    parts = [part for value in values for part in value.split(",")]
+    return [normalize_dot(part, field="dots") for part in parts if part.strip()]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["1234567"],
+        ["1234567", "2345678", "1234567"],
+        ["1,2,3", "45678901"],
+        ["01234567", "2345678"],  # a leading zero: checked one by one
+        [" 1234567 ", "2345678"],
+        ["1234567", ""],
+        ["1234567,,2345678", ","],
+        ["", " "],
+        [],
+    ],
+)
+def test_many_dots_are_each_normalised_as_one_is(values):
+    assert normalize_dots(values, field="dots") == _one_by_one(values)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["1234567", "0"], ["123456789"], ["1234567", "12a"], ["\uff11"], ["1_0"], ["1234567,-1"]],
+)
+def test_many_dots_with_one_bad_are_a_400_naming_the_field(values):
+    with pytest.raises(ValidationError) as caught:
+        _one_by_one(values)
+    expected = caught.value.detail
+    with pytest.raises(ValidationError) as caught:
+        normalize_dots(values, field="dots")
+    assert caught.value.detail == expected
 
 
 def test_the_model_fields_use_the_one_validator_of_each_identifier():
