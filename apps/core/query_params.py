@@ -52,7 +52,7 @@ def query_dict(request) -> QueryDict:
 
     Django's `QueryDict` runs `parse_qsl` (a replace and an unquote per name and per value) and
     then `appendlist` (four calls more) for every value: 0.4 ms of a 200-DOT verification, a
-    twentieth of it (issue 18). A query string of printable ASCII without `%` or `+` has
+    twentieth of it (issue 18). A query string of ASCII without `%` or `+` has
     nothing to unquote or decode, so its values are its pieces between `&` split at the first
     `=` (a piece without one is a name with an empty value, an empty piece is skipped, as
     `parse_qsl(keep_blank_values=True)` does), gathered in a dict of lists as `appendlist`

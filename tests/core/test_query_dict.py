@@ -22,6 +22,7 @@ AWKWARD = [
     "a==b=c",
     "dots=1&dots=2&dots=3&dot=4",
     "a=b;c=d",
+    "a=\x01&\t=\x7f",  # control characters: ASCII, kept as they are
     "a=%20b&c=d",
     "a+b=c+d",
     "a=%E2%82%AC",
