@@ -154,14 +154,18 @@ VEHICLE_COLUMNS = (
 PERIOD_COLUMNS = ("id", "vehicle_id", "policy_id", "coverage_status", "policy_added_date")
 
 
-def _new(row_class):
+def tuple_constructor(row_class):
     """`row_class`'s constructor from one tuple of its fields, in C: a NamedTuple's own
     `__new__` is a Python function, a frame per row (a 200-DOT answer builds about a thousand
     rows; issue 18)."""
     return functools.partial(tuple.__new__, row_class)
 
 
-new_client, new_policy, new_limit = _new(ClientRow), _new(PolicyRow), _new(LimitRow)
+new_client, new_policy, new_limit = (
+    tuple_constructor(ClientRow),
+    tuple_constructor(PolicyRow),
+    tuple_constructor(LimitRow),
+)
 
 
 class _Shared(dict):
@@ -180,7 +184,7 @@ class _Shared(dict):
 
 
 def client_rows(values) -> list[ClientRow]:
-    agencies = _Shared(_new(AgencyRow))
+    agencies = _Shared(tuple_constructor(AgencyRow))
     return [
         new_client((pk, name, dot, cargo, agency_id, agencies[agency_id, agency_name]))
         for pk, name, dot, cargo, agency_id, agency_name in values
@@ -189,7 +193,10 @@ def client_rows(values) -> list[ClientRow]:
 
 def policy_rows(values) -> list[PolicyRow]:
     """Policy rows (`limits` empty, to be filled) from `values_list(*POLICY_COLUMNS)`."""
-    types, insurers = _Shared(_new(CoverageTypeRow)), _Shared(_new(InsurerRow))
+    types, insurers = (
+        _Shared(tuple_constructor(CoverageTypeRow)),
+        _Shared(tuple_constructor(InsurerRow)),
+    )
     return [
         new_policy(
             (
@@ -234,9 +241,9 @@ def policy_rows(values) -> list[PolicyRow]:
 def vehicle_rows(values) -> list[VehicleRow]:
     """Unit rows from `values_list(*VEHICLE_COLUMNS)`: a batch's units are mostly one
     client's, whose row (and agency's) is built once."""
-    makes, states = _Shared(_new(MakeRow)), _Shared(_new(StateRow))
-    agencies, clients = _Shared(_new(AgencyRow)), {}
-    new_vehicle = _new(VehicleRow)
+    makes, states = _Shared(tuple_constructor(MakeRow)), _Shared(tuple_constructor(StateRow))
+    agencies, clients = _Shared(tuple_constructor(AgencyRow)), {}
+    new_vehicle = tuple_constructor(VehicleRow)
     rows = []
     for (
         pk,

@@ -38,6 +38,7 @@ from apps.coverages.rows import (
     client_rows,
     new_limit,
     policy_rows,
+    tuple_constructor,
     vehicle_rows,
 )
 from apps.policies.choices import PolicyStatus
@@ -205,6 +206,9 @@ class ClientVerification(NamedTuple):
         return self.client is not None
 
 
+_new_client_verification = tuple_constructor(ClientVerification)
+
+
 def _client_verification(
     dot: str | None,
     client: ClientRow | None,
@@ -215,16 +219,22 @@ def _client_verification(
     checked = profile is not None
     if client is None:
         return ClientVerification(dot, None, [], on, False, NOT_FOUND, checked, None)
-    in_force = any(p.status_on(on) == PolicyStatus.ACTIVE for p in policies)
-    return ClientVerification(
-        client.dot if dot is None else dot,
-        client,
-        policies,
-        on,
-        in_force,
-        ACTIVE if in_force else INACTIVE,
-        checked,
-        _compliance(profile, client, policies, on),
+    in_force = False
+    for policy in policies:  # a loop, not any(): 200 DOTs' generators cost 0.1 ms (issue 18)
+        if policy.status_on(on) == PolicyStatus.ACTIVE:
+            in_force = True
+            break
+    return _new_client_verification(
+        (
+            client.dot if dot is None else dot,
+            client,
+            policies,
+            on,
+            in_force,
+            ACTIVE if in_force else INACTIVE,
+            checked,
+            _compliance(profile, client, policies, on) if checked else None,
+        )
     )
 
 

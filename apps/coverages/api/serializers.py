@@ -354,7 +354,9 @@ class ClientVerificationSerializer(ShapedSerializer):
     compliance = compliance_field()
 
     @staticmethod
-    def shape(result: ClientVerification, parts: AnswerParts) -> dict:
+    def shape(result: ClientVerification, parts: AnswerParts, policy=CoverageRefSerializer.shape):
+        # A client answers one DOT of the answer at most, so each of its policies is shaped
+        # here, once, without a look in the answer's parts (they share the limits' shapes).
         client = result.client
         shaped = {
             "dot": result.dot,
@@ -362,7 +364,7 @@ class ClientVerificationSerializer(ShapedSerializer):
             "verified": result.verified,
             "status": result.status,
             "client": None if client is None else ClientRefSerializer.shape(client),
-            "coverages": list(map(parts.policy, result.policies)),
+            "coverages": [policy(p, parts) for p in result.policies],
         }
         return with_compliance(shaped, result)
 
