@@ -81,6 +81,13 @@ def test_too_many_fields_is_djangos_error(raw):
         query_dict(_request(raw))
 
 
+@override_settings(DEFAULT_CHARSET="utf-16")
+def test_a_charset_other_than_utf8_is_djangos_build():
+    request = _request("abcd")
+    assert list(query_dict(request).lists()) == list(_django("abcd").lists())
+    assert list(query_dict(request).lists()) != [("abcd", [""])]
+
+
 @override_settings(DATA_UPLOAD_MAX_NUMBER_FIELDS=3)
 def test_as_many_fields_as_allowed_is_fine():
     assert list(query_dict(_request("a=1&b=2&a=3")).lists()) == [("a", ["1", "3"]), ("b", ["2"])]
@@ -100,3 +107,25 @@ def test_the_api_reads_it(api, carrier):
     one = api.get(f"/v1/coverages/clients?dot={escaped}")
     assert one.status_code == 200, one.content
     assert one.json()["results"][0]["client"]["id"] == carrier.id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_asgi_request_reads_its_own_query(master_data_back, api_key, make_api, manager, carrier):
+    """ASGI's request has no WSGI environ (its query comes from META): `request.GET` is
+    Django's own there, and the answer is WSGI's."""
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    from tests.conftest import bearer_for
+
+    path = f"/v1/coverages/clients?dots={carrier.dot}&dots=99999999"
+    synchronous = make_api(manager).get(path)
+    assert synchronous.status_code == 200, synchronous.content
+    headers = {"apiKey": api_key, "Authorization": f"Bearer {bearer_for(manager)}"}
+    answer = async_to_sync(AsyncClient().get)(path, headers=headers)
+    assert answer.status_code == 200, answer.content
+    assert answer.json() == synchronous.json()
+    repeated = async_to_sync(AsyncClient().get)(
+        "/v1/coverages/clients?dot=1&dot=2", headers=headers
+    )
+    assert assert_problem(repeated, 400)["errors"][0]["field"] == "dot"
