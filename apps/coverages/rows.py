@@ -7,8 +7,9 @@ descriptor call per column) they were a quarter to a third of those requests' Py
 `values_list()` of the same querysets that state the rules (`live()`, `not_ended_on()`,
 `covered_on()`, agency scoping, apps.coverages.selectors); a related row (a client's agency,
 a policy's coverage type and insurer, a unit's make, plate state and client) is built once per
-distinct id and shared, read-only, by the rows that point to it. A policy's status rule is the
-model's own (`PolicyTerm`).
+distinct id (with its columns) and shared, read-only, by the rows that point to it. A policy's
+status rule is the model's own (`PolicyTerm`). Rows are built by `tuple.__new__`, which checks
+no length: tests/coverages/test_rows.py checks every builder's.
 """
 
 from __future__ import annotations

@@ -222,7 +222,8 @@ class CoverageRefSerializer(ShapedSerializer):
 
     @staticmethod
     def shape(policy: Policy, parts: AnswerParts) -> dict:
-        """Built once per policy (AnswerParts.policy)."""
+        """Built once per policy (AnswerParts.policy; a client's answer, whose policies are its
+        own, calls it directly)."""
         insurer, iso = (policy.insurer if policy.insurer_id else None), parts.dates
         return {
             "policyId": policy.id,
