@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 from collections import OrderedDict
 
@@ -13,6 +14,7 @@ from rest_framework.response import Response
 
 from apps.core import counting
 from apps.core.params import parse_positive_int
+from apps.core.prepared import server_prepared
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 200
@@ -38,9 +40,48 @@ def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
         ids = _ids(queryset, offset, limit)
     if not ids:
         return []
-    with _joins_in_written_order(connections[queryset.db]):
-        rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
+    connection = connections[queryset.db]
+    by_key = _rows_by_key(queryset, ids)
+    with _joins_in_written_order(connection):
+        if by_key is None:
+            rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
+        else:
+            with server_prepared(connection):
+                rows = {row.pk: row for row in by_key}
     return [rows[pk] for pk in ids if pk in rows]
+
+
+def _rows_by_key(queryset: QuerySet, ids: list) -> QuerySet | None:
+    """The page's rows selected by primary key and the caller's agencies alone, with the list's
+    relations and prefetches: one text for every page of every list of the model, so it can be
+    prepared on the server and planned once (the rows' joins cost PostgreSQL 1.2 ms of planning
+    a page against 0.5 ms of execution: issue 18). The list's other filters are left out, so
+    its generic plan, made without the values, always reads the primary key: the ids come
+    from the list itself, and the agencies keep another agency's record out even if one moved
+    between the two statements. None (the list's own statement, planned each time) for a
+    queryset the rows could not be rebuilt from: annotated, `extra()`, deferred or `only()`
+    columns, distinct or combined, values, or not scoped by `for_agencies` to known agencies (a
+    superuser's lists, whose rows are read as before)."""
+    query = queryset.query
+    manager = queryset.model._default_manager
+    if (
+        query.annotations
+        or query.extra
+        or query.extra_select
+        or query.deferred_loading != (frozenset(), True)
+        or query.distinct
+        or query.combinator
+        or query.values_select
+        or queryset._fields is not None
+        or not hasattr(manager, "for_agencies")
+        or getattr(queryset, "agency_ids", None) is None
+    ):
+        return None
+    rows = manager.for_agencies(list(dict.fromkeys(queryset.agency_ids)))
+    rows = rows.filter(pk__in_list=ids).order_by()
+    rows.query.select_related = copy.deepcopy(query.select_related)
+    rows._prefetch_related_lookups = queryset._prefetch_related_lookups
+    return rows
 
 
 def _ids(queryset: QuerySet, offset: int, count: int, *, backwards: bool = False) -> list:

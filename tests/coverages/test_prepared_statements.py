@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from tests.conftest import bearer_for
 from tests.coverages.conftest import VIN
+from tests.factories import VehicleFactory
 
 pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only"),
@@ -140,7 +141,7 @@ def test_a_list_pages_rows_are_planned_with_their_joins_in_written_order(api, co
     seen = []
 
     def watch(execute, sql, params, many, context):
-        if '"vehicles_vehicle"."id" IN (' in sql:
+        if '"vehicles_vehicle"."id" = ' in sql:  # `= %s` for one id, `= ANY(%s)` for more
             seen.append(connection.connection.execute("SHOW join_collapse_limit").fetchone()[0])
         return execute(sql, params, many, context)
 
@@ -163,3 +164,39 @@ def test_the_join_order_setting_is_not_kept_by_a_failed_transaction():
     with connection.cursor() as cursor:
         cursor.execute("SHOW join_collapse_limit")
         assert cursor.fetchone()[0] != "1"
+
+
+def test_a_list_pages_rows_are_selected_by_key_and_agency_and_prepared(api, covered, carrier):
+    # The rows' statement names the page's ids and the caller's agencies, nothing of the list's
+    # own filters, so it has one text for every page and filter: prepared on the server once.
+    VehicleFactory(client=carrier, unit="Z-2")
+    seen = []
+
+    def watch(execute, sql, params, many, context):
+        if '"vehicles_vehicle"."id" = ANY(' in sql:
+            seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        for query in ("limit=25&sort=unit", "limit=10&sort=-make", "unit=nothing-like-it&limit=5"):
+            assert api.get(f"/v1/vehicles?{query}").status_code == 200
+    first, second = seen  # the third page has no ids, hence no rows statement
+    assert first == second
+    where = first.split(" WHERE ", 1)[1]
+    assert '"vehicles_vehicle"."agency_id" IN (' in where and "unit" not in where
+    assert any('"vehicles_vehicle"."id" = ANY(' in text for text in _prepared())
+
+
+def test_an_annotated_list_reads_its_rows_as_before(api, covered):
+    # The policies' list is annotated with each policy's status: its rows keep its statement.
+    seen = []
+
+    def watch(execute, sql, params, many, context):
+        if 'FROM "policies_policy"' in sql and '"policies_policy"."id" IN (' in sql:
+            seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        response = api.get("/v1/policies?limit=25")
+    assert response.status_code == 200 and response.json()["results"]
+    assert len(seen) == 1
