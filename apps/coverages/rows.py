@@ -246,45 +246,13 @@ def vehicle_rows(values) -> list[VehicleRow]:
     agencies, clients = _Shared(tuple_constructor(AgencyRow)), {}
     new_vehicle = tuple_constructor(VehicleRow)
     rows = []
-    for (
-        pk,
-        client_id,
-        unit,
-        model_year,
-        vin,
-        plate,
-        plate_key,
-        make_id,
-        make_name,
-        state_id,
-        state_code,
-        client_name,
-        dot,
-        cargo_class,
-        agency_id,
-        agency_name,
-    ) in values:
+    # A row's columns in VEHICLE_COLUMNS' order: the unit's own seven, its make (id, name),
+    # its plate state (id, code), then its client's name, DOT, cargo class and agency (id, name).
+    for row in values:
+        client_id, state_id = row[1], row[9]
         client = clients.get(client_id)
         if client is None:
-            agency = agencies[agency_id, agency_name]
-            client = clients[client_id] = new_client(
-                (client_id, client_name, dot, cargo_class, agency_id, agency)
-            )
-        rows.append(
-            new_vehicle(
-                (
-                    pk,
-                    client_id,
-                    unit,
-                    model_year,
-                    vin,
-                    plate,
-                    plate_key,
-                    makes[make_id, make_name],
-                    state_id,
-                    None if state_id is None else states[state_id, state_code],
-                    client,
-                )
-            )
-        )
+            client = clients[client_id] = new_client((client_id, *row[11:15], agencies[row[14:16]]))
+        state = None if state_id is None else states[row[9:11]]
+        rows.append(new_vehicle((*row[:7], makes[row[7:9]], state_id, state, client)))
     return rows
