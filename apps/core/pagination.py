@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 from collections import OrderedDict
@@ -14,7 +13,7 @@ from rest_framework.response import Response
 
 from apps.core import counting
 from apps.core.params import parse_positive_int
-from apps.core.prepared import server_prepared
+from apps.core.prepared import joins_in_written_order, server_prepared
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 200
@@ -42,7 +41,7 @@ def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
         return []
     connection = connections[queryset.db]
     by_key = _rows_by_key(queryset, ids)
-    with _joins_in_written_order(connection):
+    with joins_in_written_order(connection):
         if by_key is None:
             rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids)}
         else:
@@ -149,15 +148,6 @@ def _per_agency(queryset: QuerySet, depth: int) -> tuple[list[str], list[int]] |
     if not names <= columns | {"pk"} or query.annotations.keys() & names:
         return None
     return terms, agencies
-
-
-def _joins_in_written_order(connection):
-    """The rows' statement selects by primary key and joins each row to what it points to:
-    planned in that order (apps.core.postgresql), not by searching every order, which cost a
-    page 4-5 ms of PostgreSQL planning against 0.3-0.4 ms of execution (issue 18). Nothing on
-    a backend without it (SQLite)."""
-    fixed = getattr(connection, "joins_in_written_order", None)
-    return fixed() if fixed is not None else contextlib.nullcontext()
 
 
 class Page:

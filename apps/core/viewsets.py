@@ -19,6 +19,7 @@ from rest_framework.viewsets import GenericViewSet
 from apps.core.camel_case import camel
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
 from apps.core.params import parse_positive_int
+from apps.core.prepared import record_by_key
 from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, sort_fields_of
 
@@ -63,7 +64,8 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
 
     def get_object(self) -> Model:
         """Details ignore list filters (a soft-deleted record stays reachable by id)."""
-        obj = get_object_or_404(self.get_queryset(), pk=self.kwargs[self.lookup_field])
+        pk = self.kwargs[self.lookup_field]
+        obj = record_by_key(self.get_queryset(), lambda records: get_object_or_404(records, pk=pk))
         self.check_object_permissions(self.request, obj)
         return obj
 
@@ -73,7 +75,7 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
 
     def render_object(self, obj: Model, *, status_code: int = status.HTTP_200_OK, **headers):
         """Re-read the object through the scoped selector so the output has every relation."""
-        fresh = self.get_queryset().get(pk=obj.pk)
+        fresh = record_by_key(self.get_queryset(), lambda records: records.get(pk=obj.pk))
         return Response(self.get_serializer(fresh).data, status=status_code, headers=headers)
 
     def create(self, request, *args, **kwargs):

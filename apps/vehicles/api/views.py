@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.permissions import HasPermissions
+from apps.core.prepared import record_by_key
 from apps.core.viewsets import ScopedViewSet
 from apps.policies.selectors import policy_queryset
 from apps.vehicles.api.serializers import (
@@ -99,7 +100,10 @@ class PolicyVehiclesView(ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Vehicle.objects.none()
-        policy = policy_queryset(user=self.request.user).filter(pk=self.kwargs["pk"]).first()
+        policy = record_by_key(
+            policy_queryset(user=self.request.user),
+            lambda policies: policies.filter(pk=self.kwargs["pk"]).first(),
+        )
         if policy is None:
             raise NotFound("No policy with this id.")
         return policy_vehicle_queryset(policy=policy)
