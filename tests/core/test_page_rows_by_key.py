@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.db.models import Value
+from django.db.models.sql.compiler import SQLCompiler
 
 from apps.core.pagination import _rows_by_key, page_rows
 from apps.vehicles.models import Vehicle
@@ -44,3 +45,32 @@ def test_the_rows_carry_the_lists_relations(agency, django_assert_num_queries):
 )
 def test_what_cannot_be_rebuilt_keeps_its_own_statement(shape):
     assert _rows_by_key(shape(Vehicle.objects), [1]) is None
+
+
+def test_the_rows_statement_is_compiled_once_and_answers_each_call(agency, monkeypatch):
+    # The rows' statement is compiled once per process for a model and its relations; each
+    # later page puts only its ids and agencies into it, and its prefetches still run.
+    units = [VehicleFactory(client=ClientFactory(agency=agency), unit=f"U-{n}") for n in range(4)]
+    listed = (
+        Vehicle.objects.for_agencies([agency.pk])
+        .select_related("client", "make")
+        .prefetch_related("driver_links")
+        .order_by("unit", "id")
+    )
+    for _ in range(2):  # a shape seen once is compiled as before, the second time prepared
+        _rows_by_key(listed, [units[0].pk, units[1].pk])
+    compiled = []
+    original = SQLCompiler.as_sql
+
+    def as_sql(self, *args, **kwargs):
+        compiled.append(self.query.model)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", as_sql)
+    rows = _rows_by_key(listed, [units[3].pk, units[2].pk])
+    assert sorted(row.pk for row in rows) == sorted([units[2].pk, units[3].pk])
+    assert [row.client.pk for row in rows] == [row.client_id for row in rows]
+    assert all("driver_links" in row._prefetched_objects_cache for row in rows)
+    assert Vehicle not in compiled  # the prefetch compiles its own (DriverVehicle) statement
+    # another agency's caller asks the same statement with its own agencies
+    assert _rows_by_key(Vehicle.objects.for_agencies([agency.pk + 1000]), [units[0].pk]) == []
