@@ -6,6 +6,7 @@ import datetime as dt
 
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
+from django.db.models.functions import Upper
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import (
@@ -180,6 +181,10 @@ class Policy(PolicyTerm, ClientAgencyMixin, SoftDeleteMixin, TimeStampedModel):
                 name="policies_client_term_idx",
             ),
             models.Index(fields=["policy_number"], name="policies_number_idx"),
+            # `?policy=` ignores case (UPPER(policy_number) = UPPER(%s)): without this index it
+            # read all of an agency's policies (issue 18). Not partial, so PostgreSQL keeps
+            # statistics of the expression and knows a number matches few policies.
+            models.Index(F("agency"), Upper("policy_number"), name="policies_agency_number_ci_idx"),
             # The agency's list in its default order (newest first) and the sortable columns,
             # live policies only: page 1 and the last page (read backwards) stop after the page.
             *(
