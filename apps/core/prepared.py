@@ -82,10 +82,23 @@ def _is_flat(query: Query) -> bool:
     `extra()`, no DISTINCT, no UNION. Planned with its joins in written order, such a query by
     primary key starts at that row; a subquery's joins would be forced into their written
     order too, whatever that costs."""
-    if query.extra or query.extra_select or query.distinct or query.combinator:
+    if (
+        query.extra
+        or query.extra_select
+        or query.extra_tables
+        or query.extra_order_by
+        or query.distinct
+        or query.combinator
+    ):
         return False
     nodes = [query.where, *query.annotations.values()]
     nodes += [term for term in query.order_by if not isinstance(term, str)]
+    # A FilteredRelation's condition is part of its join.
+    nodes += [
+        join.filtered_relation.condition
+        for join in query.alias_map.values()
+        if getattr(join, "filtered_relation", None) is not None
+    ]
     while nodes:
         node = nodes.pop()
         if (
@@ -95,10 +108,20 @@ def _is_flat(query: Query) -> bool:
             or getattr(node, "contains_over_clause", False)
         ):
             return False
-        children = getattr(node, "children", None)  # a WhereNode's conditions
+        if isinstance(node, (list, tuple)):  # a lookup's values (`__in`, `__range`)
+            nodes.extend(node)
+            continue
+        children = getattr(node, "children", None)  # a WhereNode's or a Q's conditions
         if children is None and hasattr(node, "get_source_expressions"):
             children = node.get_source_expressions()
-        nodes.extend(child for child in children or () if child is not None)
+            rhs = getattr(node, "rhs", None)  # a lookup leaves a list of values out
+            if isinstance(rhs, (list, tuple)):
+                children = [*children, rhs]
+        for child in children or ():
+            if isinstance(child, tuple) and len(child) == 2 and isinstance(child[0], str):
+                child = child[1]  # a Q's ("field__lookup", value)
+            if child is not None:
+                nodes.append(child)
     return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -53,8 +54,9 @@ class PlannedRepresentation:
     the field's own `get_attribute`, which then answers exactly as before: a field that reads
     its value otherwise (a related field by primary key, a method field, a `*` source), and any
     value the plain walk cannot take (an exception on the way, such as None in the middle of
-    `lienholder.name`, a related record that does not exist or a Mapping; or a callable, which
-    DRF may call)."""
+    `lienholder.name` or a related record that does not exist; a Mapping, which DRF reads by
+    key; or a callable, which DRF may call). A value that raises on the way is read twice, the
+    second time by DRF's own path, which decides what the exception means."""
 
     def _read_plan(self) -> list:
         plan = self.__dict__.get("_planned")
@@ -72,6 +74,8 @@ class PlannedRepresentation:
         return plan
 
     def to_representation(self, instance):
+        if isinstance(instance, Mapping):  # read by key, as DRF reads a Mapping
+            return serializers.Serializer.to_representation(self, instance)
         ret = {}
         for name, attrs, get_attribute, represent, plain in self._read_plan():
             value = instance
@@ -79,6 +83,8 @@ class PlannedRepresentation:
                 if not plain:
                     raise _Unplanned
                 for attr in attrs:
+                    if value is not instance and isinstance(value, Mapping):
+                        raise _Unplanned  # DRF reads a Mapping by key
                     value = getattr(value, attr)
                     if callable(value):
                         raise _Unplanned

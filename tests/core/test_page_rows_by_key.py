@@ -72,5 +72,8 @@ def test_the_rows_statement_is_compiled_once_and_answers_each_call(agency, monke
     assert [row.client.pk for row in rows] == [row.client_id for row in rows]
     assert all("driver_links" in row._prefetched_objects_cache for row in rows)
     assert Vehicle not in compiled  # the prefetch compiles its own (DriverVehicle) statement
-    # another agency's caller asks the same statement with its own agencies
-    assert _rows_by_key(Vehicle.objects.for_agencies([agency.pk + 1000]), [units[0].pk]) == []
+    # another agency's caller asks the same prepared statement (same relations, two ids) with
+    # its own agencies, and gets none of these
+    theirs = Vehicle.objects.for_agencies([agency.pk + 1000]).select_related("client", "make")
+    assert _rows_by_key(theirs.order_by("id"), [units[0].pk, units[1].pk]) == []
+    assert Vehicle not in compiled

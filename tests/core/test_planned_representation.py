@@ -140,3 +140,42 @@ def test_the_resources_answer_as_drf_does(manager, carrier, agency):
         drf(VehicleSerializer(), plated),
         drf(VehicleSerializer(), unplated),
     ]
+
+
+class Keyed(dict):
+    """A Mapping whose attribute shadows a key: DRF reads the key."""
+
+    number = "the attribute"
+
+
+def test_a_mapping_is_read_by_key_as_drf_reads_it():
+    class Numbered(PlannedRepresentation, serializers.Serializer):
+        number = serializers.CharField()
+        nested = serializers.CharField(source="inner.number")
+
+    row = Keyed(number="the key", inner=Keyed(number="inner key"))
+    planned, plain = both(Numbered, row)
+    assert planned == plain == {"number": "the key", "nested": "inner key"}
+    holder = Thing(extra=Keyed(number="key"))
+
+    class Extra(PlannedRepresentation, serializers.Serializer):
+        number = serializers.CharField(source="extra.number")
+
+    assert both(Extra, holder) == ({"number": "key"}, {"number": "key"})
+
+
+def test_plain_fields_do_not_go_through_drfs_get_attribute(manager, carrier):
+    # The plan is what answers: only the fields that read their value otherwise (the audit
+    # users, related by a slug) and the values the plain walk cannot take reach it.
+    unit = VehicleFactory(client=carrier)
+    calls = []
+    original = serializers.Field.get_attribute
+
+    def counted(field, instance):
+        calls.append(field.field_name)
+        return original(field, instance)
+
+    with mock.patch.object(serializers.Field, "get_attribute", counted):
+        VehicleSerializer().to_representation(unit)
+    assert "unit" not in calls and "client_name" not in calls
+    assert set(calls) <= {"created_by", "updated_by", "lienholder_name", "license_plate_state"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, Window
+from django.db.models import Count, Exists, FilteredRelation, OuterRef, Q, Subquery, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
 from django.http import Http404
@@ -44,6 +44,14 @@ def test_the_detail_querysets_are_flat(manager):
         lambda qs: qs.distinct(),
         lambda qs: qs.order_by(RawSQL("1", [])),
         lambda qs: qs.union(Vehicle.objects.all()),
+        lambda qs: qs.extra(order_by=["unit"]),
+        lambda qs: qs.extra(tables=["clients_client"]),
+        lambda qs: qs.filter(pk__in=[Subquery(Vehicle.objects.values("pk")[:1])]),
+        lambda qs: qs.annotate(
+            held=FilteredRelation(
+                "coverages", condition=Q(Exists(Policy.objects.filter(pk=OuterRef("pk"))))
+            )
+        ).filter(held__isnull=False),
     ],
 )
 def test_what_has_more_than_joins_is_not_flat(shape):

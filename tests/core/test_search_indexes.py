@@ -169,3 +169,15 @@ def test_without_pg_trgm_the_index_is_left_out(caplog):
     with mock.patch.object(search_indexes.transaction, "atomic"):
         assert search_indexes._trigrams_available(Refusing()) is False
     assert "pg_trgm cannot be created" in caplog.text
+
+
+@POSTGRESQL
+def test_an_index_that_cannot_be_made_is_left_out_and_the_migration_goes_on(caplog):
+    # The index's CREATE runs in a savepoint: its failure (here a column that does not exist)
+    # is logged, and the migration's transaction goes on.
+    operation = search_indexes.trigram_index("probe_trgm_idx", "clients_client", "no_column")
+    with connection.schema_editor() as editor:
+        operation.code(None, editor)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM clients_client")
+    assert "probe_trgm_idx not created" in caplog.text
