@@ -188,3 +188,20 @@ def master_data_back(transactional_db):
 
     if not State.objects.exists():
         masterdata_load()
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """The models whose SELECT the ORM compiles, in order (apps.core.prepared's tests: what a
+    prepared query no longer compiles)."""
+    from django.db.models.sql.compiler import SQLCompiler
+
+    seen = []
+    original = SQLCompiler.as_sql
+
+    def as_sql(self, *args, **kwargs):
+        seen.append(self.query.model)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", as_sql)
+    return seen

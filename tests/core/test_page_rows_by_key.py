@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from django.db.models import Value
-from django.db.models.sql.compiler import SQLCompiler
 
 from apps.core.pagination import _rows_by_key, page_rows
 from apps.vehicles.models import Vehicle
@@ -47,7 +46,7 @@ def test_what_cannot_be_rebuilt_keeps_its_own_statement(shape):
     assert _rows_by_key(shape(Vehicle.objects), [1]) is None
 
 
-def test_the_rows_statement_is_compiled_once_and_answers_each_call(agency, monkeypatch):
+def test_the_rows_statement_is_compiled_once_and_answers_each_call(agency, compiled):
     # The rows' statement is compiled once per process for a model and its relations; each
     # later page puts only its ids and agencies into it, and its prefetches still run.
     units = [VehicleFactory(client=ClientFactory(agency=agency), unit=f"U-{n}") for n in range(4)]
@@ -59,14 +58,7 @@ def test_the_rows_statement_is_compiled_once_and_answers_each_call(agency, monke
     )
     for _ in range(2):  # a shape seen once is compiled as before, the second time prepared
         _rows_by_key(listed, [units[0].pk, units[1].pk])
-    compiled = []
-    original = SQLCompiler.as_sql
-
-    def as_sql(self, *args, **kwargs):
-        compiled.append(self.query.model)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", as_sql)
+    compiled.clear()
     rows = _rows_by_key(listed, [units[3].pk, units[2].pk])
     assert sorted(row.pk for row in rows) == sorted([units[2].pk, units[3].pk])
     assert [row.client.pk for row in rows] == [row.client_id for row in rows]

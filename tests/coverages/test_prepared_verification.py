@@ -27,20 +27,6 @@ DAY = dt.timedelta(days=1)
 VERIFICATION_MODELS = (Client, Policy, PolicyLimit, Vehicle, VehicleCoverage)
 
 
-@pytest.fixture
-def compiled(monkeypatch):
-    """The models whose SELECT the ORM compiles, in order."""
-    seen = []
-    original = SQLCompiler.as_sql
-
-    def as_sql(self, *args, **kwargs):
-        seen.append(self.query.model)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", as_sql)
-    return seen
-
-
 def _verification_compiles(seen) -> list:
     return [model for model in seen if model in VERIFICATION_MODELS]
 
