@@ -6,9 +6,8 @@ from apps.core.search_indexes import trigram_index
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('clients', '0004_uniqueness_message_names_the_record'),
+        ("clients", "0004_uniqueness_message_names_the_record"),
     ]
 
     operations = [

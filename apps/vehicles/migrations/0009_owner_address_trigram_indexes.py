@@ -7,9 +7,8 @@ from apps.core.search_indexes import trigram_index
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('vehicles', '0008_agency_wide_search_indexes'),
+        ("vehicles", "0008_agency_wide_search_indexes"),
     ]
 
     operations = [
