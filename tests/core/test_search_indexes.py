@@ -19,7 +19,7 @@ from apps.policies.filtersets import PolicyFilterSet
 from apps.policies.selectors import policy_queryset
 from apps.vehicles.filtersets import VehicleFilterSet
 from apps.vehicles.selectors import vehicle_queryset
-from tests.conftest import page_ids
+from tests.conftest import assert_problem, page_ids
 from tests.factories import ClientFactory, PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +46,13 @@ def test_a_unit_is_found_in_any_case_and_a_vin_by_its_start(api, units):
     assert page_ids(api.get("/v1/vehicles?unit=TR-1")) == [units[1].pk]
     assert page_ids(api.get("/v1/vehicles?vin=1fujgldr7")) == [units[0].pk, units[1].pk]
     assert page_ids(api.get("/v1/vehicles?vin=1XK")) == [units[2].pk]
+
+
+def test_a_search_finds_nothing_of_another_agency_and_refuses_a_bad_vin(api, other_api, units):
+    assert page_ids(other_api.get("/v1/vehicles?unit=tr-1")) == []
+    assert page_ids(other_api.get("/v1/vehicles?vin=1FUJ")) == []
+    assert page_ids(other_api.get("/v1/vehicles?owner=rio bravo")) == []
+    assert_problem(api.get("/v1/vehicles?vin=1FUJGLDR7CLBP88345"), 400)  # 18 characters
 
 
 def test_the_contains_searches_and_a_policy_number_ignore_case(api, agency, carrier, units):
