@@ -36,6 +36,11 @@ def test_every_string_and_bigint_comes_back_from_the_server_as_itself():
     with connection.cursor() as cursor:
         cursor.execute("SELECT %s, pg_typeof(%s)::text", [TextArray(AWKWARD), TextArray(["a"])])
         assert cursor.fetchone() == (AWKWARD, "text[]")
+        # Without a quote or a backslash the values are joined as they are (no replace).
+        plain = [v for v in AWKWARD if '"' not in v and "\\" not in v]
+        assert len(plain) == len(AWKWARD) - 4
+        cursor.execute("SELECT %s", [TextArray(plain)])
+        assert cursor.fetchone() == (plain,)
         ints = IntArray([-BIGINT - 1, -1, 0, 7, 40_000, BIGINT])
         cursor.execute("SELECT %s, pg_typeof(%s)::text", [ints, ints])
         assert cursor.fetchone() == (list(ints), "bigint[]")

@@ -77,7 +77,13 @@ class TextArrayDumper(Dumper):
     oid = postgres_types["text"].array_oid
 
     def dump(self, obj: TextArray) -> bytes:
-        quoted = '","'.join([v.replace("\\", "\\\\").replace('"', '\\"') for v in obj])
+        # Two replaces per value only when some value has a quote or a backslash: 200 DOTs
+        # (digits) are joined as they are (400 calls fewer, issue 18).
+        everything = "".join(obj)
+        if "\\" in everything or '"' in everything:
+            quoted = '","'.join([v.replace("\\", "\\\\").replace('"', '\\"') for v in obj])
+        else:
+            quoted = '","'.join(obj)
         if "\x00" in quoted:  # as psycopg's own string dumper refuses it
             raise DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
         return ('{"' + quoted + '"}').encode() if obj else b"{}"
