@@ -27,12 +27,17 @@ class DriverFilterSet(django_filters.FilterSet):
         return queryset.filter(license_number=normalize_license_number(value))
 
     def filter_q(self, queryset, name, value):
+        # Each word in a name or the email (trigram indexes of each, drivers 0007) or the
+        # whole licence number, compared as stored (normalized, so its b-tree serves it; the
+        # same drivers as `iexact` found): PostgreSQL ORs the four index reads instead of
+        # reading every driver of the agency (49,600 on the bench: 31-37 ms -> 0.5-2.5 ms for
+        # a count or a page; issue 18).
         query = Q()
         for word in value.split():
             query &= (
                 Q(first_name__icontains=word)
                 | Q(last_name__icontains=word)
-                | Q(license_number__iexact=word)
+                | Q(license_number=normalize_license_number(word))
                 | Q(email__icontains=word)
             )
         return queryset.filter(query)
