@@ -39,7 +39,8 @@ def _trigrams_available(connection) -> bool:
 
 def trigram_index(name: str, table: str, column: str) -> migrations.RunPython:
     """A migration operation: the GIN trigram index `name` of `UPPER(column::text)` on
-    `table`, on PostgreSQL with pg_trgm; nothing elsewhere. Reversible."""
+    `table` (then the table analyzed), on PostgreSQL with pg_trgm; nothing elsewhere.
+    Reversible."""
 
     def forwards(apps, schema_editor):
         connection = schema_editor.connection
@@ -52,6 +53,12 @@ def trigram_index(name: str, table: str, column: str) -> migrations.RunPython:
                     f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(table)}"
                     f" USING gin ((UPPER({quote(column)}::text)) gin_trgm_ops)"
                 )
+                # The expression's statistics exist only once the table is analyzed; without
+                # them PostgreSQL guesses how many records a word matches, and for a word
+                # most records hold (the bench's drivers, `?q=driver`) read them all through
+                # the index and sorted them (29 ms) instead of walking the list's order and
+                # stopping after a page (0.03 ms).
+                schema_editor.execute(f"ANALYZE {quote(table)}")
         except DatabaseError as exc:  # pg_trgm in a schema off the search path, for one
             logger.warning("%s not created (%s): its search stays unindexed", name, exc)
 

@@ -272,3 +272,17 @@ def test_a_drivers_search_compares_what_its_indexes_hold(manager, drivers):
     for column in ("first_name", "last_name", "email"):
         assert f"upper(({column})::text) ~~ '%GONZALEZ%'" in plan
     assert "(license_number)::text = 'GONZALEZ'" in plan
+
+
+@POSTGRESQL
+def test_a_trigram_index_is_made_with_its_expressions_statistics(carrier):
+    # Made and the table analyzed at once: PostgreSQL estimates how many records a word
+    # matches from the expression's statistics, which exist only after an ANALYZE.
+    operation = search_indexes.trigram_index("probe_name_trgm_idx", "clients_client", "client_name")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the carrier's deferred checks, run
+    with connection.schema_editor() as editor:
+        operation.code(None, editor)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attname FROM pg_stats WHERE tablename = 'probe_name_trgm_idx'")
+        assert cursor.fetchall() == [("upper",)]
