@@ -20,6 +20,7 @@ from apps.core import search_indexes
 from apps.drivers.filtersets import DriverFilterSet
 from apps.drivers.selectors import driver_queryset
 from apps.masterdata.models import Insurer
+from apps.policies import filtersets as policy_filtersets
 from apps.policies.filtersets import PolicyFilterSet
 from apps.policies.selectors import policy_queryset
 from apps.vehicles.filtersets import VehicleFilterSet
@@ -229,9 +230,13 @@ def test_a_drivers_search_matches_each_word_in_a_name_an_email_or_the_licence(
     assert page_ids(other_api.get("/v1/drivers?q=mari")) == []
 
 
+@pytest.mark.parametrize("many", [500, 0], ids=["clients as a list", "clients through a join"])
 def test_a_policies_search_matches_a_number_a_client_its_dot_or_an_insurer(
-    api, other_api, agency, other_agency, carrier
+    api, other_api, agency, other_agency, carrier, many, monkeypatch
 ):
+    # Either way of looking for the clients so named (a list of their ids, or for a word
+    # more than MANY_CLIENTS names hold, the join to the client) finds the same policies.
+    monkeypatch.setattr(policy_filtersets, "MANY_CLIENTS", many)
     haulers = ClientFactory(agency=agency, client_name="Blue Sky Haulers", dot="7654321")
     rio = Insurer.objects.create(name="Rio Grande Mutual", name_key="rio grande mutual")
     by_number = PolicyFactory(client=carrier, policy_number="GWC-AL-77")
@@ -253,6 +258,19 @@ def test_a_policies_search_matches_a_number_a_client_its_dot_or_an_insurer(
     assert found("x-") == sorted([by_client.pk, by_insurer.pk, no_insurer.pk])
     assert found("nothing at all") == []
     assert found("blue sky", other_api) == found("grande", other_api) == [theirs.pk]
+
+
+@POSTGRESQL
+def test_a_policy_number_search_reads_its_trigram_index(manager, carrier):
+    assert "USING gin (upper((policy_number)::text) gin_trgm_ops)" in _trigram_index(
+        "policies_number_trgm_idx"
+    )
+    searched = PolicyFilterSet(QueryDict("q=al-7"), queryset=policy_queryset(user=manager))
+    sql, params = searched.qs.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "upper((policy_number)::text) ~~ '%AL-7%'" in plan
 
 
 @POSTGRESQL
