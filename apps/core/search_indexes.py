@@ -9,9 +9,9 @@ pg_trgm ships with PostgreSQL and is a trusted extension (13 and later): a user 
 create objects in the database may create it. Where it cannot be created, or the index cannot
 be, the migration leaves the index out, says so in a warning and is recorded as applied; the
 search still answers, by reading the records. To build the indexes once pg_trgm is there, run
-the migration again: `manage.py migrate clients 0004 && manage.py migrate` (and
-`vehicles 0008` for the units'), whose backward step drops an index only if it exists. SQLite
-(the embedded default) has no such index.
+the migration again: `manage.py migrate clients 0004 && manage.py migrate` (and likewise
+`vehicles 0008`, `drivers 0006` and `policies 0007`), whose backward step drops an index only
+if it exists. SQLite (the embedded default) has no such index.
 """
 
 from __future__ import annotations
@@ -53,14 +53,20 @@ def trigram_index(name: str, table: str, column: str) -> migrations.RunPython:
                     f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(table)}"
                     f" USING gin ((UPPER({quote(column)}::text)) gin_trgm_ops)"
                 )
-                # The expression's statistics exist only once the table is analyzed; without
-                # them PostgreSQL guesses how many records a word matches, and for a word
-                # most records hold (the bench's drivers, `?q=driver`) read them all through
-                # the index and sorted them (29 ms) instead of walking the list's order and
-                # stopping after a page (0.03 ms).
-                schema_editor.execute(f"ANALYZE {quote(table)}")
         except DatabaseError as exc:  # pg_trgm in a schema off the search path, for one
             logger.warning("%s not created (%s): its search stays unindexed", name, exc)
+            return
+        # The expression's statistics exist only once the table is analyzed; without them
+        # PostgreSQL guesses how many records a word matches, and for a word most records
+        # hold (the bench's drivers, `?q=driver`) read them all through the index and sorted
+        # them (29 ms) instead of walking the list's order and stopping after a page (0.03
+        # ms). In a savepoint of its own: an ANALYZE that fails (a lock timeout) leaves the
+        # index, and autovacuum analyzes the table later.
+        try:
+            with transaction.atomic(using=connection.alias):
+                schema_editor.execute(f"ANALYZE {quote(table)}")
+        except DatabaseError as exc:
+            logger.warning("%s made; %s not analyzed (%s)", name, table, exc)
 
     def backwards(apps, schema_editor):
         if schema_editor.connection.vendor == "postgresql":

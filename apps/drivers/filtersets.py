@@ -28,10 +28,11 @@ class DriverFilterSet(django_filters.FilterSet):
 
     def filter_q(self, queryset, name, value):
         # Each word in a name or the email (trigram indexes of each, drivers 0007) or the
-        # whole licence number, compared as stored (normalized, so its b-tree serves it; the
-        # same drivers as `iexact` found): PostgreSQL ORs the four index reads instead of
-        # reading every driver of the agency (49,600 on the bench: 31-37 ms -> 0.5-2.5 ms for
-        # a count or a page; issue 18).
+        # whole licence number, compared as stored (normalized by `normalize_license_number` on
+        # every write, so its b-tree serves it; it finds what `iexact` found, and also a
+        # licence whose upper case Python spells otherwise than PostgreSQL, such as "ß" ->
+        # "SS"): PostgreSQL ORs the four index reads instead of reading every driver of the
+        # agency (49,600 on the bench: 31-37 ms -> 1.5-3 ms for a count; issue 18).
         query = Q()
         for word in value.split():
             query &= (

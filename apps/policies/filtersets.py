@@ -43,6 +43,9 @@ class PolicyFilterSet(DeletedFilterSet):
         # thousands of ids, or a subquery hashing them, cost 8-16 ms before the first row
         # (issue 18).
         clients = Client._base_manager.filter(Q(client_name__icontains=value) | Q(dot=value))
+        agencies = getattr(queryset, "agency_ids", None)
+        if agencies is not None:  # the caller's agencies' clients only: others' don't count
+            clients = clients.filter(agency_id__in_list=list(agencies))
         named = list(clients.order_by().values_list("pk", flat=True)[: MANY_CLIENTS + 1])
         insurers = Insurer._base_manager.filter(name__icontains=value).values_list("pk", flat=True)
         return queryset.filter(

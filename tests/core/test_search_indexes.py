@@ -304,3 +304,39 @@ def test_a_trigram_index_is_made_with_its_expressions_statistics(carrier):
     with connection.cursor() as cursor:
         cursor.execute("SELECT attname FROM pg_stats WHERE tablename = 'probe_name_trgm_idx'")
         assert cursor.fetchall() == [("upper",)]
+
+
+def test_a_policies_search_looks_among_the_callers_clients_only(
+    manager, agency, other_agency, monkeypatch
+):
+    # Two clients of another agency hold the word, one of the caller's does: the caller's
+    # search still sends its one client as a list (other agencies' clients neither count
+    # towards MANY_CLIENTS nor enter the statement).
+    monkeypatch.setattr(policy_filtersets, "MANY_CLIENTS", 1)
+    for name in ("Rio Trucking A", "Rio Trucking B"):
+        PolicyFactory(client=ClientFactory(agency=other_agency, client_name=name))
+    mine = PolicyFactory(client=ClientFactory(agency=agency, client_name="Rio Trucking C"))
+    searched = PolicyFilterSet(
+        QueryDict("q=rio trucking"), queryset=policy_queryset(user=manager)
+    ).qs
+    assert list(searched) == [mine]
+    assert "clients_client" not in str(searched.order_by().values("pk").query)
+
+
+@POSTGRESQL
+def test_an_analyze_that_fails_leaves_the_index_made(carrier, caplog):
+    operation = search_indexes.trigram_index("probe_kept_trgm_idx", "clients_client", "dot")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    with connection.schema_editor() as editor:
+        run = editor.execute
+
+        def execute(sql, params=()):
+            if sql.startswith("ANALYZE"):
+                raise search_indexes.DatabaseError("canceling statement due to lock timeout")
+            return run(sql, params)
+
+        with mock.patch.object(editor, "execute", execute):
+            operation.code(None, editor)
+    assert "USING gin" in _trigram_index("probe_kept_trgm_idx")
+    assert "probe_kept_trgm_idx made; clients_client not analyzed" in caplog.text
