@@ -136,3 +136,61 @@ def test_an_answer_shapes_each_distinct_limit_once_and_prints_each_as_itself():
     # Equal amounts print alike, but for the sign of zero.
     assert parts.limit(LimitRow("Deductible", Decimal("-0.00")))["amount"] == "-0.00"
     assert parts.limit(LimitRow("Deductible", Decimal("0.00")))["amount"] == "0.00"
+
+
+def test_policies_alike_in_their_terms_share_them_and_no_other_policy_does():
+    # AnswerParts.terms shapes a policy's coverage type, insurer, dates, status and limits
+    # once for all the answer's policies alike in them: each shape equals the one built alone,
+    # and a policy differing in any one of them gets terms of its own.
+    import datetime as dt
+    from decimal import Decimal
+
+    from apps.coverages.rows import CoverageTypeRow, InsurerRow, LimitRow, PolicyRow
+
+    al = CoverageTypeRow(1, "AL", "Auto Liability", True)
+    gl = CoverageTypeRow(2, "GL", "General Liability", False)
+    mutual, other = InsurerRow(7, "Mutual", "12345", "A"), InsurerRow(8, "Other", None, "")
+    million = [LimitRow("CSL", Decimal("1000000.00"))]
+
+    def policy(pk: int, **changes) -> PolicyRow:
+        fields = {
+            "id": pk,
+            "client_id": pk,
+            "policy_number": f"P-{pk}",
+            "coverage_type_id": 1,
+            "coverage_type": al,
+            "insurer_id": 7,
+            "insurer": mutual,
+            "effective_date": dt.date(2026, 1, 1),
+            "expiration_date": dt.date(2027, 1, 1),
+            "cancellation_date": None,
+            "additional_insured": False,
+            "subrogation_waived": False,
+            "deleted": False,
+            "limits": list(million),
+            **changes,
+        }
+        return PolicyRow(**fields)
+
+    on = dt.date(2026, 6, 1)
+    base, twin = policy(1), policy(2)
+    variants = [
+        policy(3, coverage_type_id=2, coverage_type=gl),
+        policy(4, insurer_id=8, insurer=other),
+        policy(5, insurer_id=None, insurer=None),
+        policy(6, effective_date=dt.date(2026, 2, 1)),
+        policy(7, expiration_date=dt.date(2026, 5, 1)),  # expired on the answer's date
+        policy(8, cancellation_date=dt.date(2026, 3, 1)),  # cancelled
+        policy(9, cancellation_date=dt.date(2026, 9, 1)),  # active until September
+        policy(10, limits=[LimitRow("CSL", Decimal("2000000.00"))]),
+        policy(11, limits=[*million, LimitRow("Medical", Decimal("5000.00"))]),
+        policy(12, limits=[]),
+    ]
+    parts = s.AnswerParts(on)
+    shaped = [s.CoverageRefSerializer.shape(p, parts) for p in (base, twin, *variants)]
+    for p, shape in zip((base, twin, *variants), shaped, strict=True):
+        assert shape == s.CoverageRefSerializer.shape(p, s.AnswerParts(on))
+        assert (shape["policyId"], shape["policyNumber"]) == (p.id, p.policy_number)
+    assert parts.terms(base) is parts.terms(twin)
+    assert len({id(parts.terms(p)) for p in (base, *variants)}) == 1 + len(variants)
+    assert [x["status"] for x in shaped[6:9]] == ["EXPIRED", "CANCELLED", "ACTIVE"]

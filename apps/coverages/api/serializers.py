@@ -223,11 +223,20 @@ class CoverageRefSerializer(ShapedSerializer):
     @staticmethod
     def shape(policy: Policy, parts: AnswerParts) -> dict:
         """Built once per policy (AnswerParts.policy; a client's answer, whose policies are its
-        own, calls it directly)."""
-        insurer, iso = (policy.insurer if policy.insurer_id else None), parts.dates
+        own, calls it directly): its id and number, then its terms, shared by the answer's
+        policies alike in them (AnswerParts.terms)."""
         return {
             "policyId": policy.id,
             "policyNumber": policy.policy_number,
+            **parts.terms(policy),
+        }
+
+    @staticmethod
+    def terms(policy: Policy, parts: AnswerParts, limits: list[dict]) -> dict:
+        """The rest of a policy's shape: its coverage type, insurer, dates, status on the
+        answer's date and limits (already shaped)."""
+        insurer, iso = (policy.insurer if policy.insurer_id else None), parts.dates
+        return {
             "coverageType": policy.coverage_type.code,
             "coverageTypeName": policy.coverage_type.name,
             "insurerName": insurer.name if insurer else None,
@@ -236,7 +245,7 @@ class CoverageRefSerializer(ShapedSerializer):
             "effectiveDate": iso[policy.effective_date],
             "expirationDate": iso[policy.expiration_date],
             "status": policy.status_on(parts.on),
-            "limits": list(map(parts.limit, policy.limit_rows())),
+            "limits": limits,
         }
 
 
@@ -286,7 +295,7 @@ class AnswerParts:
     most of them scheduled alike on the same day (one period shape for them all); 200 DOTs'
     policies carry a few distinct limits ($1,000,000 of auto liability), each shaped once."""
 
-    __slots__ = ("_clients", "_limits", "_periods", "_policies", "dates", "on")
+    __slots__ = ("_clients", "_limits", "_periods", "_policies", "_terms", "dates", "on")
 
     def __init__(self, on: dt.date):
         self.on = on
@@ -294,6 +303,7 @@ class AnswerParts:
         self._periods: dict[tuple, dict] = {}
         self._clients: dict[int, dict] = {}
         self._limits: dict[tuple, dict] = {}
+        self._terms: dict[tuple, dict] = {}
         self.dates = IsoDates()
 
     def limit(self, row: LimitRow) -> dict:
@@ -302,6 +312,30 @@ class AnswerParts:
         part = self._limits.get(key)
         if part is None:
             part = self._limits[key] = LimitSerializer.shape(row)
+        return part
+
+    def terms(self, policy: Policy) -> dict:
+        """A policy's terms (`CoverageRefSerializer.terms`), shaped once per coverage type,
+        insurer, dates and limits: 200 DOTs' 300 policies are mostly a few such terms (the
+        same line, insurer, renewal day and $1,000,000 limit), and building the nine keys
+        per policy was half of their shaping (-30% of a 200-DOT answer's shapes). Within one
+        answer an id names one coverage type and one insurer (one read). Limits are keyed as
+        they are: equal `LimitRow`s (name and amount) print alike, `f"{amount:.2f}"`, but for
+        a zero's sign, which neither database keeps (PostgreSQL's numeric has no negative
+        zero, SQLite's NUMERIC column stores 0); a model's limits are keyed by their ids."""
+        rows = policy.limit_rows()
+        key = (
+            policy.coverage_type_id,
+            policy.insurer_id,
+            policy.effective_date,
+            policy.expiration_date,
+            policy.cancellation_date,
+            *rows,
+        )
+        part = self._terms.get(key)
+        if part is None:
+            limits = list(map(self.limit, rows))
+            part = self._terms[key] = CoverageRefSerializer.terms(policy, self, limits)
         return part
 
     def period(self, period: VehicleCoverage) -> dict:
