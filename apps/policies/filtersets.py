@@ -42,10 +42,10 @@ class PolicyFilterSet(DeletedFilterSet):
         # walking the list's order finds a page at once (the count is cached), where a list of
         # thousands of ids, or a subquery hashing them, cost 8-16 ms before the first row
         # (issue 18).
-        clients = Client._base_manager.filter(Q(client_name__icontains=value) | Q(dot=value))
-        agencies = getattr(queryset, "agency_ids", None)
-        if agencies is not None:  # the caller's agencies' clients only: others' don't count
-            clients = clients.filter(agency_id__in_list=list(agencies))
+        # The caller's agencies' clients only (the queryset's scope; all of them, deleted or
+        # not, as the join read them): other agencies' clients don't count.
+        clients = Client.objects.for_agencies(getattr(queryset, "agency_ids", None))
+        clients = clients.filter(Q(client_name__icontains=value) | Q(dot=value))
         named = list(clients.order_by().values_list("pk", flat=True)[: MANY_CLIENTS + 1])
         insurers = Insurer._base_manager.filter(name__icontains=value).values_list("pk", flat=True)
         return queryset.filter(
