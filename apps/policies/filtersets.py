@@ -12,8 +12,10 @@ from apps.masterdata.models import CoverageType, Insurer
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy
 
-# At most this many clients named by a policies' search are sent as a list of ids.
+# At most this many clients (and insurers) named by a policies' search are sent as a list of
+# ids; past it, the search joins the policy to them instead.
 MANY_CLIENTS = 500
+MANY_INSURERS = 500
 
 
 class PolicyFilterSet(DeletedFilterSet):
@@ -47,7 +49,8 @@ class PolicyFilterSet(DeletedFilterSet):
         clients = Client.objects.for_agencies(getattr(queryset, "agency_ids", None))
         clients = clients.filter(Q(client_name__icontains=value) | Q(dot=value))
         named = list(clients.order_by().values_list("pk", flat=True)[: MANY_CLIENTS + 1])
-        insurers = Insurer._base_manager.filter(name__icontains=value).values_list("pk", flat=True)
+        insurers = Insurer._base_manager.filter(name__icontains=value).order_by()
+        insurers = list(insurers.values_list("pk", flat=True)[: MANY_INSURERS + 1])
         return queryset.filter(
             Q(policy_number__icontains=value)
             | (
@@ -55,5 +58,9 @@ class PolicyFilterSet(DeletedFilterSet):
                 if len(named) <= MANY_CLIENTS
                 else Q(client__client_name__icontains=value) | Q(client__dot=value)
             )
-            | Q(insurer_id__in_list=list(insurers))
+            | (
+                Q(insurer_id__in_list=insurers)
+                if len(insurers) <= MANY_INSURERS
+                else Q(insurer__name__icontains=value)
+            )
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from unittest import mock
+from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -16,6 +17,7 @@ from django.http import QueryDict
 
 from apps.clients.filtersets import ClientFilterSet
 from apps.clients.selectors import client_queryset
+from apps.clients.services import client_update
 from apps.core import search_indexes
 from apps.drivers.filtersets import DriverFilterSet
 from apps.drivers.selectors import driver_queryset
@@ -230,13 +232,27 @@ def test_a_drivers_search_matches_each_word_in_a_name_an_email_or_the_licence(
     assert page_ids(other_api.get("/v1/drivers?q=mari")) == []
 
 
-@pytest.mark.parametrize("many", [500, 0], ids=["clients as a list", "clients through a join"])
+def test_a_licence_is_found_as_it_is_stored_whatever_its_letters(api, carrier):
+    # Stored normalized (Python's upper case: "ß" is "SS"), and the search's word normalized
+    # the same way, so it is found as written, in any case, or as stored; PostgreSQL's
+    # UPPER() keeps "ß", so an `iexact` comparison missed it there.
+    driver = DriverFactory(client=carrier, first_name="Jorg", license_number="straße-9")
+    assert driver.license_number == "STRASSE-9"
+    for query in ("straße-9", "STRASSE-9", "Strasse-9"):
+        assert page_ids(api.get(f"/v1/drivers?q={quote(query)}")) == [driver.pk], query
+
+
+@pytest.mark.parametrize(
+    "many", [500, 0], ids=["clients and insurers as lists", "clients and insurers through joins"]
+)
 def test_a_policies_search_matches_a_number_a_client_its_dot_or_an_insurer(
-    api, other_api, agency, other_agency, carrier, many, monkeypatch
+    api, other_api, manager, agency, other_agency, carrier, many, monkeypatch
 ):
-    # Either way of looking for the clients so named (a list of their ids, or for a word
-    # more than MANY_CLIENTS names hold, the join to the client) finds the same policies.
+    # Either way of looking for the clients and insurers so named (a list of their ids, or for
+    # a word more than MANY_CLIENTS / MANY_INSURERS names hold, the join) finds the same
+    # policies.
     monkeypatch.setattr(policy_filtersets, "MANY_CLIENTS", many)
+    monkeypatch.setattr(policy_filtersets, "MANY_INSURERS", many)
     haulers = ClientFactory(agency=agency, client_name="Blue Sky Haulers", dot="7654321")
     rio = Insurer.objects.create(name="Rio Grande Mutual", name_key="rio grande mutual")
     by_number = PolicyFactory(client=carrier, policy_number="GWC-AL-77")
@@ -258,6 +274,10 @@ def test_a_policies_search_matches_a_number_a_client_its_dot_or_an_insurer(
     assert found("x-") == sorted([by_client.pk, by_insurer.pk, no_insurer.pk])
     assert found("nothing at all") == []
     assert found("blue sky", other_api) == found("grande", other_api) == [theirs.pk]
+    # A soft-deleted client's policies stay live (its units verify INACTIVE) and are still
+    # found by its name or DOT, as the join to the client found them.
+    client_update(user=manager, instance=haulers, deleted=True)
+    assert found("blue SKY") == found("7654321") == [by_client.pk]
 
 
 @POSTGRESQL
@@ -340,3 +360,21 @@ def test_an_analyze_that_fails_leaves_the_index_made(carrier, caplog):
             operation.code(None, editor)
     assert "USING gin" in _trigram_index("probe_kept_trgm_idx")
     assert "probe_kept_trgm_idx made; clients_client not analyzed" in caplog.text
+
+
+@pytest.mark.parametrize("many", [500, 1])
+def test_a_policies_search_joins_the_insurers_only_past_many_insurers(
+    manager, carrier, many, monkeypatch
+):
+    # Two insurers hold the word: as a list of their ids while few do, through the join to
+    # the insurer once more than MANY_INSURERS do (the same policies either way).
+    monkeypatch.setattr(policy_filtersets, "MANY_INSURERS", many)
+    found = []
+    for name in ("Rio Grande Mutual", "Rio Bravo Casualty"):
+        insurer = Insurer.objects.create(name=name, name_key=name.lower())
+        found.append(PolicyFactory(client=carrier, insurer=insurer))
+    PolicyFactory(client=carrier)
+    searched = PolicyFilterSet(QueryDict("q=rio "), queryset=policy_queryset(user=manager)).qs
+    assert sorted(p.pk for p in searched) == sorted(p.pk for p in found)
+    joined = Insurer._meta.db_table in str(searched.order_by().values("pk").query)
+    assert joined is (many == 1)
