@@ -26,8 +26,12 @@ class ScopedRelatedFieldListFilter(admin.RelatedFieldListFilter):
     registered first below, this one serves every relation filter of every admin.
     """
 
+    def related_records(self, field, request):
+        """The related model's records the staff member may see."""
+        return _scoped(field.related_model._default_manager.all(), request.user)
+
     def field_choices(self, field, request, model_admin):
-        queryset = _scoped(field.related_model._default_manager.all(), request.user)
+        queryset = self.related_records(field, request)
         ordering = self.field_admin_ordering(field, request, model_admin)
         if ordering:
             queryset = queryset.order_by(*ordering)

@@ -6,9 +6,10 @@ from django.utils.html import format_html
 
 from apps.core.admin import AgencyScopedInline, ReadOnlyAdminMixin, ScopedHistoryAdmin
 from apps.core.admin_display import (
+    AutocompleteFilter,
+    AutocompleteFilterMedia,
     DeletedColumnMixin,
     DeletedFilter,
-    DropdownFilter,
     field_column,
     human_size,
     when,
@@ -49,7 +50,13 @@ class DocumentVersionInline(SizeAndTimesMixin, admin.TabularInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(ReadOnlyAdminMixin, SizeAndTimesMixin, DeletedColumnMixin, ScopedHistoryAdmin):
+class DocumentAdmin(
+    AutocompleteFilterMedia,
+    ReadOnlyAdminMixin,
+    SizeAndTimesMixin,
+    DeletedColumnMixin,
+    ScopedHistoryAdmin,
+):
     """Read-only: uploads go through the API, which checks size, type and idempotency;
     deletion is a soft delete through the API; a stored document is evidence, its record
     changes only through the API."""
@@ -69,7 +76,7 @@ class DocumentAdmin(ReadOnlyAdminMixin, SizeAndTimesMixin, DeletedColumnMixin, S
         "module",
         "content_type",
         "uploaded_at",
-        ("client", DropdownFilter),
+        ("client", AutocompleteFilter),
     ]
     search_fields = [
         "file_name",

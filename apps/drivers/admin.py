@@ -1,7 +1,13 @@
 from django.contrib import admin
 
 from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin, ServiceInline
-from apps.core.admin_display import CoveragePeriodInline, DropdownFilter, field_column
+from apps.core.admin_display import (
+    AutocompleteFilter,
+    AutocompleteFilterMedia,
+    CoveragePeriodInline,
+    DropdownFilter,
+    field_column,
+)
 from apps.core.admin_import import StaffImportExportMixin
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
@@ -38,7 +44,9 @@ class DriverCoverageInline(CoveragePeriodInline):
 
 
 @admin.register(Driver)
-class DriverAdmin(StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin):
+class DriverAdmin(
+    AutocompleteFilterMedia, StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin
+):
     resource_classes = [DriverResource]
     create_service = staticmethod(driver_create)
     update_service = staticmethod(driver_update)
@@ -57,7 +65,7 @@ class DriverAdmin(StaffImportExportMixin, ScopedHistoryAdmin, ServiceFormAdmin):
         "status",
         "driver_type",
         "dl_type",
-        ("client", DropdownFilter),
+        ("client", AutocompleteFilter),
         ("client__agency", DropdownFilter),
     ]
     search_fields = ["last_name", "first_name", "license_number", "client__client_name"]

@@ -10,6 +10,8 @@ from apps.core.admin import (
     SoftDeleteAdmin,
 )
 from apps.core.admin_display import (
+    AutocompleteFilter,
+    AutocompleteFilterMedia,
     CoveragePeriodInline,
     DeletedColumnMixin,
     DeletedFilter,
@@ -92,7 +94,13 @@ class ExpiringFilter(admin.SimpleListFilter):
 
 
 @admin.register(Policy)
-class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, ServiceFormAdmin):
+class PolicyAdmin(
+    AutocompleteFilterMedia,
+    DeletedColumnMixin,
+    ScopedHistoryAdmin,
+    SoftDeleteAdmin,
+    ServiceFormAdmin,
+):
     create_service = staticmethod(policy_create)
     update_service = staticmethod(policy_update)
     service_fields = (*POLICY_FIELDS, "deleted")
@@ -112,7 +120,7 @@ class PolicyAdmin(DeletedColumnMixin, ScopedHistoryAdmin, SoftDeleteAdmin, Servi
         DeletedFilter,
         "coverage_type",
         ("insurer", DropdownFilter),
-        ("client", DropdownFilter),
+        ("client", AutocompleteFilter),
     ]
     search_fields = ["policy_number", "client__client_name", "client__dot"]
     list_select_related = ["client", "coverage_type", "insurer"]

@@ -10,6 +10,8 @@ from apps.core.admin import (
     ServiceFormAdmin,
 )
 from apps.core.admin_display import (
+    AutocompleteFilter,
+    AutocompleteFilterMedia,
     DeletedColumnMixin,
     DeletedFilter,
     DropdownFilter,
@@ -64,6 +66,7 @@ class AssignToPolicyForm(forms.Form):
 
 @admin.register(Vehicle)
 class VehicleAdmin(
+    AutocompleteFilterMedia,
     StaffImportExportMixin,
     OneClickCertificateMixin,
     DeletedColumnMixin,
@@ -91,7 +94,7 @@ class VehicleAdmin(
         "status",
         "unit_type",
         ("make", DropdownFilter),
-        ("client", DropdownFilter),
+        ("client", AutocompleteFilter),
         ("client__agency", DropdownFilter),
     ]
     search_fields = [

@@ -97,3 +97,43 @@ def test_staff_finds_a_carrier_sees_its_coverage_and_downloads_its_certificate(
     assert "Rival Transport Co" not in page.content()
     assert "exist" in page.content()  # "… with ID … doesn't exist. Perhaps it was deleted?"
     assert server_errors == []
+
+
+def test_staff_filters_the_units_by_a_client_found_as_they_type(
+    master_data_back, live_server, world, browser_page, tmp_path
+):
+    # The "By client" filter is a search box (select2 on the admin's autocomplete): typing
+    # finds the staff member's clients only, choosing one opens the filtered list, clearing
+    # it opens the whole list again.
+    carrier, rival = world
+    page = browser_page
+    problems = []
+    page.on("response", lambda r: problems.append(r.url) if r.status >= 500 else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", "secret-password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#dashboard")
+
+    page.goto(f"{live_server.url}/admin/vehicles/vehicle/")
+    page.click('details[data-filter-title="client"] .select2-selection')
+    page.fill(".select2-search__field", "star")
+    option = page.wait_for_selector(".select2-results__option >> text=Lone Star Freight LLC")
+    page.fill(".select2-search__field", "transport")
+    page.wait_for_selector(".select2-results__option >> text=No results found")
+    assert "Rival Transport Co" not in page.content()
+    page.fill(".select2-search__field", "lone")
+    option = page.wait_for_selector(".select2-results__option >> text=Lone Star Freight LLC")
+    with page.expect_navigation():
+        option.click()
+    assert f"client__id__exact={carrier.pk}" in page.url
+    page.wait_for_selector("#result_list >> text=1FUJGLDR7CLBP8834")
+    assert "Lone Star Freight LLC" in page.inner_text('details[data-filter-title="client"]')
+    page.screenshot(path=str(tmp_path / "filtered.png"), full_page=True)
+
+    with page.expect_navigation():
+        page.click('details[data-filter-title="client"] .select2-selection__clear')
+    assert "client__id__exact" not in page.url
+    assert problems == []
