@@ -305,6 +305,15 @@ def covered_today_filter(on: dt.date) -> Exists:
     return Exists(VehicleCoverage.objects.filter(vehicle=OuterRef("pk")).covered_on(on))
 
 
+def covered_vehicle_ids(vehicle_ids: Iterable[int], on: dt.date) -> set[int]:
+    """Which of these vehicles are covered on D, by `covered_today_filter`'s rule: one query
+    over their own periods, for a page of vehicles. As a column of the agency's list
+    (`annotate`), PostgreSQL built the set of every covered unit of the agency before the
+    page's first row (120 ms for 300,000 units; issue 18)."""
+    periods = VehicleCoverage.objects.filter(vehicle_id__in=list(vehicle_ids)).covered_on(on)
+    return set(periods.order_by().values_list("vehicle_id", flat=True).distinct())
+
+
 def _covering(vehicles: list[int], on: dt.date):
     return (
         VehicleCoverage.objects.filter(vehicle_id__in_list=vehicles)

@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.db.models import Count
 from django.template.response import TemplateResponse
 
@@ -21,7 +22,7 @@ from apps.core.admin_display import (
 )
 from apps.core.admin_import import StaffImportExportMixin
 from apps.core.dates import today
-from apps.coverages.selectors import covered_today_filter
+from apps.coverages.selectors import covered_today_filter, covered_vehicle_ids
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
 from apps.vehicles.models import Lienholder, Vehicle
@@ -42,7 +43,21 @@ class CoveredFilter(YesNoFilter):
     labels = ("Covered", "Not covered")
 
     def filter(self, queryset, yes: bool):
-        return queryset.live().filter(covered=yes)
+        covered = covered_today_filter(today())
+        return queryset.live().filter(covered if yes else ~covered)
+
+
+class CoveredTodayChangeList(ChangeList):
+    """The list's page, each unit marked covered today or not by one query over the page's
+    units (`covered_vehicle_ids`), whatever the size of the agency."""
+
+    def get_results(self, request):
+        super().get_results(request)
+        rows = list(self.result_list)
+        covered = covered_vehicle_ids([row.pk for row in rows], today())
+        for row in rows:
+            row.covered_today = row.pk in covered
+        self.result_list = rows
 
 
 class AssignToPolicyForm(forms.Form):
@@ -110,10 +125,12 @@ class VehicleAdmin(
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
     actions = ["assign_to_policy", download_vehicle_certificates]
 
-    def get_queryset(self, request):
-        return super().get_queryset(request).annotate(covered=covered_today_filter(today()))
+    def get_changelist(self, request, **kwargs):
+        return CoveredTodayChangeList
 
-    covered = field_column("covered", "covered today", boolean=True)
+    @admin.display(description="covered today", boolean=True)
+    def covered(self, obj) -> bool:
+        return obj.covered_today
 
     @admin.display(ordering="make_name", description="year / make")
     def year_make(self, obj) -> str:
