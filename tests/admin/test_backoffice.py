@@ -256,3 +256,33 @@ def test_other_agency_records_are_not_reachable(staff_client, other_agency):
 def test_hard_delete_is_not_offered(staff_client, agency):
     carrier = ClientFactory(agency=agency)
     assert staff_client.get(f"/admin/clients/client/{carrier.pk}/delete/").status_code == 403
+
+
+def test_a_list_page_is_counted_once_until_a_write(staff_client, agency, settings):
+    # With the API's count cache on (production: Redis, LIST_COUNT_CACHE_SECONDS), the admin's
+    # page count is the API's: kept under the data version until a write moves it.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.LIST_COUNT_CACHE_SECONDS = 60
+    carrier = ClientFactory(agency=agency)
+    VehicleFactory.create_batch(3, client=carrier)
+
+    def page_counts():
+        with CaptureQueriesContext(connection) as queries:
+            page = staff_client.get("/admin/vehicles/vehicle/").content.decode()
+        counted = [
+            q["sql"]
+            for q in queries.captured_queries
+            if q["sql"].startswith("SELECT COUNT(*)")
+            and 'NOT "vehicles_vehicle"."deleted"' in q["sql"]
+        ]
+        return len(counted), page
+
+    first, page = page_counts()
+    assert first == 1 and "3 vehicles" in page
+    again, page = page_counts()
+    assert again == 0 and "3 vehicles" in page
+    VehicleFactory(client=carrier)
+    after_write, page = page_counts()
+    assert after_write == 1 and "4 vehicles" in page
