@@ -1,5 +1,6 @@
 from django.contrib import admin
-from django.db.models import Count, Exists, OuterRef
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import Exists, OuterRef
 
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
@@ -11,14 +12,13 @@ from apps.core.admin_display import (
     DropdownFilter,
     OneClickCertificateMixin,
     YesNoFilter,
-    field_column,
 )
 from apps.core.dates import today
-from apps.core.models import live_q
 from apps.coverages.selectors import covered_today_filter
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
+from apps.policies.selectors import client_policy_counts
 from apps.vehicles.models import Vehicle
 
 
@@ -81,10 +81,31 @@ class DriverInline(ReadOnlyInline):
         return super().get_queryset(request).select_related("driver_type")
 
 
+def _in_force_exists():
+    return Exists(Policy.objects.filter(client=OuterRef("pk")).in_force_on(today()))
+
+
 class InForceFilter(YesNoFilter):
     title = "in force today"
     parameter_name = "in_force"
     labels = ("In force", "Not in force")
+
+    def filter(self, queryset, yes: bool):
+        in_force = _in_force_exists()
+        return queryset.filter(in_force if yes else ~in_force)
+
+
+class PolicyCountsChangeList(ChangeList):
+    """The list's page, each client with its live policies and whether one is in force today,
+    read for the page's clients only (`client_policy_counts`), whatever the agency's size."""
+
+    def get_results(self, request):
+        super().get_results(request)
+        rows = list(self.result_list)
+        counts = client_policy_counts([row.pk for row in rows], today())
+        for row in rows:
+            row.live_policy_count, row.in_force_today = counts.get(row.pk, (0, False))
+        self.result_list = rows
 
 
 @admin.register(Client)
@@ -126,17 +147,15 @@ class ClientAdmin(
     inlines = [PolicyInline, VehicleInline, DriverInline, ClientDocumentInline]
 
     def get_queryset(self, request):
-        on = today()
-        in_force = Policy.objects.filter(client=OuterRef("pk")).in_force_on(on)
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                live_policy_count=Count("policies", filter=live_q("policies")),
-                in_force=Exists(in_force),
-            )
-            .order_by("client_name", "id")
-        )
+        return super().get_queryset(request).order_by("client_name", "id")
 
-    live_policies = field_column("live_policy_count", "live policies")
-    in_force = field_column("in_force", "in force", boolean=True)
+    def get_changelist(self, request, **kwargs):
+        return PolicyCountsChangeList
+
+    @admin.display(description="live policies")
+    def live_policies(self, obj) -> int:
+        return obj.live_policy_count
+
+    @admin.display(description="in force", boolean=True)
+    def in_force(self, obj) -> bool:
+        return obj.in_force_today

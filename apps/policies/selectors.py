@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
 from apps.core.dates import today
-from apps.policies.models import Policy, PolicyLimit
+from apps.core.models import live_q
+from apps.policies.models import Policy, PolicyLimit, in_force_q
 
 
 def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:
@@ -29,3 +30,18 @@ def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:
             Prefetch("limits", queryset=PolicyLimit.objects.order_by("position", "id"))
         )
     )
+
+
+def client_policy_counts(client_ids: list[int], on: dt.date) -> dict[int, tuple[int, bool]]:
+    """For each of these clients with policies: (its live policies, whether one is in force on
+    D), by the one definition of each (`live_q`, `in_force_q`), in one statement over their own
+    policies. For a page of clients (the admin's list): annotated on an agency's list, both were
+    computed for every client of the agency before the page's first row (issue 18)."""
+    rows = (
+        Policy.objects.filter(client_id__in=list(client_ids))
+        .order_by()
+        .values("client_id")
+        .annotate(live=Count("id", filter=live_q()), in_force=Count("id", filter=in_force_q(on)))
+        .values_list("client_id", "live", "in_force")
+    )
+    return {client_id: (live, in_force > 0) for client_id, live, in_force in rows}

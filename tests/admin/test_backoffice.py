@@ -108,6 +108,46 @@ def test_client_columns_and_in_force_filter(staff_client, agency):
     ClientFactory(agency=agency, client_name="Idle Carrier")
     page = staff_client.get("/admin/clients/client/?in_force=yes").content.decode()
     assert "Live Carrier" in page and "Idle Carrier" not in page
+    idle = staff_client.get("/admin/clients/client/?in_force=no").content.decode()
+    assert "Idle Carrier" in idle and "Live Carrier" not in idle
+
+
+def test_the_client_columns_are_read_for_the_page_only(staff_client, agency):
+    # Each row's live policies and "in force" come from one statement over the page's own
+    # clients (annotated on the list, both were computed for every client of the agency
+    # before the page: 57 ms for 19,800 clients on the bench).
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    busy = ClientFactory(agency=agency, client_name="Busy Carrier")
+    PolicyFactory(client=busy)  # in force
+    PolicyFactory(
+        client=busy,
+        effective_date=today() + dt.timedelta(days=10),
+        expiration_date=today() + dt.timedelta(days=375),
+    )  # live, not yet in force
+    PolicyFactory(client=busy, deleted=True)  # not live
+    later = ClientFactory(agency=agency, client_name="Later Carrier")
+    PolicyFactory(
+        client=later,
+        effective_date=today() + dt.timedelta(days=10),
+        expiration_date=today() + dt.timedelta(days=375),
+    )
+    ClientFactory(agency=agency, client_name="Idle Carrier")
+    with CaptureQueriesContext(connection) as queries:
+        page = staff_client.get("/admin/clients/client/").content.decode()
+
+    def row(name):
+        return page.split(f">{name}</a>")[1].split("</tr>")[0]
+
+    assert '<td class="field-live_policies">2</td>' in row("Busy Carrier")
+    assert "icon-yes" in row("Busy Carrier")
+    assert '<td class="field-live_policies">1</td>' in row("Later Carrier")
+    assert "icon-no" in row("Later Carrier")
+    assert '<td class="field-live_policies">0</td>' in row("Idle Carrier")
+    assert "icon-no" in row("Idle Carrier")
+    reading = [q["sql"] for q in queries.captured_queries if "policies_policy" in q["sql"]]
+    assert len(reading) == 1 and '"client_id" IN (' in reading[0]
 
 
 def test_vehicle_search_by_vin_and_plate_and_covered_filter(staff_client, agency):
