@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from apps.compliance.selectors import requirement_profile_resolve
+from apps.core import counting
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.selectors import (
@@ -207,13 +208,11 @@ def client_summary(*, user, client, on: dt.date) -> dict:
         .select_related("coverage_type", "insurer")
         .order_by("coverage_type__code", "policy_number")
     )
-    units = (
-        Vehicle.objects.live()
-        .filter(client=client)
-        .annotate(covered=covered_today_filter(on))
-        .values_list("covered", flat=True)
-    )
-    covered = sum(1 for c in units if c)
+    # Counted in SQL, as the lists count (kept under the data version until a write): the
+    # 250,000-unit fleet's page read a flag per unit (258 ms) on every view (issue 18).
+    units = Vehicle.objects.live().filter(client=client)
+    total = counting.count(units)
+    covered = counting.count(units.filter(covered_today_filter(on)))
     verification = _client_verification(user=user, client=client, on=on)
     changelist = reverse("admin:vehicles_vehicle_changelist")
     return {
@@ -232,7 +231,7 @@ def client_summary(*, user, client, on: dt.date) -> dict:
             for p in in_force
         ],
         "covered": covered,
-        "not_covered": len(units) - covered,
+        "not_covered": total - covered,
         "covered_url": f"{changelist}?client__id__exact={client.pk}&covered=yes",
         "not_covered_url": f"{changelist}?client__id__exact={client.pk}&covered=no",
         "certificate_url": reverse("admin:clients_client_certificate", args=[client.pk]),

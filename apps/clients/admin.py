@@ -5,7 +5,13 @@ from django.db.models import Exists, OuterRef
 from apps.certificates.admin_actions import download_client_certificates
 from apps.clients.models import Client
 from apps.clients.services import CLIENT_FIELDS, client_create, client_update
-from apps.core.admin import ReadOnlyInline, ScopedHistoryAdmin, ServiceFormAdmin, SoftDeleteAdmin
+from apps.core.admin import (
+    FirstRowsFormSet,
+    ReadOnlyInline,
+    ScopedHistoryAdmin,
+    ServiceFormAdmin,
+    SoftDeleteAdmin,
+)
 from apps.core.admin_display import (
     DeletedColumnMixin,
     DeletedFilter,
@@ -14,7 +20,7 @@ from apps.core.admin_display import (
     YesNoFilter,
 )
 from apps.core.dates import today
-from apps.coverages.selectors import covered_today_filter
+from apps.coverages.selectors import covered_vehicle_ids
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -44,6 +50,16 @@ class PolicyInline(ReadOnlyInline):
         return obj.status_on(today())
 
 
+class CoveredRowsFormSet(FirstRowsFormSet):
+    """The units shown, each marked covered today or not by one statement over them."""
+
+    def shown_rows(self, rows: list) -> list:
+        covered = covered_vehicle_ids([row.pk for row in rows], today())
+        for row in rows:
+            row.covered = row.pk in covered
+        return rows
+
+
 class VehicleInline(ReadOnlyInline):
     model = Vehicle
     fields = [
@@ -57,15 +73,10 @@ class VehicleInline(ReadOnlyInline):
         "covered_today",
     ]
     readonly_fields = fields
+    formset = CoveredRowsFormSet
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .live()
-            .select_related("make", "unit_type")
-            .annotate(covered=covered_today_filter(today()))
-        )
+        return super().get_queryset(request).live().select_related("make", "unit_type")
 
     @admin.display(description="covered today")
     def covered_today(self, obj) -> str:

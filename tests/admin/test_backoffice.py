@@ -326,3 +326,41 @@ def test_a_list_page_is_counted_once_until_a_write(staff_client, agency, setting
     VehicleFactory(client=carrier)
     after_write, page = page_counts()
     assert after_write == 1 and "4 vehicles" in page
+
+
+def test_a_big_fleets_page_shows_its_first_units_and_saves(staff_client, agency):
+    # A client's page lists the first 50 of its units (the 250,000-unit fleet's page would
+    # not have finished); the heading says how many there are; the covered flag of each unit
+    # shown is read for those units only; and the page still saves, units added meanwhile.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.core.admin import FirstRowsFormSet
+    from tests.admin.formdata import form_data
+
+    carrier = ClientFactory(agency=agency, client_name="Big Fleet Co")
+    units = VehicleFactory.create_batch(FirstRowsFormSet.SHOWN + 3, client=carrier)
+    VehicleCoverageFactory(vehicle=units[0], policy=PolicyFactory(client=carrier))
+    url = f"/admin/clients/client/{carrier.pk}/change/"
+    with CaptureQueriesContext(connection) as queries:
+        page = staff_client.get(url).content.decode()
+    assert (
+        f"the first {FirstRowsFormSet.SHOWN} of {len(units)}; the vehicles list has them all"
+        in page
+    )
+    data = form_data(page, client_name="Big Fleet Co Renamed")
+    prefix = next(k for k in data if k.endswith("-TOTAL_FORMS") and "vehicle" in k.lower())
+    assert data[prefix] == str(FirstRowsFormSet.SHOWN)
+    assert page.count("NOT covered") == FirstRowsFormSet.SHOWN - 1
+    reading = [
+        q["sql"]
+        for q in queries.captured_queries
+        if "coverages_vehiclecoverage" in q["sql"] and '"vehicle_id" IN (' in q["sql"]
+    ]
+    assert len(reading) == 1
+    VehicleFactory.create_batch(2, client=carrier)
+    response = staff_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    carrier.refresh_from_db()
+    assert carrier.client_name == "Big Fleet Co Renamed"
+    assert carrier.vehicles.count() == len(units) + 2
