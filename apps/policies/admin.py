@@ -54,14 +54,16 @@ class ScheduledUnitInline(CoveragePeriodInline):
     model = VehicleCoverage
     verbose_name_plural = "scheduled units"
     fields = ["vehicle", "status", "policy_added_date", "policy_removed_date"]
-    select_related = ("vehicle",)
+    # Each row is named "<vehicle> on <policy>": the policy and its type come joined.
+    select_related = ("vehicle", "policy__coverage_type")
 
 
 class ScheduledDriverInline(CoveragePeriodInline):
     model = DriverCoverage
     verbose_name_plural = "scheduled drivers"
     fields = ["driver", "status", "policy_added_date", "policy_removed_date"]
-    select_related = ("driver",)
+    # Each row is named "<driver> on <policy>": the policy and its type come joined.
+    select_related = ("driver", "policy__coverage_type")
 
 
 class StatusFilter(admin.SimpleListFilter):

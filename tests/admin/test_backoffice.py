@@ -364,3 +364,27 @@ def test_a_big_fleets_page_shows_its_first_units_and_saves(staff_client, agency)
     carrier.refresh_from_db()
     assert carrier.client_name == "Big Fleet Co Renamed"
     assert carrier.vehicles.count() == len(units) + 2
+
+
+def test_a_policy_page_costs_the_same_statements_for_3_or_12_units(staff_client, agency):
+    # Each scheduled row is named "<unit> on <policy>": the policy and its type come joined
+    # to the rows, not read once per row (2 statements a row before).
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    carrier = ClientFactory(agency=agency)
+    policy = PolicyFactory(client=carrier, policy_number="AL-3")
+
+    def statements():
+        with CaptureQueriesContext(connection) as queries:
+            page = staff_client.get(f"/admin/policies/policy/{policy.pk}/change/")
+        assert page.status_code == 200
+        return len(queries)
+
+    for _ in range(3):
+        VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier), policy=policy)
+    statements()  # what the first view of a page reads once (a cache, the session) aside
+    few = statements()
+    for _ in range(9):
+        VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier), policy=policy)
+    assert statements() == few
