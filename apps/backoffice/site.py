@@ -13,6 +13,7 @@ from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.urls import reverse
 
 from apps.clients.models import Client
+from apps.core import counting
 from apps.core.dates import today
 from apps.coverages.selectors import covered_today_filter
 from apps.policies.models import Policy
@@ -53,7 +54,9 @@ def runs_regex(lookup: str) -> bool:
 
 
 def dashboard_for(user) -> list[dict]:
-    """The four counts of the admin index, each scoped to the user's agencies, with a link."""
+    """The four counts of the admin index, each scoped to the user's agencies, with a link;
+    counted as the lists count (`apps.core.counting`: kept until a write), since the big
+    agency's units in force and not covered cost about 80 ms each to count (issue 18)."""
     on = today()
     vehicles = (
         Vehicle.objects.for_user(user).live("client").annotate(covered=covered_today_filter(on))
@@ -66,22 +69,22 @@ def dashboard_for(user) -> list[dict]:
     return [
         {
             "label": "Clients",
-            "count": Client.objects.for_user(user).live().count(),
+            "count": counting.count(Client.objects.for_user(user).live()),
             "url": reverse("admin:clients_client_changelist") + "?deleted__exact=0",
         },
         {
             "label": "Units in force",
-            "count": vehicles.filter(covered=True).count(),
+            "count": counting.count(vehicles.filter(covered=True)),
             "url": reverse("admin:vehicles_vehicle_changelist") + "?covered=yes",
         },
         {
             "label": "Units not covered",
-            "count": vehicles.filter(covered=False).count(),
+            "count": counting.count(vehicles.filter(covered=False)),
             "url": reverse("admin:vehicles_vehicle_changelist") + "?covered=no",
         },
         {
             "label": "Policies expiring in 30 days",
-            "count": expiring.count(),
+            "count": counting.count(expiring),
             "url": reverse("admin:policies_policy_changelist") + "?expiring=30",
         },
     ]

@@ -388,3 +388,27 @@ def test_a_policy_page_costs_the_same_statements_for_3_or_12_units(staff_client,
     for _ in range(9):
         VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier), policy=policy)
     assert statements() == few
+
+
+def test_the_dashboard_counts_once_until_a_write(staff_client, agency, settings):
+    # With the lists' count cache on (production), the index's four counts are kept until a
+    # write moves the data version, and are then counted again.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.LIST_COUNT_CACHE_SECONDS = 60
+    carrier = ClientFactory(agency=agency)
+    VehicleFactory(client=carrier)
+
+    def counts():
+        with CaptureQueriesContext(connection) as queries:
+            page = staff_client.get("/admin/").content.decode()
+        return sum(q["sql"].startswith("SELECT COUNT(*)") for q in queries.captured_queries), page
+
+    first, _ = counts()
+    assert first == 4
+    again, page = counts()
+    assert again == 0 and "Units not covered" in page
+    VehicleFactory(client=carrier)
+    after_write, _ = counts()
+    assert after_write == 4
