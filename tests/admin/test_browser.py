@@ -45,6 +45,27 @@ def browser_page():
         browser.close()
 
 
+def problems_of(page) -> list[str]:
+    """What goes wrong on the page as it is used: a server error, a script error, a
+    Content-Security-Policy violation."""
+    found: list[str] = []
+    page.on("response", lambda r: found.append(r.url) if r.status >= 500 else None)
+    page.on("pageerror", lambda error: found.append(str(error)))
+    page.on(
+        "console",
+        lambda m: found.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    return found
+
+
+def log_in(page, base: str, username: str = "staff") -> None:
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "secret-password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#dashboard")
+
+
 @pytest.fixture
 def world(groups, agency, other_agency):
     """Created before the browser starts: Playwright's event loop forbids the ORM after."""
@@ -62,14 +83,9 @@ def test_staff_finds_a_carrier_sees_its_coverage_and_downloads_its_certificate(
 ):
     carrier, rival = world
     page = browser_page
-    server_errors = []
-    page.on("response", lambda r: server_errors.append(r.url) if r.status >= 500 else None)
+    server_errors = problems_of(page)
 
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "staff")
-    page.fill("#id_password", "secret-password")
-    page.click("input[type=submit]")
-    page.wait_for_selector("#dashboard")
+    log_in(page, live_server.url)
     assert "Back Office" in page.content()
 
     page.goto(f"{live_server.url}/admin/clients/client/")
@@ -107,15 +123,9 @@ def test_staff_filters_the_units_by_a_client_found_as_they_type(
     # it opens the whole list again.
     carrier, rival = world
     page = browser_page
-    problems = []
-    page.on("response", lambda r: problems.append(r.url) if r.status >= 500 else None)
-    page.on("pageerror", lambda error: problems.append(str(error)))
+    problems = problems_of(page)  # select2 under the Content-Security-Policy too
 
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "staff")
-    page.fill("#id_password", "secret-password")
-    page.click("input[type=submit]")
-    page.wait_for_selector("#dashboard")
+    log_in(page, live_server.url)
 
     page.goto(f"{live_server.url}/admin/vehicles/vehicle/")
     page.click('details[data-filter-title="client"] .select2-selection')

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.admin.test_browser import browser_page, pytestmark  # noqa: F401
+from tests.admin.test_browser import browser_page, log_in, pytestmark  # noqa: F401
 from tests.conftest import staff_member
 from tests.factories import ClientFactory
 
@@ -43,11 +43,7 @@ def test_swagger_ui_renders_under_the_policy(master_data_back, live_server, brow
 def test_admin_works_under_the_policy(master_data_back, live_server, staff, browser_page):  # noqa: F811
     page = browser_page
     violations = violations_of(page)
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "csp-staff")
-    page.fill("#id_password", "secret-password")
-    page.click("input[type=submit]")
-    page.wait_for_selector("#dashboard")
+    log_in(page, live_server.url, "csp-staff")
     page.goto(f"{live_server.url}/admin/clients/client/")
     page.check("#action-toggle")  # the admin's own script selects every row
     assert page.is_checked("input[name=_selected_action]")
