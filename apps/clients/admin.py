@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.admin.views.main import ChangeList
 from django.db.models import Exists, OuterRef
 
 from apps.certificates.admin_actions import download_client_certificates
@@ -7,6 +6,7 @@ from apps.clients.models import Client
 from apps.clients.services import CLIENT_FIELDS, client_create, client_update
 from apps.core.admin import (
     FirstRowsFormSet,
+    PageRowsMixin,
     ReadOnlyInline,
     ScopedHistoryAdmin,
     ServiceFormAdmin,
@@ -20,11 +20,11 @@ from apps.core.admin_display import (
     YesNoFilter,
 )
 from apps.core.dates import today
-from apps.coverages.selectors import covered_vehicle_ids
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
 from apps.policies.selectors import client_policy_counts
+from apps.vehicles.admin import mark_covered_today
 from apps.vehicles.models import Vehicle
 
 
@@ -51,13 +51,10 @@ class PolicyInline(ReadOnlyInline):
 
 
 class CoveredRowsFormSet(FirstRowsFormSet):
-    """The units shown, each marked covered today or not by one statement over them."""
+    """The units shown, each marked covered today or not."""
 
-    def shown_rows(self, rows: list) -> list:
-        covered = covered_vehicle_ids([row.pk for row in rows], today())
-        for row in rows:
-            row.covered = row.pk in covered
-        return rows
+    def page_columns(self, rows: list) -> list:
+        return mark_covered_today(rows)
 
 
 class VehicleInline(ReadOnlyInline):
@@ -80,7 +77,7 @@ class VehicleInline(ReadOnlyInline):
 
     @admin.display(description="covered today")
     def covered_today(self, obj) -> str:
-        return "Covered" if obj.covered else "NOT covered"
+        return "Covered" if obj.covered_today else "NOT covered"
 
 
 class DriverInline(ReadOnlyInline):
@@ -106,21 +103,9 @@ class InForceFilter(YesNoFilter):
         return queryset.filter(in_force if yes else ~in_force)
 
 
-class PolicyCountsChangeList(ChangeList):
-    """The list's page, each client with its live policies and whether one is in force today,
-    read for the page's clients only (`client_policy_counts`), whatever the agency's size."""
-
-    def get_results(self, request):
-        super().get_results(request)
-        rows = list(self.result_list)
-        counts = client_policy_counts([row.pk for row in rows], today())
-        for row in rows:
-            row.live_policy_count, row.in_force_today = counts.get(row.pk, (0, False))
-        self.result_list = rows
-
-
 @admin.register(Client)
 class ClientAdmin(
+    PageRowsMixin,
     OneClickCertificateMixin,
     DeletedColumnMixin,
     ScopedHistoryAdmin,
@@ -160,8 +145,13 @@ class ClientAdmin(
     def get_queryset(self, request):
         return super().get_queryset(request).order_by("client_name", "id")
 
-    def get_changelist(self, request, **kwargs):
-        return PolicyCountsChangeList
+    def page_columns(self, rows: list) -> list:
+        """Each client with its live policies and whether one is in force today, read for the
+        page's clients only (`client_policy_counts`)."""
+        counts = client_policy_counts([row.pk for row in rows], today())
+        for row in rows:
+            row.live_policy_count, row.in_force_today = counts.get(row.pk, (0, False))
+        return rows
 
     @admin.display(description="live policies")
     def live_policies(self, obj) -> int:

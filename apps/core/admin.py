@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
@@ -83,6 +84,26 @@ class CountedPaginator(Paginator):
     @cached_property
     def count(self) -> int:
         return counting.count(self.object_list)
+
+
+class _PageRowsChangeList(ChangeList):
+    def get_results(self, request):
+        super().get_results(request)
+        self.result_list = self.model_admin.page_columns(list(self.result_list))
+
+
+class PageRowsMixin:
+    """A changelist whose columns show something read about each row of the page (a unit's
+    coverage today, a client's policies): read by `page_columns` for the page's rows, once the
+    page is cut. Annotated on the list instead, PostgreSQL computed it for every row of the
+    agency before the page's first one (issue 18)."""
+
+    def get_changelist(self, request, **kwargs):
+        return _PageRowsChangeList
+
+    def page_columns(self, rows: list) -> list:
+        """The page's rows, with what the columns read about them."""
+        return rows
 
 
 class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
@@ -310,10 +331,10 @@ class FirstRowsFormSet(BaseInlineFormSet):
 
     def get_queryset(self):
         if not hasattr(self, "_first_rows"):
-            self._first_rows = self.shown_rows(list(super().get_queryset()[: self.SHOWN]))
+            self._first_rows = self.page_columns(list(super().get_queryset()[: self.SHOWN]))
         return self._first_rows
 
-    def shown_rows(self, rows: list) -> list:
+    def page_columns(self, rows: list) -> list:
         """What the inline shows of each row it shows, read for those rows only."""
         return rows
 

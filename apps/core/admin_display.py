@@ -210,7 +210,6 @@ class AutocompleteFilter(ScopedRelatedFieldListFilter):
             required=False,
             widget=AutocompleteSelect(field, model_admin.admin_site),
         )
-        self.widget = choice.widget
         self.widget_html = choice.widget.render(
             self.lookup_kwarg,
             chosen[-1] if chosen else None,

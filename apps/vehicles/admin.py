@@ -1,11 +1,11 @@
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.views.main import ChangeList
 from django.db.models import Count
 from django.template.response import TemplateResponse
 
 from apps.certificates.admin_actions import download_vehicle_certificates
 from apps.core.admin import (
+    PageRowsMixin,
     ReadOnlyInline,
     ScopedHistoryAdmin,
     ServiceFormAdmin,
@@ -47,17 +47,13 @@ class CoveredFilter(YesNoFilter):
         return queryset.live().filter(covered if yes else ~covered)
 
 
-class CoveredTodayChangeList(ChangeList):
-    """The list's page, each unit marked covered today or not by one query over the page's
-    units (`covered_vehicle_ids`), whatever the size of the agency."""
-
-    def get_results(self, request):
-        super().get_results(request)
-        rows = list(self.result_list)
-        covered = covered_vehicle_ids([row.pk for row in rows], today())
-        for row in rows:
-            row.covered_today = row.pk in covered
-        self.result_list = rows
+def mark_covered_today(vehicles: list) -> list:
+    """Each of these units marked `covered_today` or not, by one statement over them
+    (`covered_vehicle_ids`): for the rows a page shows, whatever the size of the agency."""
+    covered = covered_vehicle_ids([vehicle.pk for vehicle in vehicles], today())
+    for vehicle in vehicles:
+        vehicle.covered_today = vehicle.pk in covered
+    return vehicles
 
 
 class AssignToPolicyForm(forms.Form):
@@ -81,6 +77,7 @@ class AssignToPolicyForm(forms.Form):
 
 @admin.register(Vehicle)
 class VehicleAdmin(
+    PageRowsMixin,
     AutocompleteFilterMedia,
     StaffImportExportMixin,
     OneClickCertificateMixin,
@@ -125,8 +122,8 @@ class VehicleAdmin(
     readonly_fields = ["created_at", "updated_at", "created_by", "updated_by"]
     actions = ["assign_to_policy", download_vehicle_certificates]
 
-    def get_changelist(self, request, **kwargs):
-        return CoveredTodayChangeList
+    def page_columns(self, rows: list) -> list:
+        return mark_covered_today(rows)
 
     @admin.display(description="covered today", boolean=True)
     def covered(self, obj) -> bool:
