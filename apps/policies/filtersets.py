@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 import django_filters
 from django.db.models import Q
 
@@ -47,20 +50,24 @@ class PolicyFilterSet(DeletedFilterSet):
         # The caller's agencies' clients only (the queryset's scope; all of them, deleted or
         # not, as the join read them): other agencies' clients don't count.
         clients = Client.objects.for_agencies(getattr(queryset, "agency_ids", None))
-        clients = clients.filter(Q(client_name__icontains=value) | Q(dot=value))
-        named = list(clients.order_by().values_list("pk", flat=True)[: MANY_CLIENTS + 1])
-        insurers = Insurer._base_manager.filter(name__icontains=value).order_by()
-        insurers = list(insurers.values_list("pk", flat=True)[: MANY_INSURERS + 1])
+        by_client = {"client_name__icontains": value, "dot": value}
         return queryset.filter(
             Q(policy_number__icontains=value)
-            | (
-                Q(client_id__in_list=named)
-                if len(named) <= MANY_CLIENTS
-                else Q(client__client_name__icontains=value) | Q(client__dot=value)
-            )
-            | (
-                Q(insurer_id__in_list=insurers)
-                if len(insurers) <= MANY_INSURERS
-                else Q(insurer__name__icontains=value)
-            )
+            | _among("client", clients, by_client, MANY_CLIENTS)
+            | _among("insurer", Insurer._base_manager, {"name__icontains": value}, MANY_INSURERS)
         )
+
+
+def _any(lookups: dict) -> Q:
+    """Any of these lookups."""
+    return reduce(operator.or_, (Q(**{lookup: value}) for lookup, value in lookups.items()))
+
+
+def _among(relation: str, records, lookups: dict, many: int) -> Q:
+    """The policy's `relation` among the `records` any of `lookups` finds: as a list of their
+    ids while at most `many` are found, else through the join to them (the same lookups)."""
+    found = records.filter(_any(lookups)).order_by().values_list("pk", flat=True)
+    found = list(found[: many + 1])
+    if len(found) <= many:
+        return Q(**{f"{relation}_id__in_list": found})
+    return _any({f"{relation}__{lookup}": value for lookup, value in lookups.items()})
