@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
+from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404
 from django.utils.functional import cached_property
@@ -15,6 +18,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from apps.core import counting
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
+from apps.core.pagination import ids_per_agency
 from apps.core.params import is_ascii_int
 
 
@@ -79,14 +83,51 @@ class ReadOnlyAdminMixin:
 class CountedPaginator(Paginator):
     """A changelist's pages counted as the API's lists count theirs (`apps.core.counting`): the
     count is kept under the data version that every write moves, so an agency's 300,000 units
-    are not counted again on every page view (issue 18)."""
+    are not counted again on every page view (issue 18).
+
+    A page of a staff member of several agencies is read as the API reads one: each agency's
+    first ids in the list's order through its own index, then the page of their union
+    (`apps.core.pagination.ids_per_agency`). `agency IN (a, b)` has no index that gives the
+    order of both, so PostgreSQL sorted every driver or policy of both agencies for each page
+    (56 ms of the drivers' 96 ms page for the bench's two agencies). A list whose rows are
+    edited in place (`list_editable`) keeps Django's page, a queryset its formset needs."""
+
+    rows_per_agency = True
 
     @cached_property
     def count(self) -> int:
         return counting.count(self.object_list)
 
+    def page(self, number):
+        page = super().page(number)
+        sliced = page.object_list
+        if not self.rows_per_agency or not isinstance(sliced, QuerySet):
+            return page
+        offset, end = sliced.query.low_mark, sliced.query.high_mark
+        ids = ids_per_agency(self.object_list, offset, end - offset) if end else None
+        if ids is not None:
+            rows = {row.pk: row for row in self.object_list.order_by().filter(pk__in=ids)}
+            page.object_list = [rows[pk] for pk in ids if pk in rows]
+        return page
 
-class _PageRowsChangeList(ChangeList):
+
+class _CountedChangeList(ChangeList):
+    def get_results(self, request):
+        # Django counts the list without its filters too, for "N results (M total)", by
+        # `root_queryset.count()` on every view: counted here as the page count is (9 ms for
+        # an agency's 302,100 units). Only that call is swapped; the filters' querysets are
+        # clones of the root, which do not carry it.
+        root = self.root_queryset
+        counted = root._chain()
+        counted.count = functools.partial(counting.count, root)
+        self.root_queryset = counted
+        try:
+            super().get_results(request)
+        finally:
+            self.root_queryset = root
+
+
+class _PageRowsChangeList(_CountedChangeList):
     def get_results(self, request):
         super().get_results(request)
         self.result_list = self.model_admin.page_columns(list(self.result_list))
@@ -111,6 +152,17 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
 
     list_per_page = 100
     paginator = CountedPaginator
+
+    def get_changelist(self, request, **kwargs):
+        return _CountedChangeList
+
+    def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
+        paginator = super().get_paginator(
+            request, queryset, per_page, orphans, allow_empty_first_page
+        )
+        if isinstance(paginator, CountedPaginator) and self.list_editable:
+            paginator.rows_per_agency = False
+        return paginator
 
     def save_model(self, request, obj, form, change):
         if hasattr(obj, "updated_by_id"):

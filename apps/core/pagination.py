@@ -112,10 +112,23 @@ def _rows_by_key(queryset: QuerySet, ids: list) -> list | None:
 
 def _ids(queryset: QuerySet, offset: int, count: int, *, backwards: bool = False) -> list:
     """The ids of a page, in the list's order (its reverse when `backwards`)."""
-    plan = _per_agency(queryset, offset + count)
-    if plan is None:
+    ids = ids_per_agency(queryset, offset, count, backwards=backwards)
+    if ids is None:
         ordered = queryset.reverse() if backwards else queryset
         return list(ordered.values_list("pk", flat=True)[offset : offset + count])
+    return ids
+
+
+def ids_per_agency(
+    queryset: QuerySet, offset: int, count: int, *, backwards: bool = False
+) -> list | None:
+    """The ids of a page of a caller of several agencies, read one agency at a time
+    (`_ids_per_agency`), in the list's order (its reverse when `backwards`); None when the
+    page is better read at once (`_per_agency`). The API's lists and the admin's changelists
+    (apps.core.admin.CountedPaginator) page through it."""
+    plan = _per_agency(queryset, offset + count)
+    if plan is None:
+        return None
     terms, agencies = plan
     if backwards:
         terms = [term[1:] if term.startswith("-") else f"-{term}" for term in terms]
