@@ -42,7 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet, prefetch_related_objects
 from django.db.models.expressions import RawSQL
@@ -66,6 +66,21 @@ def server_prepared(connection: BaseDatabaseWrapper):
     prepared), so a text that varies with the values must not run inside."""
     prepared = getattr(connection, "prepared_statements", None)
     return prepared() if prepared is not None else contextlib.nullcontext()
+
+
+def pipelined(connection: BaseDatabaseWrapper):
+    """A context in which `connection`'s statements are sent at once and their rows read when
+    fetched (apps.core.postgresql's `pipelined`); elsewhere (SQLite) a statement runs when it
+    is executed, which gives the same rows."""
+    pipeline = getattr(connection, "pipelined", None)
+    return pipeline() if pipeline is not None else contextlib.nullcontext()
+
+
+def _stale_statement(connection: BaseDatabaseWrapper, exc: DatabaseError) -> bool:
+    """Whether a prepared statement failed because the server forgot it or its result type
+    changed (what apps.core.postgresql's `PreparingCursor` recovers from)."""
+    stale = getattr(connection, "stale_statement_errors", ())
+    return bool(stale) and isinstance(exc.__cause__, stale)
 
 
 def joins_in_written_order(connection: BaseDatabaseWrapper):
@@ -257,6 +272,50 @@ class PreparedQuery:
         return tuple(key)
 
     def fetch(self, **values) -> list:
+        return self._fetch(self._template(values), values)
+
+    @contextlib.contextmanager
+    def sent(self, **values):
+        """`fetch` in two steps, for a caller with work to do meanwhile: the statement is sent
+        on entering, and the rows are read by calling what the context yields (at most once,
+        inside it). On PostgreSQL a prepared `values_list()` is sent in psycopg's pipeline
+        mode, so the database runs it while the caller's Python goes on: 200 DOTs' limits cost
+        0.5 ms less (issue 18). The block should run no statement of its own on the connection
+        (one would wait for this one). Anything else is fetched on entering.
+
+        A statement the server no longer knows under its name, or whose result type changed
+        underneath (see `PreparingCursor` in apps.core.postgresql), fails when its rows are
+        read; outside a transaction it is then asked again as `fetch` asks it, which prepares
+        it afresh."""
+        template = self._template(values)
+        if template is _NOT_PREPARED or not template.rows:
+            rows = self._fetch(template, values)
+            yield lambda: rows
+            return
+        params = tuple(source(values) for source in template.sources)
+        connection = connections[template.queryset.db]
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(server_prepared(connection))
+            cursor = stack.enter_context(connection.cursor())
+            pipeline = stack.enter_context(contextlib.ExitStack())
+            pipeline.enter_context(pipelined(connection))
+            cursor.execute(template.sql, params)
+
+            def rows() -> list[tuple]:
+                try:
+                    fetched = cursor.fetchall()
+                except DatabaseError as exc:
+                    if not _stale_statement(connection, exc) or connection.in_atomic_block:
+                        raise
+                    with contextlib.suppress(Exception):  # the pipeline's own report of it
+                        pipeline.close()
+                    return self._fetch(template, values)
+                pipeline.close()
+                return self._converted(template, connection, fetched)
+
+            yield rows
+
+    def _template(self, values: dict):
         key = self.shape(values)
         template = _NOT_PREPARED if key is None else self.templates.get(key, _UNSEEN)
         if template is _UNSEEN:  # a shape seen once is not prepared: it may never come again
@@ -265,6 +324,9 @@ class PreparedQuery:
         elif template is _SEEN:
             template = self._prepare(values)
             self.templates.remember(key, template)
+        return template
+
+    def _fetch(self, template, values: dict) -> list:
         if template is _NOT_PREPARED:
             return list(self.build(**values))
         params = tuple(source(values) for source in template.sources)
@@ -285,6 +347,10 @@ class PreparedQuery:
         with server_prepared(connection), connection.cursor() as cursor:
             cursor.execute(template.sql, params)
             rows = cursor.fetchall()
+        return PreparedQuery._converted(template, connection, rows)
+
+    @staticmethod
+    def _converted(template: _Template, connection, rows) -> list[tuple]:
         if not template.converters:
             return rows if type(rows) is list else list(rows)
         compiler = copy.copy(template.compiler)

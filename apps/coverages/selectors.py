@@ -54,10 +54,13 @@ def _fill_limits(lists: dict[int, list]) -> None:
     ORDER BY: PostgreSQL's sort of 200 DOTs' 300 limits cost 0.15-0.2 ms of its CPU, this sort
     a few hundredths (issue 18)."""
     if lists:
-        rows = _LIMIT_ROWS.fetch(policies=list(lists))
-        rows.sort(key=_LIMIT_ORDER)
-        for policy_id, _position, _id, name, amount in rows:
-            lists[policy_id].append(new_limit((name, amount)))
+        _append_limits(lists, _LIMIT_ROWS.fetch(policies=list(lists)))
+
+
+def _append_limits(lists: dict[int, list], rows: list[tuple]) -> None:
+    rows.sort(key=_LIMIT_ORDER)
+    for policy_id, _position, _id, name, amount in rows:
+        lists[policy_id].append(new_limit((name, amount)))
 
 
 def attach_limit_rows(policies: Iterable[Policy]) -> None:
@@ -130,21 +133,34 @@ def _clients_and_policies(
     rows, *, limits: bool = True
 ) -> tuple[list[ClientRow], dict[int, list[PolicyRow]]]:
     """Client rows and each one's policy rows, with their limits, from `_with_policies` (the
-    limits read by one more statement when the rows do not carry them)."""
+    limits read by one more statement when the rows do not carry them: sent before the rows
+    become records, and read after, so the database reads them meanwhile)."""
+    width, policy_width = len(CLIENT_COLUMNS), len(POLICY_COLUMNS)
+    if limits:
+        clients, policies = _client_and_policy_rows(rows)
+        name = width + policy_width
+        for row in rows:
+            if row[name] is not None:  # a limit's name is never NULL: NULL is no limit
+                policies[row[width]].limits.append(new_limit((row[name], row[name + 1])))
+        return clients, _by_client(policies.values())
+    ids = list(dict.fromkeys(row[width] for row in rows if row[width] is not None))
+    if not ids:
+        clients, policies = _client_and_policy_rows(rows)
+        return clients, {}
+    with _LIMIT_ROWS.sent(policies=ids) as limit_rows:
+        clients, policies = _client_and_policy_rows(rows)
+        _append_limits({pk: policy.limits for pk, policy in policies.items()}, limit_rows())
+    return clients, _by_client(policies.values())
+
+
+def _client_and_policy_rows(rows) -> tuple[list[ClientRow], dict[int, PolicyRow]]:
+    """The client rows and the policy rows (by id, limits not yet read) of `_with_policies`."""
     width, policy_width = len(CLIENT_COLUMNS), len(POLICY_COLUMNS)
     clients = client_rows({row[0]: row[:width] for row in rows}.values())
     columns = {
         row[width]: row[width : width + policy_width] for row in rows if row[width] is not None
     }
-    policies = {policy.id: policy for policy in policy_rows(columns.values())}
-    if limits:
-        name = width + policy_width
-        for row in rows:
-            if row[name] is not None:  # a limit's name is never NULL: NULL is no limit
-                policies[row[width]].limits.append(new_limit((row[name], row[name + 1])))
-    else:
-        _fill_limits({policy.id: policy.limits for policy in policies.values()})
-    return clients, _by_client(policies.values())
+    return clients, {policy.id: policy for policy in policy_rows(columns.values())}
 
 
 def _by_client(policies: Iterable[PolicyRow]) -> dict[int, list[PolicyRow]]:

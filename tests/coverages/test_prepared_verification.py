@@ -7,7 +7,7 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models import QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 
@@ -227,3 +227,107 @@ def test_on_postgresql_a_list_of_any_length_is_one_prepared_shape(api, agency, c
     for size in (4, 9, 5):
         ask(size)
     assert _verification_compiles(compiled) == []
+
+
+def test_rows_sent_ahead_are_the_rows_fetched_for_every_call(agency, carrier, rival):
+    # `sent`: the statement goes on entering, its rows are read later; on PostgreSQL a prepared
+    # values_list() waits in psycopg's pipeline meanwhile. The same rows as `fetch`, first
+    # sighting of a shape (fetched on entering), prepared shapes, models and no row at all.
+    rows = PreparedQuery(
+        lambda dots: (
+            Client.objects.filter(dot__in_list=dots).order_by("id").values_list("id", "dot")
+        ),
+        arrays=("dots",),
+    )
+    models = PreparedQuery(lambda dots: Client.objects.filter(dot__in=dots).order_by("id"))
+    calls = [["1234567"], ["7654321", "1234567"], ["0000000", "1111111"]]
+    for _ in range(3):
+        for dots in calls:
+            for query in (rows, models):
+                with query.sent(dots=dots) as read:
+                    got = read()
+                assert got == query.fetch(dots=dots)
+                assert not _in_pipeline()
+    assert [r for r in rows.templates.values() if hasattr(r, "sql")]
+    expected = [(carrier.id, "1234567"), (rival.id, "7654321")]
+    with rows.sent(dots=["7654321", "1234567"]) as read:
+        pipelined = _in_pipeline()
+        assert read() == expected
+    assert pipelined == (connection.vendor == "postgresql")
+
+
+def _in_pipeline() -> bool:
+    raw = connection.connection
+    return connection.vendor == "postgresql" and raw.pgconn.pipeline_status != 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only")
+@pytest.mark.django_db(transaction=True)
+def test_rows_sent_ahead_whose_type_changed_underneath_are_asked_again(monkeypatch):
+    # A deploy's migration, run from another connection, changes the type of a column a
+    # prepared statement returns: PostgreSQL refuses the statement ("cached plan must not
+    # change result type") when its rows are read. Outside a transaction the statement is
+    # prepared afresh within the call; inside one the call fails, as `fetch` does.
+    from django.db import transaction
+
+    from apps.agencies.models import Agency
+    from apps.core import prepared
+
+    kept = Agency.objects.create(name="Sent Ahead").pk
+    rows = PreparedQuery(
+        lambda names: Agency.objects.filter(name__in_list=names).values_list("id", "name"),
+        arrays=("names",),
+    )
+    stale, original = [], prepared._stale_statement
+    monkeypatch.setattr(
+        prepared,
+        "_stale_statement",
+        lambda connection, exc: stale.append(exc) or original(connection, exc),
+    )
+
+    def ask():
+        with rows.sent(names=["Sent Ahead", "Nobody"]) as read:
+            return read()
+
+    other = connection.get_new_connection(connection.get_connection_params())
+    other.autocommit = True
+    try:
+        assert ask() == ask() == [(kept, "Sent Ahead")]  # the second prepared on the server
+        other.execute("ALTER TABLE agencies_agency ALTER COLUMN name TYPE text")
+        assert ask() == ask() == [(kept, "Sent Ahead")]
+        assert len(stale) == 1
+        other.execute("ALTER TABLE agencies_agency ALTER COLUMN name TYPE varchar(200)")
+        with pytest.raises(DatabaseError), transaction.atomic():
+            ask()
+        assert len(stale) == 2
+        assert ask() == [(kept, "Sent Ahead")]
+    finally:
+        other.execute("ALTER TABLE agencies_agency ALTER COLUMN name TYPE varchar(200)")
+        other.close()
+
+
+def test_many_dots_read_their_limits_ahead_and_answer_each_call(api, agency, carrier, covered):
+    # 200 DOTs read the limits of their policies by a statement of their own, sent before the
+    # clients' rows become records: every call gives each policy its own limits, in order.
+    policy, _unit = covered
+    PolicyLimit.objects.create(policy=policy, name="Medical Payments", amount=5_000, position=2)
+    other = ClientFactory(agency=agency, dot="2222222")
+    cargo = PolicyFactory(client=other, policy_number="MTC-1")
+    PolicyLimit.objects.create(policy=cargo, name="Cargo", amount=100_000)
+    bare = ClientFactory(agency=agency, dot="3333333")
+    PolicyFactory(client=bare, policy_number="AL-NO-LIMITS")
+    for _ in range(3):  # first sighting of the shape, then prepared
+        results = api.get(
+            "/v1/coverages/clients?dots=1234567&dots=2222222&dots=3333333&dots=4444444"
+        ).json()["results"]
+        limits = [
+            [[(x["name"], x["amount"]) for x in c["limits"]] for c in r["coverages"]]
+            for r in results
+        ]
+        assert limits == [
+            [[("Combined Single Limit", "1000000.00"), ("Medical Payments", "5000.00")]],
+            [[("Cargo", "100000.00")]],
+            [[]],
+            [],
+        ]
+    assert not _in_pipeline()

@@ -98,6 +98,11 @@ def _with_array_dumpers(template: AdaptersMap) -> AdaptersMap:
     return adapters
 
 
+# A prepared statement the server forgot (a pooler's DISCARD ALL), or whose result type changed
+# underneath ("cached plan must not change result type").
+STALE_STATEMENT_ERRORS = (FeatureNotSupported, InvalidSqlStatementName)
+
+
 class PreparingCursor(postgresql.ServerBindingCursor):
     """Django's server-binding cursor, every statement prepared on its connection (psycopg
     keeps the statements it prepared per connection, the last 100, and sends each by name)."""
@@ -105,7 +110,7 @@ class PreparingCursor(postgresql.ServerBindingCursor):
     def execute(self, query, params=None, *, prepare=None, binary=None):
         try:
             return super().execute(query, params, prepare=True, binary=binary)
-        except (FeatureNotSupported, InvalidSqlStatementName):
+        except STALE_STATEMENT_ERRORS:
             # A migration run from another connection changed a column a prepared statement
             # returns ("cached plan must not change result type"), or the server forgot its
             # statements (a pooler's DISCARD ALL). psycopg forgets its own only on a ROLLBACK
@@ -134,6 +139,7 @@ class DatabaseOperations(postgresql.DatabaseOperations):
 class DatabaseWrapper(instrumented.DatabaseWrapper):
     ops_class = DatabaseOperations
     _preparing = False
+    stale_statement_errors = STALE_STATEMENT_ERRORS
 
     @contextmanager
     def prepared_statements(self):
@@ -147,6 +153,15 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
             yield
         finally:
             self._preparing = False
+
+    @contextmanager
+    def pipelined(self):
+        """Statements executed inside are sent at once and their rows read when fetched
+        (psycopg's pipeline mode): the server runs them while the thread goes on with its
+        Python (apps.core.prepared's `PreparedQuery.sent`)."""
+        self.ensure_connection()
+        with self.connection.pipeline():
+            yield
 
     @contextmanager
     def joins_in_written_order(self):
