@@ -306,9 +306,14 @@ def test_rows_sent_ahead_whose_type_changed_underneath_are_asked_again(monkeypat
         other.close()
 
 
-def test_many_dots_read_their_limits_ahead_and_answer_each_call(api, agency, carrier, covered):
+@pytest.mark.parametrize("prepared", [True, False])
+def test_many_dots_read_their_limits_ahead_and_answer_each_call(
+    api, agency, carrier, covered, settings, prepared
+):
     # 200 DOTs read the limits of their policies by a statement of their own, sent before the
-    # clients' rows become records: every call gives each policy its own limits, in order.
+    # clients' rows become records: every call gives each policy its own limits, in order;
+    # without prepared statements (a pooler in transaction mode) too.
+    settings.DATABASE_PREPARED_STATEMENTS = prepared
     policy, _unit = covered
     PolicyLimit.objects.create(policy=policy, name="Medical Payments", amount=5_000, position=2)
     other = ClientFactory(agency=agency, dot="2222222")
