@@ -18,7 +18,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from apps.core import counting
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
-from apps.core.pagination import ids_per_agency
+from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import is_ascii_int
 
 
@@ -106,8 +106,7 @@ class CountedPaginator(Paginator):
         offset, end = sliced.query.low_mark, sliced.query.high_mark
         ids = ids_per_agency(self.object_list, offset, end - offset) if end else None
         if ids is not None:
-            rows = {row.pk: row for row in self.object_list.order_by().filter(pk__in=ids)}
-            page.object_list = [rows[pk] for pk in ids if pk in rows]
+            page.object_list = rows_in_order(self.object_list, ids)
         return page
 
 
@@ -115,8 +114,8 @@ class _CountedChangeList(ChangeList):
     def get_results(self, request):
         # Django counts the list without its filters too, for "N results (M total)", by
         # `root_queryset.count()` on every view: counted here as the page count is (9 ms for
-        # an agency's 302,100 units). Only that call is swapped; the filters' querysets are
-        # clones of the root, which do not carry it.
+        # an agency's 302,100 units). Only that call is swapped, on a clone of the root, for
+        # the time of this method (the list's own queryset was built from the root before).
         root = self.root_queryset
         counted = root._chain()
         counted.count = functools.partial(counting.count, root)

@@ -39,6 +39,13 @@ def page_rows(queryset: QuerySet, offset: int, limit: int, total: int) -> list:
         ids.reverse()
     else:
         ids = _ids(queryset, offset, limit)
+    return rows_in_order(queryset, ids)
+
+
+def rows_in_order(queryset: QuerySet, ids: list) -> list:
+    """The rows of `queryset` with these ids, in their order (one that went meanwhile is left
+    out), each with every relation the list reads: by one statement per model and list shape
+    (`_rows_by_key`), planned with its joins in written order."""
     if not ids:
         return []
     connection = connections[queryset.db]

@@ -14,6 +14,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.clients.models import Client
 from apps.core.dates import today
 from apps.drivers.admin import DriverAdmin
 from apps.drivers.models import Driver
@@ -105,9 +106,66 @@ def test_a_staff_member_of_one_agency_pages_as_django_does(
     assert not [sql for sql in statements if "UNION" in sql]
 
 
+def test_a_search_and_a_sort_by_a_column_of_the_list_page_through_the_union(
+    broker_client, agency, other_agency, books, monkeypatch
+):
+    # A search's condition is in each agency's part; a column header's sort (the first name,
+    # descending) orders the parts and their union alike.
+    monkeypatch.setattr(DriverAdmin, "list_per_page", 2)
+    scoped = Driver.objects.filter(agency__in=[agency, other_agency])
+    bakers = list(
+        scoped.filter(last_name="Baker")
+        .order_by("last_name", "first_name", "id")
+        .values_list("pk", flat=True)
+    )
+    assert len(bakers) == 3
+    path = "/admin/drivers/driver/"
+    ids, statements = [], []
+    for page in (1, 2):
+        with CaptureQueriesContext(connection) as queries:
+            response = broker_client.get(path, {"q": "Baker", "p": page})
+        ids += rows(path, response.content.decode())
+        statements += [q["sql"] for q in queries.captured_queries]
+    assert ids == bakers
+    descending = list(scoped.order_by("-first_name", "-id").values_list("pk", flat=True))
+    for page in (1, 2, 3, 4, 5):
+        with CaptureQueriesContext(connection) as queries:
+            response = broker_client.get(path, {"o": "-1", "p": page})
+        ids += rows(path, response.content.decode())
+        statements += [q["sql"] for q in queries.captured_queries]
+    assert ids[3:] == descending
+    unions = [sql for sql in statements if "UNION ALL" in sql]
+    if connection.features.supports_slicing_ordering_in_compound:
+        assert len(unions) == 7  # one a page
+    else:
+        assert not unions
+
+
+def test_the_autocomplete_of_a_staff_member_of_two_agencies_pages_through_the_union(
+    broker_client, agency, other_agency, books
+):
+    # The admin's autocomplete pages with the admin's paginator: its first page of clients,
+    # in the client list's order, from both agencies and only theirs.
+    for n in range(25):
+        ClientFactory(agency=(agency, other_agency)[n % 2], client_name=f"Fleet {n:02d}")
+    ClientFactory(client_name="Fleet of a third agency")
+    response = broker_client.get(
+        "/admin/autocomplete/",
+        {"term": "Fleet", "app_label": "drivers", "model_name": "driver", "field_name": "client"},
+    )
+    body = response.json()
+    assert [r["text"] for r in body["results"]] == [
+        str(c)
+        for c in Client.objects.filter(
+            agency__in=[agency, other_agency], client_name__startswith="Fleet"
+        ).order_by("client_name", "id")[:20]
+    ]
+    assert body["pagination"]["more"] is True
+
+
 def test_an_order_by_a_relation_and_a_search_page_at_once(broker_client, books, monkeypatch):
     # The "type" column sorts by the coverage type's code (a join): read by one statement.
-    # A search still pages through the union, its condition in each agency's part.
+    # A search of one match shows it alone.
     monkeypatch.setattr(PolicyAdmin, "list_per_page", 4)
     with CaptureQueriesContext(connection) as queries:
         response = broker_client.get("/admin/policies/policy/?o=2")

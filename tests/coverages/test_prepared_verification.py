@@ -336,3 +336,48 @@ def test_many_dots_read_their_limits_ahead_and_answer_each_call(
             [],
         ]
     assert not _in_pipeline()
+
+
+def test_rows_sent_ahead_leave_the_connection_clean_on_every_way_out(agency):
+    # The block fails before reading the rows, or the rows fail (on PostgreSQL a division by
+    # zero, at execution): the error is the caller's, and the connection leaves pipeline mode
+    # with nothing pending, ready for the next statement. The rows are read once.
+    from django.db import transaction
+    from django.db.models import ExpressionWrapper, IntegerField, Value
+
+    from apps.agencies.models import Agency
+
+    names = PreparedQuery(
+        lambda names: Agency.objects.filter(name__in_list=names).values_list("id", flat=True),
+        arrays=("names",),
+    )
+    broken = PreparedQuery(
+        lambda names: (
+            Agency.objects.filter(name__in_list=names)
+            .annotate(z=ExpressionWrapper(Value(1) / Value(0), output_field=IntegerField()))
+            .values_list("id", "z")
+        ),
+        arrays=("names",),
+    )
+    asked = ["Demo Agency", "Nobody"]
+    for _ in range(2):  # first sighting of each shape, then prepared
+        names.fetch(names=asked)
+        if connection.vendor != "postgresql":
+            broken.fetch(names=asked)
+    with pytest.raises(ZeroDivisionError), names.sent(names=asked) as read:
+        1 / 0  # noqa: B018
+    assert not _in_pipeline() and Agency.objects.count() == 1
+    if connection.vendor == "postgresql":
+        for _ in range(3):
+            with (
+                pytest.raises(DatabaseError),
+                transaction.atomic(),
+                broken.sent(names=asked) as read,
+            ):
+                read()  # a savepoint's: the test runs in a transaction the error aborts
+            assert not _in_pipeline() and Agency.objects.count() == 1
+    with names.sent(names=asked) as read:
+        assert read() == [agency.id]
+        with pytest.raises(RuntimeError):
+            read()
+    assert not _in_pipeline() and names.fetch(names=asked) == [agency.id]

@@ -31,6 +31,7 @@ from contextlib import contextmanager, suppress
 from django.conf import settings
 from django.db.backends.postgresql import base as postgresql
 from django_prometheus.db.backends.postgresql import base as instrumented
+from psycopg import Pipeline
 from psycopg.adapt import AdaptersMap, Dumper
 from psycopg.errors import (
     DataError,
@@ -98,6 +99,10 @@ def _with_array_dumpers(template: AdaptersMap) -> AdaptersMap:
     return adapters
 
 
+def _no_flush() -> None:
+    """Nothing to flush: the statements ran when they were executed."""
+
+
 # A prepared statement the server forgot (a pooler's DISCARD ALL), or whose result type changed
 # underneath ("cached plan must not change result type").
 STALE_STATEMENT_ERRORS = (FeatureNotSupported, InvalidSqlStatementName)
@@ -158,10 +163,23 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
     def pipelined(self):
         """Statements executed inside are sent at once and their rows read when fetched
         (psycopg's pipeline mode): the server runs them while the thread goes on with its
-        Python (apps.core.prepared's `PreparedQuery.sent`)."""
+        Python (apps.core.prepared's `PreparedQuery.sent`). Yields `flush`, which asks the
+        server to send what it has answered so far (a Flush message, which has no answer of
+        its own): called after the statements, their rows travel while the Python runs, and
+        reading them costs no round trip of its own. Errors reach the caller as Django's.
+        Without pipeline support in the client library, statements run when executed."""
         self.ensure_connection()
-        with self.connection.pipeline():
-            yield
+        if not Pipeline.is_supported():
+            yield _no_flush
+            return
+        pgconn = self.connection.pgconn
+
+        def flush() -> None:
+            pgconn.send_flush_request()
+            pgconn.flush()
+
+        with self.wrap_database_errors, self.connection.pipeline():
+            yield flush
 
     @contextmanager
     def joins_in_written_order(self):
