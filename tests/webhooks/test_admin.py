@@ -21,8 +21,8 @@ def test_admin_pages_are_scoped(client, staff, agency, other_agency, settings):
     theirs = Webhook.objects.create(
         agency=other_agency, url="http://127.0.0.1/theirs", secret="whsec_y"
     )
-    event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1})
-    event_emit(type="client.deleted", agency_id=other_agency.id, client_id=None, data={})
+    ours = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1})
+    other = event_emit(type="client.deleted", agency_id=other_agency.id, client_id=None, data={})
     client.force_login(staff)
     page = client.get("/admin/webhooks/webhook/").content.decode()
     assert "/mine" in page and "/theirs" not in page
@@ -35,7 +35,9 @@ def test_admin_pages_are_scoped(client, staff, agency, other_agency, settings):
     assert f"evt_{WebhookDelivery.objects.get(webhook=mine).event_id}" in page
     assert f"evt_{WebhookDelivery.objects.get(webhook=theirs).event_id}" not in page
     events = client.get("/admin/events/event/").content.decode()
-    assert "client.updated" in events and "client.deleted" not in events
+    assert f"/admin/events/event/{ours.pk}/change/" in events
+    assert f"/admin/events/event/{other.pk}/change/" not in events
+    assert client.get(f"/admin/events/event/{other.pk}/change/").status_code == 302
 
 
 def test_admin_create_goes_through_the_service(client, staff, agency, settings):
