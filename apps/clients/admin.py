@@ -89,18 +89,13 @@ class DriverInline(ReadOnlyInline):
         return super().get_queryset(request).select_related("driver_type")
 
 
-def _in_force_exists():
-    return Exists(Policy.objects.filter(client=OuterRef("pk")).in_force_on(today()))
-
-
 class InForceFilter(YesNoFilter):
     title = "in force today"
     parameter_name = "in_force"
     labels = ("In force", "Not in force")
 
-    def filter(self, queryset, yes: bool):
-        in_force = _in_force_exists()
-        return queryset.filter(in_force if yes else ~in_force)
+    def condition(self):
+        return Exists(Policy.objects.filter(client=OuterRef("pk")).in_force_on(today()))
 
 
 @admin.register(Client)

@@ -36,8 +36,9 @@ def coverage_status_label(code: int | None) -> str:
 
 
 class YesNoFilter(admin.SimpleListFilter):
-    """A "yes / no" list filter on a boolean the admin's queryset annotates as
-    `parameter_name`; subclasses set `title`, `parameter_name` and the two `labels`."""
+    """A "yes / no" list filter on a condition (`condition()`: an expression such as an
+    `Exists`, applied as it is or negated), never an annotation of the whole list; subclasses
+    set `title`, `parameter_name`, the two `labels` and `condition`."""
 
     labels: tuple[str, str] = ("Yes", "No")
 
@@ -50,7 +51,8 @@ class YesNoFilter(admin.SimpleListFilter):
         return queryset
 
     def filter(self, queryset, yes: bool):
-        return queryset.filter(**{self.parameter_name: yes})
+        condition = self.condition()
+        return queryset.filter(condition if yes else ~condition)
 
 
 class CoveragePeriodInline(ReadOnlyInline):

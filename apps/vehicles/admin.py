@@ -42,9 +42,11 @@ class CoveredFilter(YesNoFilter):
     parameter_name = "covered"
     labels = ("Covered", "Not covered")
 
+    def condition(self):
+        return covered_today_filter(today())
+
     def filter(self, queryset, yes: bool):
-        covered = covered_today_filter(today())
-        return queryset.live().filter(covered if yes else ~covered)
+        return super().filter(queryset.live(), yes)
 
 
 def mark_covered_today(vehicles: list) -> list:

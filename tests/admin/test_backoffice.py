@@ -9,6 +9,7 @@ import pytest
 from apps.clients.models import Client
 from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
+from tests.admin.counts import counts_of
 from tests.factories import (
     ClientFactory,
     DriverFactory,
@@ -301,23 +302,16 @@ def test_hard_delete_is_not_offered(staff_client, agency):
 def test_a_list_page_is_counted_once_until_a_write(staff_client, agency, settings):
     # With the API's count cache on (production: Redis, LIST_COUNT_CACHE_SECONDS), the admin's
     # page count is the API's: kept under the data version until a write moves it.
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     settings.LIST_COUNT_CACHE_SECONDS = 60
     carrier = ClientFactory(agency=agency)
     VehicleFactory.create_batch(3, client=carrier)
 
     def page_counts():
-        with CaptureQueriesContext(connection) as queries:
-            page = staff_client.get("/admin/vehicles/vehicle/").content.decode()
-        counted = [
-            q["sql"]
-            for q in queries.captured_queries
-            if q["sql"].startswith("SELECT COUNT(*)")
-            and 'NOT "vehicles_vehicle"."deleted"' in q["sql"]
-        ]
-        return len(counted), page
+        return counts_of(
+            staff_client,
+            "/admin/vehicles/vehicle/",
+            lambda sql: 'NOT "vehicles_vehicle"."deleted"' in sql,
+        )
 
     first, page = page_counts()
     assert first == 1 and "3 vehicles" in page
