@@ -13,7 +13,7 @@ from rest_framework_simplejwt.exceptions import InvalidToken
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
 
 from apps.accounts.models import hash_api_key
-from apps.accounts.principal import attach_permissions, caller_row
+from apps.accounts.principal import attach_permissions, caller
 from apps.accounts.selectors import api_key_is_active
 from apps.core.memo import BoundedMemo
 
@@ -60,9 +60,8 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
     """The API key first, then the bearer access token.
 
     With a well-formed token, the key, the user, its agencies and the permissions version are
-    read in one SQL query, the permissions remembered under that version
-    (apps.accounts.principal): nothing that must take effect at once is cached, and nothing
-    else costs a query or a cache round trip.
+    read in one SQL query or, kept in the shared cache, one cache round trip; the permissions
+    are remembered under that version (apps.accounts.principal).
     """
 
     def get_validated_token(self, raw_token):
@@ -90,7 +89,7 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
             raise InvalidToken("Token contained no recognizable user identification") from exc
         if len(raw_key) > 512:
             raise _invalid_key()
-        key_active, user = caller_row(key_hash=hash_api_key(raw_key), user_id=user_id)
+        key_active, user = caller(key_hash=hash_api_key(raw_key), user_id=user_id)
         if settings.API_KEY_REQUIRED and not key_active:
             raise _invalid_key()
         if user is None:

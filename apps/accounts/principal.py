@@ -1,11 +1,12 @@
-"""The caller of a /v1 request, resolved with one SQL round trip and no cache round trip.
+"""The caller of a /v1 request: one SQL statement, or one shared-cache read of its answer.
 
-What must take effect at once on every node (contract section 13) is read from the database on
-every request, in ONE query through primary-key and unique indexes: whether the API key row
-exists and is not revoked, the user's row (``is_active``, ``is_superuser``), the ids and names
-of the agencies it is a member of, and the permissions version. So a key deleted in the admin,
-with a queryset, with raw SQL or with psql, a user deactivated by ``update()``, or a membership
-removed by any means, answers 401/404 on the very next request.
+What must take effect at once on every node (contract section 13) is read from the database in
+ONE query through primary-key and unique indexes: whether the API key row exists and is not
+revoked, the user's row (``is_active``, ``is_superuser``), the ids and names of the agencies it
+is a member of, and the permissions version. Read on every request (``PRINCIPAL_CACHE_SECONDS``
+0), a key deleted in the admin, with a queryset, with raw SQL or with psql, a user deactivated
+by ``update()``, or a membership removed by any means, answers 401/404 on the very next
+request; kept in the shared cache, see the last paragraph.
 
 What is expensive and changes rarely, the permission set (user permissions plus those of every
 group, two joins), is remembered per process under the permissions version the statement
@@ -15,16 +16,36 @@ SQL. A set remembered under another version is read again, so a permission grant
 on any node, by any means, is seen by every node on its next request; the memo is only a copy
 of database rows checked against the database on every request, no state that other nodes
 would need to share.
+
+With a shared cache (``PRINCIPAL_CACHE_SECONDS`` > 0, the default with a ``redis://``
+CACHE_URL), `caller` keeps that one statement's answer for a valid caller in the shared cache,
+tagged with the principals' generation, and answers from one cache round trip (an ``MGET``
+of the generation and the entry) instead of the statement (issue 18: the statement was a third
+of an API call's cost under load). Every write that Django makes to what the statement reads
+(an API key, a user, a membership, an agency, a group's or a user's permissions; through the
+API, the admin, the services, a command or a shell) gives the generation a new value, at
+once and again when its transaction commits (apps.accounts.signals), so every node reads the
+database again on its next request: contract section 13's "at once on every node" holds for
+every change made through the application. A change made behind Django's back (psql, raw
+SQL, a queryset's ``update()``) sends no signal; it takes effect when the entry expires, within
+``PRINCIPAL_CACHE_SECONDS`` (5 by default). ``PRINCIPAL_CACHE_SECONDS=0`` reads the database on
+every request, for every change however made, as without a shared cache.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import secrets
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
+from apps.core.cache import send_packed, thread_connection
 from apps.core.memo import BoundedMemo
 from apps.core.prepared import server_prepared
 
@@ -53,6 +74,12 @@ USER_FIELDS = tuple(
 
 
 _SQL_CACHE: dict[str, str] = {}
+# The principals' generation: a random value, never a counter, so that a generation lost
+# (evicted, flushed) and made again never matches an entry written under the old one.
+GENERATION_KEY = "principal:generation"
+logger = logging.getLogger(__name__)
+# Entry key -> its packed MGET (the generation's key and the entry's).
+_PACKED: BoundedMemo[str, bytes] = BoundedMemo(4096)
 
 
 def _principal_sql(connection) -> str:
@@ -110,14 +137,84 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     key_active = bool(row[0])
     if row[1] is None:
         return key_active, None
-    values = row[1 : 1 + len(USER_FIELDS)]
-    user = get_user_model().from_db(connection.alias, list(USER_FIELDS), list(values))
+    values = list(row[1 : 1 + len(USER_FIELDS)])
     raw = row[1 + len(USER_FIELDS)]
-    refs = [(int(pk), name) for pk, name in json.loads(raw)] if raw else []
-    user._agency_refs = refs
+    refs = [[int(pk), name] for pk, name in json.loads(raw)] if raw else []
+    return key_active, _user(values, refs, row[2 + len(USER_FIELDS)])
+
+
+def _user(values: list, refs: list, version):
+    user = get_user_model().from_db(DEFAULT_DB_ALIAS, list(USER_FIELDS), values)
+    user._agency_refs = [(pk, name) for pk, name in refs]
     user._agency_ids = sorted(pk for pk, _name in refs)
-    user._permissions_version = row[2 + len(USER_FIELDS)]
+    user._permissions_version = version
+    user._principal = (values, refs, version)
+    return user
+
+
+def caller(*, key_hash: str, user_id: int) -> tuple[bool, object | None]:
+    """`caller_row`'s answer, from the shared cache when PRINCIPAL_CACHE_SECONDS > 0.
+
+    One round trip reads the generation and this caller's entry; an entry written under
+    another generation (or none) is not used: the statement is read and, for an active key and
+    an active user, kept under the generation read BEFORE it, so a change committed meanwhile
+    (which moves the generation) is never hidden by the entry. Only valid callers are kept: a
+    refused one reads the database every time, as before."""
+    seconds = settings.PRINCIPAL_CACHE_SECONDS
+    if seconds <= 0:
+        return caller_row(key_hash=key_hash, user_id=user_id)
+    entry_key = f"principal:{key_hash}:{user_id}"
+    generation, entry = _generation_and_entry(entry_key)
+    if generation is not None and entry is not None and entry[0] == generation:
+        return True, _user(*entry[1])
+    key_active, user = caller_row(key_hash=key_hash, user_id=user_id)
+    if generation is None:
+        cache.add(GENERATION_KEY, secrets.token_hex(8), None)
+    elif key_active and user is not None and user.is_active:
+        cache.set(entry_key, (generation, user._principal), seconds)
     return key_active, user
+
+
+def _generation_and_entry(entry_key: str) -> tuple[object, object]:
+    """The generation and the entry, in one round trip: on Redis an MGET packed once per caller
+    and sent on the thread's own connection (apps.core.cache.send_packed), on the primary (a
+    replica could lag behind a new generation); on other caches, `get_many`."""
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        found = cache.get_many([GENERATION_KEY, entry_key])
+        return found.get(GENERATION_KEY), found.get(entry_key)
+    keys = [backend.make_key(GENERATION_KEY), backend.make_key(entry_key)]
+    client = backend._cache.get_client(write=True)
+    packed = _PACKED.get(entry_key)
+    if packed is None:
+        packed = b"".join(
+            bytes(part) for part in thread_connection(client).pack_command("MGET", *keys)
+        )
+        _PACKED.remember(entry_key, packed)
+    answer = send_packed(client, packed, fallback=lambda: client.mget(keys))
+    loads = backend._cache._serializer.loads
+    return tuple(None if value is None else loads(value) for value in answer)
+
+
+def principals_changed() -> None:
+    """Every node reads every caller from the database on its next request: the generation
+    moves now (a request in between reads the state before this transaction and keeps it under
+    the new generation) and again once the transaction commits (which retires that)."""
+    _new_generation()
+    transaction.on_commit(_new_generation_after_commit)
+
+
+def _new_generation() -> None:
+    cache.set(GENERATION_KEY, secrets.token_hex(8), None)
+
+
+def _new_generation_after_commit() -> None:
+    try:
+        _new_generation()
+    except Exception:  # the write is committed; its own request must not fail for this
+        # Entries kept between the first move and the commit expire within
+        # PRINCIPAL_CACHE_SECONDS; a shared cache that is down serves no entry meanwhile.
+        logger.exception("The principals' generation did not move after a commit.")
 
 
 def attach_permissions(user) -> None:

@@ -9,40 +9,27 @@ window, not with the rate). Times come from Redis's clock, so nodes with skewed 
 A refused request is not counted. Without Redis (tests, local development on the in-memory
 cache) the same rule runs on the cache API.
 
-The round trip itself is lean (issue 18): redis-py's generic command path (a pool checkout that
-polls the socket, the retry wrapper, metrics hooks, the arguments packed again) was most of the
-throttle's cost. Each request thread sends the script's EVALSHA on a connection of its own, and
-the packed command of a caller (its keys and rates) is built once per process. What
-stops the script from running (flushed from Redis, or the command not sent: the connection
-broken, or closed by Redis while it was idle, which is looked for before sending) goes through
-redis-py's own path, which loads the script again or reconnects, and raises when Redis is down.
-That path runs on a connection of the cache's pool, not on the thread's: its rules (SCRIPT LOAD
-on NOSCRIPT, connecting again, its retry settings) stay redis-py's instead of being copied here,
-and it runs only after a failure (at most one pooled connection per thread, idle in the pool).
-A command that was sent may have run: an error reading its answer (a timeout, a connection lost)
-is not retried, since that would count the request twice; the request fails as it does when
-Redis is down (docs/deploy.md: Django's Redis cache raises, the request fails), and the
-connection is made again on the next request.
+The round trip itself is lean (issue 18): the script's EVALSHA, packed once per caller, is sent
+on the request thread's own connection (apps.core.cache.send_packed, which says what happens
+when Redis drops it). A script flushed from Redis did not run: redis-py's path loads it again.
+A script whose answer was lost may have run, so it is not run again: the request fails as when
+Redis is down, and no request is counted twice.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import os
-import threading
 import time
 
 from django.conf import settings
 from django.core.cache import cache
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+from apps.core.cache import send_packed, thread_connection
 from apps.core.memo import BoundedMemo
-from apps.core.sockets import has_input
 
 # KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
 # Returns 0 when every limit allows the request (and counts it), else the seconds to wait.
@@ -70,7 +57,6 @@ return 0
 
 _DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _redis_script = None  # (client, script), built once per process
-_thread = threading.local()  # .connection, .pid: this thread's own Redis connection
 # (keys, args) -> the packed EVALSHA command of a caller.
 _PACKED: BoundedMemo[tuple[tuple[str, ...], tuple[int, ...]], bytes] = BoundedMemo(4096)
 
@@ -100,52 +86,24 @@ def _redis():
     return _redis_script[1]
 
 
-def _thread_connection(client):
-    """A connection of this thread's own, outside the pool (made again after a fork)."""
-    connection = getattr(_thread, "connection", None)
-    if connection is None or _thread.pid != os.getpid():
-        pool = client.connection_pool
-        connection = pool.connection_class(**pool.connection_kwargs)
-        _thread.connection, _thread.pid = connection, os.getpid()
-    return connection
-
-
 def _run_script(script, keys: list[str], args: list[int]) -> int:
     """The script's answer: its EVALSHA, packed once per caller, on this thread's connection."""
     signature = (tuple(keys), tuple(args))
-    connection = _thread_connection(script.registered_client)
+    client = script.registered_client
     packed = _PACKED.get(signature)
     if packed is None:
-        parts = connection.pack_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        parts = thread_connection(client).pack_command(
+            "EVALSHA", script.sha, len(keys), *keys, *args
+        )
         packed = b"".join(bytes(part) for part in parts)
         _PACKED.remember(signature, packed)
-    if _closed_while_idle(connection):
-        connection.disconnect()  # made again by the send
-    try:
-        connection.send_packed_command([packed], check_health=False)
-    except (RedisConnectionError, RedisTimeoutError):
-        # Not sent (redis-py has disconnected it; it reconnects on the next send): redis-py's
-        # path reconnects, or raises when Redis is down.
-        return int(script(keys=keys, args=args))
-    try:
-        return int(connection.read_response())
-    except NoScriptError:
-        # The script was flushed from Redis and did not run: redis-py's path loads it again.
-        return int(script(keys=keys, args=args))
-    except (RedisConnectionError, RedisTimeoutError):
-        # Sent, so maybe counted: not run again. redis-py has disconnected the connection (an
-        # answer may still arrive on it); the next request connects again.
-        connection.disconnect()
-        raise
-
-
-def _closed_while_idle(connection) -> bool:
-    """Whether Redis closed this idle connection (a restart, its idle `timeout`, CLIENT KILL)
-    or left bytes on it that no command asked for: an idle connection has nothing to read, and a
-    poll that does not wait (one system call) says so. Found after sending, the same close would
-    fail the request (see the module's docstring)."""
-    sock = connection._sock
-    return sock is not None and has_input(sock)
+    answer = send_packed(
+        client,
+        packed,
+        fallback=lambda: script(keys=keys, args=args),  # loads the script again, or reconnects
+        not_run=(NoScriptError,),
+    )
+    return int(answer)
 
 
 def _hit_cache_api(keys: list[str], args: list[float]) -> int:

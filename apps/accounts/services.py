@@ -23,7 +23,8 @@ def api_key_create(*, name: str, raw_key: str | None = None, user=None) -> tuple
 
 @transaction.atomic
 def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
-    """Revoke a key; every node refuses it on its next request (keys are checked live)."""
+    """Revoke a key; every node refuses it on its next request (read live, or from the shared
+    cache under a generation this save moves: apps.accounts.principal)."""
     if api_key.revoked_at is None:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
@@ -40,5 +41,6 @@ def api_key_update(*, api_key: ApiKey, name: str) -> ApiKey:
 
 @transaction.atomic
 def api_key_delete(*, api_key: ApiKey) -> None:
-    """Delete a key; every node refuses it on its next request (keys are checked live)."""
+    """Delete a key; every node refuses it on its next request (read live, or from the shared
+    cache under a generation this delete moves: apps.accounts.principal)."""
     api_key.delete()

@@ -179,6 +179,14 @@ CALENDAR_CATCH_UP_DAYS = env.int("CALENDAR_CATCH_UP_DAYS", default=31)
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://default")}
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     CACHES["default"]["BACKEND"] = "apps.core.cache.RedisCache"  # one client per pool
+# The caller (API key, user, agencies, permissions version) kept in the shared cache for this
+# long, retired at once by every write made through Django (apps.accounts.principal); a change
+# made behind Django's back (psql) takes effect within it. 0: read on every request. Only
+# with a shared cache: never in one process's memory.
+PRINCIPAL_CACHE_SECONDS = env.int(
+    "PRINCIPAL_CACHE_SECONDS",
+    default=5 if env("CACHE_URL", default="").startswith("redis") else 0,
+)
 # Cache exact list counts (invalidated by any write); only with a cache every node shares.
 LIST_COUNT_CACHE_SECONDS = env.int(
     "LIST_COUNT_CACHE_SECONDS",

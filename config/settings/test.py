@@ -5,3 +5,5 @@ from .base import *  # noqa: F403
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The caller read on every request unless a test keeps it (tests/accounts/test_principal*.py).
+PRINCIPAL_CACHE_SECONDS = 0

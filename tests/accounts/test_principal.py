@@ -3,11 +3,18 @@
 Each test warms the caller's remembered permissions with a successful request first, changes
 one thing by one path (the admin, a service, a queryset, raw SQL), and asserts that the next
 request is refused (the cross-process case runs two gunicorn processes).
+
+Every test of a change made through Django runs twice: with the caller read from the database
+on every request ("live", PRINCIPAL_CACHE_SECONDS=0) and kept in the shared cache ("cached").
+A change made behind Django's back (raw SQL, a queryset's `update()`) takes effect at once
+only when live (`live_only`); cached, within PRINCIPAL_CACHE_SECONDS
+(tests/accounts/test_principal_cache.py).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +30,29 @@ from tests.processes import gunicorn_nodes, needs_redis
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def live_only(test):
+    """A test of a change Django does not see: at once only when the caller is read live."""
+    test.live_only = True
+    return test
+
+
+def pytest_generate_tests(metafunc):
+    modes = [0] if getattr(metafunc.function, "live_only", False) else [0, 30]
+    metafunc.parametrize(
+        "principal_cache", modes, indirect=True, ids=lambda s: "cached" if s else "live"
+    )
+
+
+@pytest.fixture(autouse=True)
+def principal_cache(request, settings):
+    """PRINCIPAL_CACHE_SECONDS for the test, on an empty cache."""
+    from django.core.cache import cache
+
+    settings.PRINCIPAL_CACHE_SECONDS = request.param
+    cache.clear()
+    return request.param
 
 
 def _key_row(api_key):
@@ -47,6 +77,7 @@ def test_a_key_deleted_with_a_queryset_is_refused_at_once(api, api_key):
     assert_problem(api.get("/v1/clients"), 401)
 
 
+@live_only
 def test_a_key_deleted_with_raw_sql_is_refused_at_once(api, api_key):
     assert api.get("/v1/clients").status_code == 200
     with connection.cursor() as cursor:
@@ -55,6 +86,7 @@ def test_a_key_deleted_with_raw_sql_is_refused_at_once(api, api_key):
     assert "apiKey" in body["detail"]
 
 
+@live_only
 def test_a_key_revoked_by_update_is_refused_at_once(api, api_key):
     assert api.get("/v1/me").status_code == 200
     ApiKey.objects.update(revoked_at="2026-01-01T00:00:00Z")
@@ -68,6 +100,7 @@ def test_a_deactivated_user_is_refused_at_once(api, manager):
     assert_problem(api.get("/v1/me"), 401)
 
 
+@live_only
 def test_a_user_deactivated_with_a_queryset_update_is_refused_at_once(api, manager):
     assert api.get("/v1/me").status_code == 200
     type(manager).objects.filter(pk=manager.pk).update(is_active=False)
@@ -87,6 +120,7 @@ def test_a_removed_membership_hides_the_agency_at_once(api, manager, carrier):
     assert api.get("/v1/me").json()["agencies"] == []
 
 
+@live_only
 def test_a_membership_removed_with_raw_sql_hides_the_agency_at_once(api, manager, carrier):
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
     with connection.cursor() as cursor:
@@ -130,6 +164,7 @@ def _perm_id(codename: str) -> int:
     return Permission.objects.get(codename=codename).pk
 
 
+@live_only
 def test_a_permission_removed_from_a_group_with_raw_sql_is_refused_at_once(api, groups, carrier):
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
     _raw(
@@ -139,12 +174,14 @@ def test_a_permission_removed_from_a_group_with_raw_sql_is_refused_at_once(api, 
     assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
 
 
+@live_only
 def test_a_user_taken_out_of_its_group_with_raw_sql_is_refused_at_once(api, manager, carrier):
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
     _raw("DELETE FROM auth_user_groups WHERE user_id = %s", [manager.pk])
     assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
 
 
+@live_only
 def test_a_permission_granted_with_raw_sql_takes_effect_at_once(make_api, powerless, carrier):
     api = make_api(powerless)
     assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
@@ -157,6 +194,7 @@ def test_a_permission_granted_with_raw_sql_takes_effect_at_once(make_api, powerl
     assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
 
 
+@live_only
 def test_a_group_given_a_permission_with_raw_sql_grants_it_at_once(make_api, powerless, carrier):
     from django.contrib.auth.models import Group
 
@@ -171,6 +209,7 @@ def test_a_group_given_a_permission_with_raw_sql_grants_it_at_once(make_api, pow
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
 
 
+@live_only
 def test_superuser_taken_away_with_raw_sql_loses_every_permission_at_once(
     make_api, agency, carrier
 ):
@@ -181,6 +220,7 @@ def test_superuser_taken_away_with_raw_sql_loses_every_permission_at_once(
     assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 403)
 
 
+@live_only
 @pytest.mark.parametrize(
     "table",
     [
@@ -203,6 +243,7 @@ def test_every_change_to_a_permission_table_moves_the_version(table, manager, po
     assert PermissionsVersion.objects.get(pk=1).version != before
 
 
+@live_only
 def test_a_warm_caller_costs_one_query_and_no_cache_round_trip(
     api, carrier, django_assert_num_queries, monkeypatch
 ):
@@ -241,7 +282,7 @@ def test_without_a_version_row_permissions_are_read_every_time(api, carrier):
 
 
 def test_me_lists_the_callers_agencies_by_name_and_a_superuser_every_agency(
-    make_api, groups, django_assert_num_queries
+    make_api, groups, django_assert_num_queries, principal_cache
 ):
     from tests.factories import AgencyFactory, UserFactory
 
@@ -249,7 +290,7 @@ def test_me_lists_the_callers_agencies_by_name_and_a_superuser_every_agency(
     member = make_api(UserFactory(agencies=[zulu, bravo, alpha], groups=[groups[0]]))
     expected = [[alpha.pk, "Alpha"], [bravo.pk, "Bravo"], [zulu.pk, "Zulu Freight"]]
     member.get("/v1/me")
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(0 if principal_cache else 1):  # the caller's statement
         body = member.get("/v1/me").json()
     assert [[a["id"], a["name"]] for a in body["agencies"]] == expected
 
@@ -276,12 +317,26 @@ groups_ensure()[0].permissions.remove(Permission.objects.get(codename="view_clie
 """
 
 
+REACTIVATE = """
+from django.contrib.auth import get_user_model
+user = get_user_model().objects.get(username="node-user")
+user.is_active = True
+user.save()
+"""
+DELETE_KEY = """
+from apps.accounts.models import ApiKey
+ApiKey.objects.filter(name="nodes").delete()
+"""
+
+
+@live_only
 @needs_redis
 def test_revocations_reach_every_node_sharing_redis(tmp_path):
-    """Two gunicorn processes on one Redis: a permission removed through Django on a third
-    process, and a user deactivated in the database behind Django's back, are refused by
-    both nodes on their next request, although both had the caller cached."""
-    with gunicorn_nodes(tmp_path) as nodes:
+    """Two gunicorn processes on one Redis, each keeping the caller in it
+    (PRINCIPAL_CACHE_SECONDS): a permission removed, a user reactivated and a key deleted
+    through Django on a third process take effect on both nodes on their next request; a user
+    deactivated in the database behind Django's back, within PRINCIPAL_CACHE_SECONDS."""
+    with gunicorn_nodes(tmp_path, PRINCIPAL_CACHE_SECONDS="1") as nodes:
         nodes.manage("load_masterdata")
         key = nodes.manage("create_api_key", "nodes")
         nodes.manage("shell", "-c", SETUP)
@@ -298,13 +353,24 @@ def test_revocations_reach_every_node_sharing_redis(tmp_path):
             assert nodes.call(node, "/v1/clients", headers).status_code == 403
         assert all(nodes.call(node, "/v1/me", headers).status_code == 200 for node in (0, 1))
 
-        # Behind Django's back: no signal, no cache bump.
+        # Behind Django's back: no signal, so the cached caller serves until it expires.
         with sqlite3.connect(tmp_path / "nodes.sqlite3") as db:
             db.execute("UPDATE auth_user SET is_active = 0 WHERE username = 'node-user'")
+        time.sleep(1.2)
+        for node in (0, 1):
+            assert nodes.call(node, "/v1/me", headers).status_code == 401
+
+        nodes.manage("shell", "-c", REACTIVATE)
+        for node in (0, 1):
+            assert nodes.call(node, "/v1/me", headers).status_code == 200
+            assert nodes.call(node, "/v1/me", headers).status_code == 200
+
+        nodes.manage("shell", "-c", DELETE_KEY)
         for node in (0, 1):
             assert nodes.call(node, "/v1/me", headers).status_code == 401
 
 
+@live_only
 def test_a_remembered_access_token_is_refused_once_it_expires(monkeypatch, api_key, manager):
     """Verified tokens are remembered per process (issue 18) only until their `exp`; a forged
     signature is never remembered as valid."""

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from apps.accounts import rate_limits
 from apps.accounts.rate_limits import CallerRateThrottle
 from apps.accounts.services import api_key_create
+from apps.core import cache as core_cache
 from apps.core.cache import RedisCache
 from tests.conftest import assert_problem, bearer_for
 from tests.processes import gunicorn_nodes, needs_redis
@@ -91,14 +92,14 @@ def test_the_redis_round_trip_counts_per_caller_and_recovers(redis_url):
         target=lambda: answers.append(
             (
                 rate_limits._run_script(script, ["k:c", "k:a"], [60, 5, *limit]),
-                rate_limits._thread_connection(client),
+                core_cache.thread_connection(client),
             )
         )
     )
     worker.start()
     worker.join()
     assert answers[0][0] > 0  # k:a is full: refused, and k:c not counted
-    assert answers[0][1] is not rate_limits._thread_connection(client)
+    assert answers[0][1] is not core_cache.thread_connection(client)
     assert client.zcard("k:c") == 0
 
 
@@ -107,11 +108,11 @@ def test_an_answer_lost_after_sending_is_not_counted_twice(redis_url, monkeypatc
     """The script ran but its answer was lost (a timeout, a connection lost while reading): the
     request fails as when Redis is down rather than running the script again, and the next
     request connects again."""
-    monkeypatch.setattr(rate_limits, "_thread", threading.local())  # this test's Redis
+    monkeypatch.setattr(core_cache, "_thread", threading.local())  # this test's Redis
     client = RedisCache(redis_url, {})._cache.get_client(write=True)
     script = client.register_script(rate_limits._SCRIPT)
     limit = [60, 4]
-    connection = rate_limits._thread_connection(client)
+    connection = core_cache.thread_connection(client)
     read = connection.read_response
     for error in (RedisTimeoutError("Timeout reading"), RedisConnectionError("lost")):
         # Connected (again) by a request that goes through, then one whose answer is lost.
@@ -133,12 +134,12 @@ def test_an_answer_lost_after_sending_is_not_counted_twice(redis_url, monkeypatc
 def test_a_command_not_sent_goes_through_redis_py_once(redis_url, monkeypatch):
     """An error while sending (nothing reached Redis) and a connection Redis closed while it was
     idle (found before sending) both count the request exactly once."""
-    monkeypatch.setattr(rate_limits, "_thread", threading.local())  # this test's Redis
+    monkeypatch.setattr(core_cache, "_thread", threading.local())  # this test's Redis
     client = RedisCache(redis_url, {})._cache.get_client(write=True)
     script = client.register_script(rate_limits._SCRIPT)
     limit = [60, 5]
     assert rate_limits._run_script(script, ["k:send"], limit) == 0
-    connection = rate_limits._thread_connection(client)
+    connection = core_cache.thread_connection(client)
 
     def broken_send(*args, **kwargs):
         connection.disconnect()

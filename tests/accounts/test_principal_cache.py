@@ -1,0 +1,224 @@
+"""The caller kept in the shared cache (PRINCIPAL_CACHE_SECONDS > 0, apps.accounts.principal).
+
+tests/accounts/test_principal.py runs every change made through Django in both modes; these
+are what only the cached mode has: its cost, the generation that retires every entry, and the
+bound on a change made behind Django's back.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.core.cache.backends import locmem
+from django.db import connection
+from django.test.utils import CaptureQueriesContext, override_settings
+
+from apps.accounts import principal
+from apps.accounts.models import ApiKey, hash_api_key
+from apps.accounts.services import api_key_revoke
+from apps.agencies.models import AgencyMembership
+from tests.conftest import assert_problem
+from tests.processes import needs_redis
+
+pytestmark = pytest.mark.django_db
+SECONDS = 30
+
+
+@pytest.fixture(autouse=True)
+def cached(settings):
+    settings.PRINCIPAL_CACHE_SECONDS = SECONDS
+    cache.clear()
+
+
+def _cache_calls(monkeypatch) -> list[tuple[str, list[str]]]:
+    """(method, keys) of every cache call the test makes from now on (the in-memory cache's
+    `get_many` asks `get` for each key: only the outer call is listed)."""
+    calls: list[tuple[str, list[str]]] = []
+    depth = [0]
+
+    def spy_on(name, real):
+        def spy(key, *args, **kwargs):
+            if not depth[0]:
+                calls.append((name, [key] if isinstance(key, str) else list(key)))
+            depth[0] += 1
+            try:
+                return real(key, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+
+        return spy
+
+    for name in ("get", "get_many", "set", "add", "delete", "delete_many"):
+        monkeypatch.setattr(cache, name, spy_on(name, getattr(cache, name)))
+    return calls
+
+
+def _raw(sql: str, params=()) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _later(monkeypatch, seconds: float) -> None:
+    """The in-memory cache's clock, `seconds` on."""
+    now = locmem.time.time()
+    monkeypatch.setattr(locmem.time, "time", lambda: now + seconds)
+
+
+def test_a_warm_caller_costs_no_query_and_one_cache_read(
+    api, carrier, django_assert_num_queries, monkeypatch
+):
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    calls = _cache_calls(monkeypatch)
+    with django_assert_num_queries(0):
+        body = api.get("/v1/me").json()
+    assert body["username"] == "manager" and [a["name"] for a in body["agencies"]] == [
+        "Demo Agency"
+    ]
+    assert "clients.view_client" in body["permissions"]
+    reads = [keys for _name, keys in calls if keys[0].startswith("principal:")]
+    assert calls[0][0] == "get_many" and reads == [calls[0][1]]
+    assert reads[0][0] == principal.GENERATION_KEY and reads[0][1].startswith("principal:")
+    assert all(keys[0].startswith("throttle:") for _name, keys in calls[1:])
+
+
+def test_a_cold_caller_reads_the_statement_once_and_keeps_it(api, django_assert_num_queries):
+    with CaptureQueriesContext(connection) as cold:
+        assert api.get("/v1/me").status_code == 200
+    assert sum(ApiKey._meta.db_table in query["sql"] for query in cold.captured_queries) == 1
+    with django_assert_num_queries(0):
+        assert api.get("/v1/me").status_code == 200
+
+
+def test_a_refused_caller_is_never_kept(make_api, manager, django_assert_num_queries):
+    api = make_api(manager)
+    type(manager).objects.filter(pk=manager.pk).update(is_active=False)
+    for _ in range(2):
+        with django_assert_num_queries(1):
+            assert_problem(api.get("/v1/me"), 401)
+    assert not [key for key in cache._cache if ":principal:" in key and "generation" not in key]
+
+
+def test_a_key_deleted_with_raw_sql_is_refused_within_the_cache_seconds(api, api_key, monkeypatch):
+    """Behind Django's back: no signal, so the kept caller serves until it expires."""
+    assert api.get("/v1/clients").status_code == 200
+    _raw(f"DELETE FROM {ApiKey._meta.db_table}")
+    assert api.get("/v1/clients").status_code == 200
+    _later(monkeypatch, SECONDS + 1)
+    body = assert_problem(api.get("/v1/clients"), 401)
+    assert "apiKey" in body["detail"]
+
+
+def test_a_membership_removed_with_raw_sql_hides_the_agency_within_the_cache_seconds(
+    api, manager, carrier, monkeypatch
+):
+    assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
+    _raw(f"DELETE FROM {AgencyMembership._meta.db_table} WHERE user_id = %s", [manager.pk])
+    _later(monkeypatch, SECONDS + 1)
+    assert_problem(api.get(f"/v1/clients/{carrier.pk}"), 404)
+
+
+def test_a_change_committed_while_the_statement_is_read_is_never_kept(
+    api, api_key, manager, monkeypatch
+):
+    """The entry is kept under the generation read before the statement: a key revoked
+    between the two (which moves the generation) retires the entry being written."""
+    real = principal.caller_row
+
+    def revoked_meanwhile(**kwargs):
+        answer = real(**kwargs)
+        api_key_revoke(api_key=ApiKey.objects.get(key_hash=hash_api_key(api_key)))
+        return answer
+
+    assert api.get("/v1/me").status_code == 200
+    cache.delete(f"principal:{hash_api_key(api_key)}:{manager.pk}")
+    monkeypatch.setattr(principal, "caller_row", revoked_meanwhile)
+    assert api.get("/v1/me").status_code == 200  # read before the revocation
+    monkeypatch.setattr(principal, "caller_row", real)
+    assert_problem(api.get("/v1/me"), 401)
+
+
+def test_a_lost_generation_is_made_again_and_retires_every_entry(api, django_assert_num_queries):
+    assert api.get("/v1/me").status_code == 200
+    assert api.get("/v1/me").status_code == 200
+    before = cache.get(principal.GENERATION_KEY)
+    cache.delete(principal.GENERATION_KEY)  # evicted or flushed; the entry is still there
+    with django_assert_num_queries(1):
+        assert api.get("/v1/me").status_code == 200
+    after = cache.get(principal.GENERATION_KEY)
+    assert after is not None and after != before
+    with django_assert_num_queries(1):  # the entry of the lost generation is not used
+        assert api.get("/v1/me").status_code == 200
+    with django_assert_num_queries(0):
+        assert api.get("/v1/me").status_code == 200
+
+
+def test_a_login_does_not_retire_the_cached_callers(api, manager):
+    """Only `last_login` saved: nothing a caller is changed."""
+    from django.contrib.auth.models import update_last_login
+
+    assert api.get("/v1/me").status_code == 200
+    before = cache.get(principal.GENERATION_KEY)
+    update_last_login(None, manager)
+    assert cache.get(principal.GENERATION_KEY) == before
+    manager.username = "renamed"
+    manager.save()
+    assert cache.get(principal.GENERATION_KEY) != before
+    assert api.get("/v1/me").json()["username"] == "renamed"
+
+
+def test_an_agency_renamed_shows_at_once(api, agency):
+    assert api.get("/v1/me").json()["agencies"][0]["name"] == "Demo Agency"
+    agency.name = "Renamed Agency"
+    agency.save()
+    assert api.get("/v1/me").json()["agencies"][0]["name"] == "Renamed Agency"
+
+
+def test_a_rolled_back_change_leaves_the_callers_as_they_were(api, api_key):
+    from django.db import transaction
+
+    assert api.get("/v1/me").status_code == 200
+    with pytest.raises(RuntimeError), transaction.atomic():
+        ApiKey.objects.filter(key_hash=hash_api_key(api_key)).delete()
+        raise RuntimeError
+    assert api.get("/v1/me").status_code == 200
+
+
+@needs_redis
+def test_on_redis_the_caller_is_one_mget_on_the_threads_connection(
+    redis_url, api, api_key, django_assert_num_queries, monkeypatch
+):
+    """The lean round trip (apps.core.cache.send_packed) against a real Redis: a warm caller
+    costs no query, a key deleted through Django is refused at once, and a connection Redis
+    dropped is made again."""
+    import threading
+
+    from apps.core import cache as core_cache
+
+    monkeypatch.setattr(core_cache, "_thread", threading.local())  # this test's Redis
+    redis_cache = {"default": {"BACKEND": "apps.core.cache.RedisCache", "LOCATION": redis_url}}
+    with override_settings(CACHES=redis_cache):  # restored before this Redis stops
+        for _ in range(2):  # the first makes the generation, the second keeps the caller
+            assert api.get("/v1/me").status_code == 200
+        with django_assert_num_queries(0):
+            assert api.get("/v1/me").status_code == 200
+
+        client = cache._cache.get_client(write=True)
+        client.client_kill_filter(_type="normal", skipme=True)  # every other connection dropped
+        with django_assert_num_queries(0):
+            assert api.get("/v1/me").status_code == 200
+
+        ApiKey.objects.filter(key_hash=hash_api_key(api_key)).delete()
+        assert_problem(api.get("/v1/me"), 401)
+
+
+def test_a_cache_of_one_process_is_refused_by_the_system_checks(settings):
+    from apps.accounts.checks import principal_cache_is_shared
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert [error.id for error in principal_cache_is_shared()] == ["accounts.E001"]
+    settings.PRINCIPAL_CACHE_SECONDS = 0
+    assert principal_cache_is_shared() == []
+    settings.PRINCIPAL_CACHE_SECONDS = SECONDS
+    redis = {"default": {"BACKEND": "apps.core.cache.RedisCache", "LOCATION": "redis://x"}}
+    with override_settings(CACHES=redis):  # never connected to
+        assert principal_cache_is_shared() == []
