@@ -15,7 +15,8 @@ from gunicorn import glogging
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 threads = int(os.environ.get("GUNICORN_THREADS", "2"))
-worker_class = "gthread"
+# gthread, leaving each new connection first to a worker with a free thread (config/workers.py).
+worker_class = "config.workers.BalancedThreadWorker"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 graceful_timeout = 20
 keepalive = 5

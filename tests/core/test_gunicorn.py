@@ -31,7 +31,7 @@ def test_gunicorn_reads_the_project_config_by_default():
         (name.strip(), value.strip())
         for name, _, value in (line.partition("=") for line in out.splitlines())
     )
-    assert settings["worker_class"] == "gthread"
+    assert settings["worker_class"] == "config.workers.BalancedThreadWorker"
     assert settings["limit_request_line"] == "8190"
     assert settings["control_socket_disable"] == "True"
 
@@ -72,13 +72,13 @@ def gunicorn(tmp_path):
         )
         try:
             wait_for_port(port, process)
-            yield port, log
+            yield port, log, process.pid
         finally:
             stop(process)
 
 
 def test_served_by_gunicorn_without_flags(gunicorn):
-    port, log = gunicorn
+    port, log, _pid = gunicorn
     # 500 DOTs in the request line (contract section 8) reach the application: gunicorn's own
     # default (4094 bytes) would answer 414 in HTML.
     dots = "&".join(f"dots={1000000 + i}" for i in range(500))
@@ -111,6 +111,77 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     # One access line per request, Django's: gunicorn's only when GUNICORN_ACCESS_LOG asks.
     assert not any(line["logger"] == "gunicorn.access" for line in lines)
     assert sum(line["logger"] == "apps.access" for line in lines) == 15  # the requests above
+
+
+def _connections_per_worker(master: int, port: int) -> list[int]:
+    """How many established connections to `port` each worker of the `master` holds
+    (Linux's /proc: the connections' socket inodes, then each worker's descriptors)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                inodes.add(fields[9])
+    workers = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    counts = []
+    for worker in workers:
+        held = 0
+        for fd in Path(f"/proc/{worker}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            held += target.startswith("socket:[") and target[8:-1] in inodes
+        counts.append(held)
+    return sorted(counts)
+
+
+def _wait_until_every_worker_idles(master: int, count: int) -> None:
+    """Until `count` workers are booted and waiting (their CPU time still for 0.3 s): the
+    master listens before its workers are ready, and a burst then meets only the first."""
+    import time
+
+    def cpu(worker: str) -> int:
+        fields = Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    deadline, before = time.monotonic() + 30, None
+    while True:
+        assert time.monotonic() < deadline, "the workers did not settle"
+        workers = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+        now = {worker: cpu(worker) for worker in workers} if len(workers) == count else None
+        if now is not None and now == before:
+            return
+        before = now
+        time.sleep(0.3)
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc")
+def test_a_burst_of_connections_spreads_over_the_workers(gunicorn):
+    """gthread's workers accept whatever their main loop sees; the project's worker leaves a
+    connection to a worker with a free thread first (config/workers.py). 8 connections opened
+    at once on 2 workers of 2 threads: 4 and 4 (gthread alone: 0, 1 or 2 and the rest). A
+    connection that sends nothing yet keeps its thread waiting for the request, so a worker
+    with two is busy."""
+    import socket
+    import time
+
+    port, _log, master = gunicorn
+    _wait_until_every_worker_idles(master, count=2)
+    sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+    try:
+        deadline = time.monotonic() + 10
+        while sum(counts := _connections_per_worker(master, port)) < 8:
+            assert time.monotonic() < deadline, counts
+            time.sleep(0.05)
+        assert len(counts) == 2 and min(counts) >= 3, counts  # gthread: 0-2 of 8
+        for sock in sockets:  # every connection is served
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        for sock in sockets:
+            assert sock.recv(64).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def _probe(code: str, **env: str) -> list[str]:
