@@ -9,9 +9,10 @@ every non-2xx answer as an error; any error fails the run.
 A throughput case runs `--draws` times a round, each time with fresh connections, and its
 figure is the median of every run. wrk opens its connections in one burst and keep-alive keeps
 each on the gunicorn worker that accepted it, so one run measures one split of the connections
-over the workers, and on two cores the split moves a run's throughput by up to a quarter
-(`/healthz` 2,746-3,447 req/s with the same code; docs/performance.md, twelfth stop). The
-median of several splits is the figure the code earns, not one draw's.
+over the workers. With gthread's own worker the split moved a run's throughput by up to a
+quarter, or half when one worker took every connection (docs/performance.md, twelfth and
+fourteenth stops); the project's worker spreads them (config/workers.py), and the median of
+several splits is still the figure the code earns, not one draw's.
 """
 
 from __future__ import annotations
