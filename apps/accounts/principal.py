@@ -13,27 +13,31 @@ group, two joins), is remembered per process under the permissions version the s
 read: database triggers give that version a new value on any change to a permission set's
 rows (apps.accounts.models.PermissionsVersion, migration 0002), whoever makes it, Django or raw
 SQL. A set remembered under another version is read again, so a permission granted or removed
-on any node, by any means, is seen by every node on its next request; the memo is only a copy
-of database rows checked against the database on every request, no state that other nodes
-would need to share.
+on any node, by any means, is seen by every node on its next request (with the caller read
+live; kept in the shared cache, the version is part of the entry: see below); the memo is only
+a copy of database rows checked against the version, no state that other nodes would need to
+share.
 
 With a shared cache (``PRINCIPAL_CACHE_SECONDS`` > 0, the default with a ``redis://``
 CACHE_URL), `caller` keeps that one statement's answer for a valid caller in the shared cache,
 tagged with the principals' generation, and answers from one cache round trip (an ``MGET``
 of the generation and the entry) instead of the statement (issue 18: the statement was a third
-of an API call's cost under load). Every write that Django makes to what the statement reads
-(an API key, a user, a membership, an agency, a group's or a user's permissions; through the
-API, the admin, the services, a command or a shell) gives the generation a new value, at
-once and again when its transaction commits (apps.accounts.signals), so every node reads the
-database again on its next request: contract section 13's "at once on every node" holds for
-every change made through the application. A change made behind Django's back (psql, raw
-SQL, a queryset's ``update()``) sends no signal; it takes effect when the entry expires, within
-``PRINCIPAL_CACHE_SECONDS`` (5 by default). ``PRINCIPAL_CACHE_SECONDS=0`` reads the database on
-every request, for every change however made, as without a shared cache.
+of an API call's cost under load). Every save, delete and relation change that Django makes to
+what the statement reads (an API key, a user, a membership, an agency, a group's or a user's
+permissions; through the API, the admin, the services, a command or a shell) makes the
+generation pending at once and gives it a new value when its transaction commits
+(apps.accounts.signals, `principals_changed`), so every node reads the database again on its
+next request: contract section 13's "at once on every node" holds for every change made
+through the application. A change made behind Django's back (psql, raw SQL, a queryset's
+``update()`` or ``bulk_*``) sends no signal; it takes effect when the entry expires, within
+``PRINCIPAL_CACHE_SECONDS`` (5 by default). So does a generation a Redis failover lost (the
+primary's last writes, never copied to the new one). ``PRINCIPAL_CACHE_SECONDS=0`` reads the
+database on every request, for every change however made, as without a shared cache.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets
@@ -78,6 +82,13 @@ _SQL_CACHE: dict[str, str] = {}
 # (evicted, flushed) and made again never matches an entry written under the old one.
 GENERATION_KEY = "principal:generation"
 logger = logging.getLogger(__name__)
+# A generation moved by a transaction that has not committed yet, and how long it stays so
+# if its commit's move is lost.
+PENDING = "pending:"
+PENDING_SECONDS = 60
+# The entries' layout: USER_FIELDS in order, then the agencies and the permissions version. In
+# the key, so that a deploy that changes it never reads an entry of the other layout.
+ENTRY_LAYOUT = hashlib.sha256(",".join(USER_FIELDS).encode()).hexdigest()[:8]
 # Entry key -> its packed MGET (the generation's key and the entry's).
 _PACKED: BoundedMemo[str, bytes] = BoundedMemo(4096)
 
@@ -158,19 +169,25 @@ def caller(*, key_hash: str, user_id: int) -> tuple[bool, object | None]:
     One round trip reads the generation and this caller's entry; an entry written under
     another generation (or none) is not used: the statement is read and, for an active key and
     an active user, kept under the generation read BEFORE it, so a change committed meanwhile
-    (which moves the generation) is never hidden by the entry. Only valid callers are kept: a
-    refused one reads the database every time, as before."""
+    (which moves the generation) is never hidden by the entry. Nothing is kept while the
+    generation is pending (a write's transaction has not committed yet), and a refused caller
+    is never kept: it reads the database every time, as before."""
     seconds = settings.PRINCIPAL_CACHE_SECONDS
     if seconds <= 0:
         return caller_row(key_hash=key_hash, user_id=user_id)
-    entry_key = f"principal:{key_hash}:{user_id}"
+    entry_key = f"principal:{ENTRY_LAYOUT}:{key_hash}:{user_id}"
     generation, entry = _generation_and_entry(entry_key)
     if generation is not None and entry is not None and entry[0] == generation:
         return True, _user(*entry[1])
     key_active, user = caller_row(key_hash=key_hash, user_id=user_id)
     if generation is None:
         cache.add(GENERATION_KEY, secrets.token_hex(8), None)
-    elif key_active and user is not None and user.is_active:
+    elif (
+        key_active
+        and user is not None
+        and user.is_active
+        and not str(generation).startswith(PENDING)
+    ):
         cache.set(entry_key, (generation, user._principal), seconds)
     return key_active, user
 
@@ -196,25 +213,40 @@ def _generation_and_entry(entry_key: str) -> tuple[object, object]:
     return tuple(None if value is None else loads(value) for value in answer)
 
 
-def principals_changed() -> None:
-    """Every node reads every caller from the database on its next request: the generation
-    moves now (a request in between reads the state before this transaction and keeps it under
-    the new generation) and again once the transaction commits (which retires that)."""
-    _new_generation()
-    transaction.on_commit(_new_generation_after_commit)
+def principals_changed(using: str = DEFAULT_DB_ALIAS) -> None:
+    """Every node reads every caller from the database on its next request.
+
+    Outside a transaction the write is committed already: the generation takes a new value.
+    Inside one, the generation is made pending at once (no entry is kept under a pending
+    generation, and none kept before matches it) and takes a new value when the transaction
+    commits. Should that last move be lost (the shared cache unreachable at that moment, an
+    earlier on-commit callback failing, the process killed between the commit and it), the
+    pending generation expires after PENDING_SECONDS and a new one is made: until then every
+    caller is read from the database, never from an entry older than the change. Once per
+    transaction, however many rows it writes. A shared cache that cannot be reached does not
+    fail the write (a revocation must never be refused for it): logged; no node reads an
+    entry from it meanwhile, and one kept before expires within PRINCIPAL_CACHE_SECONDS."""
+    if settings.PRINCIPAL_CACHE_SECONDS <= 0:
+        return
+    connection = connections[using or DEFAULT_DB_ALIAS]
+    if not connection.in_atomic_block:
+        _move_generation(secrets.token_hex(8), None)
+        return
+    if any(callback is _generation_after_commit for _, callback, _ in connection.run_on_commit):
+        return  # this transaction has made it pending already
+    _move_generation(PENDING + secrets.token_hex(8), PENDING_SECONDS)
+    transaction.on_commit(_generation_after_commit, using=connection.alias, robust=True)
 
 
-def _new_generation() -> None:
-    cache.set(GENERATION_KEY, secrets.token_hex(8), None)
+def _generation_after_commit() -> None:
+    _move_generation(secrets.token_hex(8), None)
 
 
-def _new_generation_after_commit() -> None:
+def _move_generation(value: str, timeout) -> None:
     try:
-        _new_generation()
-    except Exception:  # the write is committed; its own request must not fail for this
-        # Entries kept between the first move and the commit expire within
-        # PRINCIPAL_CACHE_SECONDS; a shared cache that is down serves no entry meanwhile.
-        logger.exception("The principals' generation did not move after a commit.")
+        cache.set(GENERATION_KEY, value, timeout)
+    except Exception:
+        logger.exception("The principals' generation could not be moved.")
 
 
 def attach_permissions(user) -> None:

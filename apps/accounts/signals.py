@@ -1,6 +1,9 @@
-"""What moves the principals' generation (apps.accounts.principal): every write Django makes to
-a row the caller's statement reads, wherever it is made (the API, the admin, a service, a
-command, a shell), and to the permission sets the caller's permissions come from.
+"""What moves the principals' generation (apps.accounts.principal): every save, delete and
+relation change Django makes to a row the caller's statement reads, wherever it is made (the
+API, the admin, a service, a command, a shell), and to the permission sets the caller's
+permissions come from. A queryset's `update()` and `bulk_*`, and writes to the relation tables'
+own models, send no signal (nothing in the application writes them so): they take effect within
+PRINCIPAL_CACHE_SECONDS, as raw SQL does.
 
 Receivers, not calls in each service: a row of these models written by any code path, the admin's
 own forms and Django's cascades included, must retire every cached caller, and a signal is the
@@ -21,19 +24,19 @@ from apps.accounts.principal import principals_changed
 _IGNORED_USER_FIELDS = frozenset({"last_login"})
 
 
-def _saved(sender, instance, update_fields=None, raw=False, **kwargs) -> None:
+def _saved(sender, instance, update_fields=None, using=None, **kwargs) -> None:
     if update_fields is not None and set(update_fields) <= _IGNORED_USER_FIELDS:
         return
-    principals_changed()
+    principals_changed(using)
 
 
-def _deleted(sender, instance, **kwargs) -> None:
-    principals_changed()
+def _deleted(sender, instance, using=None, **kwargs) -> None:
+    principals_changed(using)
 
 
-def _relation_changed(sender, action, **kwargs) -> None:
+def _relation_changed(sender, action, using=None, **kwargs) -> None:
     if action in {"post_add", "post_remove", "post_clear"}:
-        principals_changed()
+        principals_changed(using)
 
 
 def connect() -> None:

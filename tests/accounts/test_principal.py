@@ -28,7 +28,8 @@ from tests.conftest import assert_problem
 from tests.factories import UserFactory
 from tests.processes import gunicorn_nodes, needs_redis
 
-pytestmark = pytest.mark.django_db
+# Transactional: writes commit, so the principals' generation moves as it does in production.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("master_data_back")]
 ROOT = Path(__file__).resolve().parents[2]
 
 

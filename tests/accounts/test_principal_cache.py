@@ -20,7 +20,8 @@ from apps.agencies.models import AgencyMembership
 from tests.conftest import assert_problem
 from tests.processes import needs_redis
 
-pytestmark = pytest.mark.django_db
+# Transactional: writes commit, so the principals' generation moves as it does in production.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("master_data_back")]
 SECONDS = 30
 
 
@@ -130,7 +131,7 @@ def test_a_change_committed_while_the_statement_is_read_is_never_kept(
         return answer
 
     assert api.get("/v1/me").status_code == 200
-    cache.delete(f"principal:{hash_api_key(api_key)}:{manager.pk}")
+    cache.delete(f"principal:{principal.ENTRY_LAYOUT}:{hash_api_key(api_key)}:{manager.pk}")
     monkeypatch.setattr(principal, "caller_row", revoked_meanwhile)
     assert api.get("/v1/me").status_code == 200  # read before the revocation
     monkeypatch.setattr(principal, "caller_row", real)
@@ -222,3 +223,108 @@ def test_a_cache_of_one_process_is_refused_by_the_system_checks(settings):
     redis = {"default": {"BACKEND": "apps.core.cache.RedisCache", "LOCATION": "redis://x"}}
     with override_settings(CACHES=redis):  # never connected to
         assert principal_cache_is_shared() == []
+
+
+def _generation_sets(monkeypatch) -> list[str]:
+    """The values the principals' generation is given from now on."""
+    values: list[str] = []
+    real = cache.set
+
+    def spy(key, value, *args, **kwargs):
+        if key == principal.GENERATION_KEY:
+            values.append(value)
+        return real(key, value, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "set", spy)
+    return values
+
+
+def _kept_entries() -> list[str]:
+    return [key for key in cache._cache if ":principal:" in key and "generation" not in key]
+
+
+def test_a_transaction_keeps_the_generation_pending_until_it_commits(api, api_key, monkeypatch):
+    """Made pending by its first write, once however many rows it writes; nothing is kept
+    while pending; a new value when it commits."""
+    from django.db import transaction
+
+    from apps.agencies.models import Agency
+    from tests.factories import UserFactory
+
+    assert api.get("/v1/me").status_code == 200
+    agency = Agency.objects.create(name="Three members")
+    for n in range(3):
+        UserFactory(username=f"member-{n}", agencies=[agency])
+    moves = _generation_sets(monkeypatch)
+    cache.delete_many([key.split(":", 2)[2] for key in _kept_entries()])
+    with transaction.atomic():
+        agency.delete()  # the agency and its three memberships: four rows
+        assert str(cache.get(principal.GENERATION_KEY)).startswith(principal.PENDING)
+        assert api.get("/v1/me").status_code == 200  # read, not kept
+        assert _kept_entries() == []
+    assert len(moves) == 2 and moves[0].startswith(principal.PENDING)
+    assert not moves[1].startswith(principal.PENDING)
+    assert cache.get(principal.GENERATION_KEY) == moves[1]
+    assert api.get("/v1/me").status_code == 200
+    assert len(_kept_entries()) == 1
+
+
+def test_a_lost_commit_move_leaves_no_entry_older_than_the_change(
+    api, api_key, monkeypatch, django_assert_num_queries
+):
+    """The move at commit lost (the cache unreachable then, the process killed): the
+    generation stays pending, so every caller is read live until it expires; then a new one."""
+    assert api.get("/v1/me").status_code == 200
+    monkeypatch.setattr(principal, "_generation_after_commit", lambda: None)
+    api_key_revoke(api_key=ApiKey.objects.get(key_hash=hash_api_key(api_key)))
+    assert str(cache.get(principal.GENERATION_KEY)).startswith(principal.PENDING)
+    assert_problem(api.get("/v1/me"), 401)
+
+    other = make_caller()
+    assert other.get("/v1/me").status_code == 200  # its permissions read once
+    for _ in range(2):
+        with django_assert_num_queries(1):  # the caller's statement, never an entry
+            assert other.get("/v1/me").status_code == 200
+    _later(monkeypatch, principal.PENDING_SECONDS + 1)  # the pending generation expires
+    assert other.get("/v1/me").status_code == 200  # makes a new generation
+    assert other.get("/v1/me").status_code == 200  # kept under it
+    with django_assert_num_queries(0):
+        assert other.get("/v1/me").status_code == 200
+
+
+def make_caller():
+    """A second caller of the agency, with its own key."""
+    from rest_framework.test import APIClient
+
+    from apps.accounts.services import api_key_create
+    from apps.agencies.models import Agency
+    from tests.conftest import bearer_for
+    from tests.factories import UserFactory
+
+    user = UserFactory(username="second", agencies=[Agency.objects.get(name="Demo Agency")])
+    _key, raw = api_key_create(name="second")
+    client = APIClient()
+    client.credentials(HTTP_APIKEY=raw, HTTP_AUTHORIZATION=f"Bearer {bearer_for(user)}")
+    return client
+
+
+@pytest.mark.parametrize("seconds", [0, SECONDS])
+def test_a_revocation_never_fails_for_the_shared_cache(
+    api, api_key, settings, monkeypatch, caplog, seconds
+):
+    """The cache unreachable: the key is revoked all the same (and nothing is asked of the
+    cache when callers are read live)."""
+    settings.PRINCIPAL_CACHE_SECONDS = seconds
+    calls = []
+
+    def unreachable(*args, **kwargs):
+        calls.append(args)
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(cache, "set", unreachable)
+    key = ApiKey.objects.get(key_hash=hash_api_key(api_key))
+    api_key_revoke(api_key=key)
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+    assert bool(calls) == bool(seconds)
+    assert bool(seconds) == ("could not be moved" in caplog.text)
