@@ -49,7 +49,7 @@ from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
-from apps.core.cache import send_packed, thread_connection
+from apps.core.cache import packed_command, send_packed
 from apps.core.memo import BoundedMemo
 from apps.core.prepared import server_prepared
 
@@ -204,9 +204,7 @@ def _generation_and_entry(entry_key: str) -> tuple[object, object]:
     client = backend._cache.get_client(write=True)
     packed = _PACKED.get(entry_key)
     if packed is None:
-        packed = b"".join(
-            bytes(part) for part in thread_connection(client).pack_command("MGET", *keys)
-        )
+        packed = packed_command(client, "MGET", *keys)
         _PACKED.remember(entry_key, packed)
     answer = send_packed(client, packed, fallback=lambda: client.mget(keys))
     loads = backend._cache._serializer.loads

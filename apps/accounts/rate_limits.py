@@ -28,7 +28,7 @@ from redis.exceptions import NoScriptError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from apps.core.cache import send_packed, thread_connection
+from apps.core.cache import packed_command, send_packed
 from apps.core.memo import BoundedMemo
 
 # KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
@@ -92,10 +92,7 @@ def _run_script(script, keys: list[str], args: list[int]) -> int:
     client = script.registered_client
     packed = _PACKED.get(signature)
     if packed is None:
-        parts = thread_connection(client).pack_command(
-            "EVALSHA", script.sha, len(keys), *keys, *args
-        )
-        packed = b"".join(bytes(part) for part in parts)
+        packed = packed_command(client, "EVALSHA", script.sha, len(keys), *keys, *args)
         _PACKED.remember(signature, packed)
     answer = send_packed(
         client,

@@ -67,6 +67,11 @@ def thread_connection(client):
     return connection
 
 
+def packed_command(client, *args) -> bytes:
+    """A command's bytes as `send_packed` sends them, to be built once and kept per caller."""
+    return b"".join(bytes(part) for part in thread_connection(client).pack_command(*args))
+
+
 def closed_while_idle(connection) -> bool:
     """Whether Redis closed this idle connection (a restart, its idle `timeout`, CLIENT KILL)
     or left bytes on it that no command asked for: an idle connection has nothing to read, and a
