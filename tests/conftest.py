@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
+import time
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 from rest_framework.test import APIClient
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from apps.accounts.services import api_key_create
+from apps.core.dates import today
 from apps.demo.access import groups_ensure
 from apps.masterdata.services import masterdata_load
 from tests.factories import AgencyFactory, ClientFactory, UserFactory
@@ -30,6 +34,21 @@ def _isolated_side_effects(settings, tmp_path):
     cache.clear()
     yield
     cache.clear()
+
+
+# A test reads "today" (the service's, apps.core.dates.today) in its fixtures and again in its
+# assertions, so one that ran across the service's midnight would compare two days. No test
+# starts in the last MIDNIGHT_MARGIN of the service's day: in a run that crosses midnight, the
+# test due then waits for the next day (tests read today() when they run, never at import).
+MIDNIGHT_MARGIN = dt.timedelta(seconds=10)
+
+
+@pytest.fixture(autouse=True)
+def _not_across_midnight():
+    midnight = timezone.make_aware(dt.datetime.combine(today() + dt.timedelta(days=1), dt.time()))
+    left = midnight - timezone.now()
+    if left < MIDNIGHT_MARGIN:
+        time.sleep(left.total_seconds() + 0.05)
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 
 
 def test_site_is_branded_with_a_dashboard(staff_client, agency, other_agency):
@@ -28,7 +27,7 @@ def test_site_is_branded_with_a_dashboard(staff_client, agency, other_agency):
     covered = VehicleFactory(client=carrier)
     VehicleCoverageFactory(vehicle=covered, policy=PolicyFactory(client=carrier))
     VehicleFactory(client=carrier)  # not covered
-    PolicyFactory(client=carrier, effective_date=TODAY - dt.timedelta(days=340))  # expiring
+    PolicyFactory(client=carrier, effective_date=today() - dt.timedelta(days=340))  # expiring
     ClientFactory(agency=other_agency)  # never counted
     page = staff_client.get("/admin/").content.decode()
     assert "Django administration" not in page and "Back Office" in page
@@ -253,7 +252,7 @@ def test_assign_vehicles_to_a_policy(staff_client, agency):
             "_selected_action": ids,
             "apply": "1",
             "policy": policy.pk,
-            "policy_added_date": TODAY.isoformat(),
+            "policy_added_date": today().isoformat(),
         },
     )
     assert VehicleCoverage.objects.filter(policy=policy, coverage_status=4).count() == 2

@@ -27,7 +27,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 
 
 @pytest.fixture
@@ -62,8 +61,8 @@ def fleet(agency):
     old = PolicyFactory(
         client=carrier,
         policy_number="GWC-AL-OLD",
-        effective_date=TODAY - dt.timedelta(days=500),
-        expiration_date=TODAY - dt.timedelta(days=135),
+        effective_date=today() - dt.timedelta(days=500),
+        expiration_date=today() - dt.timedelta(days=135),
     )
     bank = LienholderFactory(agency=agency, name="First Freight Bank")
     unit = VehicleFactory(
@@ -242,7 +241,7 @@ def test_client_page_shows_compliance_under_the_federal_minimum_profile(staff_cl
     carrier = fleet["carrier"]
     staff = get_user_model().objects.get(username="staff")
     profile = requirement_profile_resolve(user=staff, ref="federal-minimum")
-    expected = verify_clients(user=staff, on=TODAY, client_id=carrier.pk, profile=profile)[0]
+    expected = verify_clients(user=staff, on=today(), client_id=carrier.pk, profile=profile)[0]
     page = staff_client.get(f"/admin/clients/client/{carrier.pk}/change/").content.decode()
     shown = page.split('id="compliance-today"')[1].split("</span>")[0]
     assert expected.compliance.result in ("PASS", "CAUTION", "FAIL")

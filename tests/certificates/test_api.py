@@ -25,7 +25,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 VIN = "1FUJGLDR7CLBP8834"
 
@@ -61,10 +60,10 @@ def world(agency):
     PolicyFactory(
         client=carrier,
         policy_number="OLD-1",
-        effective_date=TODAY - 500 * DAY,
-        expiration_date=TODAY - 100 * DAY,
+        effective_date=today() - 500 * DAY,
+        expiration_date=today() - 100 * DAY,
     )
-    PolicyFactory(client=carrier, policy_number="NEXT-1", effective_date=TODAY + 10 * DAY)
+    PolicyFactory(client=carrier, policy_number="NEXT-1", effective_date=today() + 10 * DAY)
     unit = VehicleFactory(client=carrier, serial_number=VIN, unit="101", model_year=2021)
     VehicleCoverageFactory(vehicle=unit, policy=auto)
     return carrier, auto, general, unit
@@ -78,8 +77,8 @@ def test_client_certificate_json(api, world):
     assert response.status_code == 200, response.content
     cert = response.json()
     assert cert["form"] == "ACORD 25" and cert["formEdition"] == "2016/03"
-    assert cert["asOf"] == TODAY.isoformat() and cert["dateIssued"] == TODAY.isoformat()
-    assert cert["certificateNumber"].startswith(f"C-{carrier.id}-{TODAY:%Y%m%d}-")
+    assert cert["asOf"] == today().isoformat() and cert["dateIssued"] == today().isoformat()
+    assert cert["certificateNumber"].startswith(f"C-{carrier.id}-{today():%Y%m%d}-")
     assert cert["verifyAt"] == f"/v1/certificates/{cert['certificateNumber']}"
     assert cert["producer"]["name"] == "Demo Agency"
     assert cert["producer"]["contactName"] == "Dana"
@@ -127,7 +126,7 @@ def test_vehicle_certificate_lists_only_the_coverages_it_is_scheduled_on(api, wo
 
 
 def test_as_of_a_past_date_uses_the_policies_in_force_then(api, world):
-    as_of = (TODAY - 200 * DAY).isoformat()
+    as_of = (today() - 200 * DAY).isoformat()
     cert = api.get(f"/v1/certificates/clients?dot=1234567&asOf={as_of}").json()
     assert [row["policyNumber"] for row in cert["coverages"]] == ["OLD-1"]
 
@@ -200,7 +199,7 @@ def test_pdf_holds_the_insured_every_policy_number_and_every_limit(api, world, h
     text = _pdf_text(response.content)
     assert "Lone Star Freight LLC" in text
     assert cert["certificateNumber"] in text
-    assert TODAY.strftime("%m/%d/%Y") in text
+    assert today().strftime("%m/%d/%Y") in text
     for row in cert["coverages"]:
         assert row["policyNumber"] in text
         for limit in row["limits"]:

@@ -21,7 +21,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 PROFILES = "/v1/requirement-profiles"
 SHIPPER_RULES = [
@@ -110,13 +109,13 @@ def test_missing_coverage_fails(api, carrier, shipper):
         "coverageType": "MTC",
         "required": "100000.00",
         "actual": None,
-        "message": f"No MTC policy in force on {TODAY.isoformat()}.",
+        "message": f"No MTC policy in force on {today().isoformat()}.",
     }
 
 
 def test_expired_or_cancelled_coverage_is_missing(api, carrier, shipper):
-    _policy(carrier, "AL", effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY)
-    _policy(carrier, "MTC", "100000", limit="Cargo Limit", cancellation_date=TODAY)
+    _policy(carrier, "AL", effective_date=today() - 400 * DAY, expiration_date=today() - DAY)
+    _policy(carrier, "MTC", "100000", limit="Cargo Limit", cancellation_date=today())
     compliance = _check(api, shipper)
     assert compliance["result"] == "FAIL"
     assert _codes(compliance) == [("COVERAGE_MISSING", "AL"), ("COVERAGE_MISSING", "MTC")]
@@ -256,7 +255,7 @@ def test_endorsements_caution(api, carrier):
 
 
 def test_expiring_soon_cautions_unless_renewed(api, carrier, shipper):
-    expires = TODAY + 20 * DAY
+    expires = today() + 20 * DAY
     al = _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
     _policy(carrier, "MTC", "100000", limit="Cargo Limit")
     compliance = _check(api, shipper)
@@ -326,7 +325,7 @@ def test_vehicle_removed_from_the_policy_is_not_scheduled(api, manager, fleet):
         target_id=scheduled.id,
         policy_id=al.id,
         coverage_status=1,
-        policy_removed_date=TODAY - DAY,
+        policy_removed_date=today() - DAY,
     )
     compliance = _unit(api, "1FUJGLDR7CLBP8834", "federal-minimum")
     assert _codes(compliance) == [("UNIT_NOT_SCHEDULED", "AL")]

@@ -14,7 +14,6 @@ from tests.conftest import assert_problem
 from tests.factories import ClientFactory, DriverFactory, PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 
 
@@ -45,7 +44,7 @@ def change(api, vehicle, policy, status, **extra):
 
 
 def test_schedule_on_active_policy(api, unit, policy):
-    added = (TODAY - 5 * DAY).isoformat()
+    added = (today() - 5 * DAY).isoformat()
     response = assign(api, unit, policy, policyAddedDate=added)
     assert response.status_code == 201, response.content
     assert response.json() == {
@@ -72,8 +71,8 @@ def test_active_policy_needs_an_added_date_inside_the_term(api, unit, policy, ad
 
 
 def test_future_policy_derives_the_date(api, carrier, unit):
-    future = PolicyFactory(client=carrier, effective_date=TODAY + 30 * DAY)
-    response = assign(api, unit, future, policyAddedDate=TODAY.isoformat())
+    future = PolicyFactory(client=carrier, effective_date=today() + 30 * DAY)
+    response = assign(api, unit, future, policyAddedDate=today().isoformat())
     assert response.status_code == 201
     assert response.json()["policyAddedDate"] == future.effective_date.isoformat()
 
@@ -82,29 +81,29 @@ def test_future_policy_derives_the_date(api, carrier, unit):
 def test_expired_or_cancelled_policy_is_400(api, carrier, unit, state):
     if state == "expired":
         policy = PolicyFactory(
-            client=carrier, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - 35 * DAY
+            client=carrier, effective_date=today() - 400 * DAY, expiration_date=today() - 35 * DAY
         )
     else:
-        policy = PolicyFactory(client=carrier, cancellation_date=TODAY - DAY)
+        policy = PolicyFactory(client=carrier, cancellation_date=today() - DAY)
     assert "policyId" in field_errors(
-        assert_problem(assign(api, unit, policy, policyAddedDate=TODAY.isoformat()), 400)
+        assert_problem(assign(api, unit, policy, policyAddedDate=today().isoformat()), 400)
     )
 
 
 def test_policy_line_must_schedule_units(api, carrier, unit):
     gl = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code="GL"))
-    assert_problem(assign(api, unit, gl, policyAddedDate=TODAY.isoformat()), 400)
+    assert_problem(assign(api, unit, gl, policyAddedDate=today().isoformat()), 400)
 
 
 def test_vehicle_and_policy_must_share_a_client(api, agency, unit):
     elsewhere = PolicyFactory(client=ClientFactory(agency=agency))
-    assert_problem(assign(api, unit, elsewhere, policyAddedDate=TODAY.isoformat()), 400)
+    assert_problem(assign(api, unit, elsewhere, policyAddedDate=today().isoformat()), 400)
 
 
 def test_hidden_references_are_400(api, unit, policy, other_agency):
     rival = ClientFactory(agency=other_agency)
     hidden_policy, hidden_unit = PolicyFactory(client=rival), VehicleFactory(client=rival)
-    date = TODAY.isoformat()
+    date = today().isoformat()
     assert "policyId" in field_errors(
         assert_problem(assign(api, unit, hidden_policy, policyAddedDate=date), 400)
     )
@@ -114,38 +113,38 @@ def test_hidden_references_are_400(api, unit, policy, other_agency):
 
 
 def test_duplicate_is_409_and_rescheduling_after_removal_opens_a_new_period(api, unit, policy):
-    date = (TODAY - 10 * DAY).isoformat()
+    date = (today() - 10 * DAY).isoformat()
     assert assign(api, unit, policy, policyAddedDate=date).status_code == 201
     assert_problem(assign(api, unit, policy, policyAddedDate=date), 409)
     removed = change(api, unit, policy, 1).json()
-    assert removed["coverageStatus"] == 1 and removed["policyRemovedDate"] == TODAY.isoformat()
-    again = assign(api, unit, policy, policyAddedDate=TODAY.isoformat())
+    assert removed["coverageStatus"] == 1 and removed["policyRemovedDate"] == today().isoformat()
+    again = assign(api, unit, policy, policyAddedDate=today().isoformat())
     assert again.status_code == 201
     assert VehicleCoverage.objects.filter(vehicle=unit, policy=policy).count() == 2
 
 
 def test_decline_and_remove_take_an_effective_date(api, unit, policy):
-    assign(api, unit, policy, policyAddedDate=(TODAY - 10 * DAY).isoformat())
-    declined = change(api, unit, policy, 2, policyRemovedDate=(TODAY - 2 * DAY).isoformat())
+    assign(api, unit, policy, policyAddedDate=(today() - 10 * DAY).isoformat())
+    declined = change(api, unit, policy, 2, policyRemovedDate=(today() - 2 * DAY).isoformat())
     assert declined.status_code == 200
     assert declined.json()["coverageStatusName"] == "Coverage declined"
-    assert declined.json()["policyRemovedDate"] == (TODAY - 2 * DAY).isoformat()
-    before_added = (TODAY - 20 * DAY).isoformat()
+    assert declined.json()["policyRemovedDate"] == (today() - 2 * DAY).isoformat()
+    before_added = (today() - 20 * DAY).isoformat()
     assert_problem(change(api, unit, policy, 1, policyRemovedDate=before_added), 400)
 
 
 def test_status_4_moves_the_added_date(api, unit, policy):
-    assign(api, unit, policy, policyAddedDate=(TODAY - 10 * DAY).isoformat())
-    moved = change(api, unit, policy, 4, policyAddedDate=(TODAY - 3 * DAY).isoformat())
-    assert moved.json()["policyAddedDate"] == (TODAY - 3 * DAY).isoformat()
+    assign(api, unit, policy, policyAddedDate=(today() - 10 * DAY).isoformat())
+    moved = change(api, unit, policy, 4, policyAddedDate=(today() - 3 * DAY).isoformat())
+    assert moved.json()["policyAddedDate"] == (today() - 3 * DAY).isoformat()
     assert_problem(change(api, unit, policy, 4), 400)
     events = CoverageEvent.objects.filter(vehicle_coverage__vehicle=unit).order_by("id")
-    assert [e.policy_added_date for e in events] == [TODAY - 10 * DAY, TODAY - 3 * DAY]
+    assert [e.policy_added_date for e in events] == [today() - 10 * DAY, today() - 3 * DAY]
 
 
 @pytest.mark.parametrize("status", [0, 3, 5, 7, 99])
 def test_other_status_values_are_400(api, unit, policy, status):
-    assign(api, unit, policy, policyAddedDate=TODAY.isoformat())
+    assign(api, unit, policy, policyAddedDate=today().isoformat())
     assert "coverageStatus" in field_errors(assert_problem(change(api, unit, policy, status), 400))
 
 
@@ -154,12 +153,12 @@ def test_put_without_any_period_is_404(api, unit, policy):
 
 
 def test_put_on_other_agency_pair_is_404(api, other_api, unit, policy):
-    assign(api, unit, policy, policyAddedDate=TODAY.isoformat())
+    assign(api, unit, policy, policyAddedDate=today().isoformat())
     assert_problem(change(other_api, unit, policy, 1), 404)
 
 
 def test_vehicle_coverage_needs_change_vehicle(viewer_api, unit, policy):
-    assert_problem(assign(viewer_api, unit, policy, policyAddedDate=TODAY.isoformat()), 403)
+    assert_problem(assign(viewer_api, unit, policy, policyAddedDate=today().isoformat()), 403)
     assert_problem(change(viewer_api, unit, policy, 1), 403)
 
 
@@ -182,13 +181,13 @@ def test_driver_schedule_change_and_remove(api, carrier, oa_policy):
     driver = DriverFactory(client=carrier)
     body = {"driverId": driver.id, "policyId": oa_policy.id}
     created = api.post(
-        "/v1/drivers/coverages", {**body, "policyAddedDate": TODAY.isoformat()}, format="json"
+        "/v1/drivers/coverages", {**body, "policyAddedDate": today().isoformat()}, format="json"
     )
     assert created.status_code == 201
     assert created.json()["coverageStatus"] == 7
     assert_problem(
         api.post(
-            "/v1/drivers/coverages", {**body, "policyAddedDate": TODAY.isoformat()}, format="json"
+            "/v1/drivers/coverages", {**body, "policyAddedDate": today().isoformat()}, format="json"
         ),
         409,
     )
@@ -205,7 +204,7 @@ def test_driver_needs_an_oa_or_dd_policy(api, carrier, policy):
     driver = DriverFactory(client=carrier)
     response = api.post(
         "/v1/drivers/coverages",
-        {"driverId": driver.id, "policyId": policy.id, "policyAddedDate": TODAY.isoformat()},
+        {"driverId": driver.id, "policyId": policy.id, "policyAddedDate": today().isoformat()},
         format="json",
     )
     assert "policyId" in field_errors(assert_problem(response, 400))
@@ -216,7 +215,7 @@ def test_driver_coverage_needs_change_driver(viewer_api, carrier, oa_policy):
     assert_problem(
         viewer_api.post(
             "/v1/drivers/coverages",
-            {"driverId": driver.id, "policyId": oa_policy.id, "policyAddedDate": str(TODAY)},
+            {"driverId": driver.id, "policyId": oa_policy.id, "policyAddedDate": str(today())},
             format="json",
         ),
         403,
@@ -227,7 +226,7 @@ def test_driver_detail_shows_in_force_oa_coverage(api, carrier, oa_policy):
     driver = DriverFactory(client=carrier)
     api.post(
         "/v1/drivers/coverages",
-        {"driverId": driver.id, "policyId": oa_policy.id, "policyAddedDate": str(TODAY)},
+        {"driverId": driver.id, "policyId": oa_policy.id, "policyAddedDate": str(today())},
         format="json",
     )
     detail = api.get(f"/v1/drivers/{driver.id}").json()

@@ -22,7 +22,6 @@ from tests.coverages.conftest import VIN
 from tests.factories import ClientFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 VERIFICATION_MODELS = (Client, Policy, PolicyLimit, Vehicle, VehicleCoverage)
 
@@ -44,13 +43,13 @@ def test_a_dot_and_a_vin_asked_again_compile_no_verification_query(api, covered,
 
 def test_each_call_answers_for_its_own_dot_and_date(api, agency, carrier, covered):
     lapsed = ClientFactory(agency=agency, client_name="Lapsed", dot="2222222")
-    PolicyFactory(client=lapsed, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY)
+    PolicyFactory(client=lapsed, effective_date=today() - 400 * DAY, expiration_date=today() - DAY)
     for _ in range(3):
         [one] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
         [two] = api.get("/v1/coverages/clients?dot=2222222").json()["results"]
         assert (one["client"]["clientName"], one["status"]) == ("Lone Star Freight", "ACTIVE")
         assert (two["client"]["clientName"], two["status"]) == ("Lapsed", "INACTIVE")
-        yesterday = (TODAY - 2 * DAY).isoformat()
+        yesterday = (today() - 2 * DAY).isoformat()
         [before] = api.get(f"/v1/coverages/clients?dot=2222222&asOf={yesterday}").json()["results"]
         assert before["status"] == "ACTIVE"
         assert_problem(api.get("/v1/coverages/clients?dot=3333333"), 404)
@@ -73,10 +72,10 @@ def test_a_removed_unit_and_a_cancelled_policy_are_seen_at_once(api, carrier, co
     for _ in range(3):
         assert api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"][0]["verified"]
     other = VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8835")
-    VehicleCoverageFactory(vehicle=other, policy=policy, policy_removed_date=TODAY)
+    VehicleCoverageFactory(vehicle=other, policy=policy, policy_removed_date=today())
     [removed] = api.get("/v1/coverages/vehicles?vin=1FUJGLDR7CLBP8835").json()["results"]
     assert removed["status"] == "INACTIVE"
-    Policy.objects.filter(pk=policy.pk).update(cancellation_date=TODAY)
+    Policy.objects.filter(pk=policy.pk).update(cancellation_date=today())
     [cancelled] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
     assert cancelled["status"] == "INACTIVE" and cancelled["coverages"] == []
     [client] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
@@ -111,15 +110,15 @@ def test_a_builder_whose_sql_depends_on_a_value_is_never_prepared(carrier):
     # The SQL changes with the date itself, not only with its shape: the check on the first
     # prepared call sees it and the shape keeps compiling on every call, answering right.
     def build(on):
-        if on < TODAY:
+        if on < today():
             return Client.objects.filter(pk=carrier.pk)
-        return Client.objects.none() if on > TODAY else Client.objects.filter(dot="1234567")
+        return Client.objects.none() if on > today() else Client.objects.filter(dot="1234567")
 
     query = PreparedQuery(build)
     for _ in range(3):
-        assert query.fetch(on=TODAY - DAY) == [carrier]
-        assert query.fetch(on=TODAY + DAY) == []
-        assert query.fetch(on=TODAY) == [carrier]
+        assert query.fetch(on=today() - DAY) == [carrier]
+        assert query.fetch(on=today() + DAY) == []
+        assert query.fetch(on=today()) == [carrier]
     assert all(not hasattr(t, "sql") for t in query.templates.values())
 
 
@@ -157,19 +156,19 @@ def test_prepared_value_rows_run_without_a_compiler_or_converters_per_call(
         )
 
     query = PreparedQuery(build, arrays=("policies",))
-    expected = list(build([policy.id], TODAY))
+    expected = list(build([policy.id], today()))
     assert [row[:2] for row in expected] == [
         ("Combined Single Limit", Decimal("1000000.00")),
         ("Cargo", Decimal("100000.50")),
     ]
-    query.fetch(policies=[policy.id], on=TODAY), query.fetch(policies=[policy.id], on=TODAY)
+    query.fetch(policies=[policy.id], on=today()), query.fetch(policies=[policy.id], on=today())
     calls = []
     original = SQLCompiler.get_converters
     monkeypatch.setattr(SQLCompiler, "get_converters", lambda *a: calls.append(a) or original(*a))
     monkeypatch.setattr(QuerySet, "_chain", lambda *a: calls.append(a))
     for _ in range(3):
         with django_assert_num_queries(1):  # still run on Django's cursor, and counted
-            rows = query.fetch(policies=[policy.id], on=TODAY)
+            rows = query.fetch(policies=[policy.id], on=today())
         assert rows == expected and all(type(row) is tuple for row in rows)
         assert [type(v) for v in rows[0]] == [type(v) for v in expected[0]]
         assert query.fetch(policies=[policy.id], on=policy.effective_date - DAY) == []

@@ -21,7 +21,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 
 
@@ -30,7 +29,7 @@ DAY = dt.timedelta(days=1)
 
 def test_covered_dot_is_verified_with_client_and_coverages(api, carrier, covered):
     body = api.get("/v1/coverages/clients?dot=1234567").json()
-    assert body["asOf"] == TODAY.isoformat()
+    assert body["asOf"] == today().isoformat()
     [result] = body["results"]
     assert result["status"] == "ACTIVE" and result["verified"] is True and result["found"]
     assert result["client"] == {
@@ -48,7 +47,7 @@ def test_covered_dot_is_verified_with_client_and_coverages(api, carrier, covered
 
 
 def test_client_without_policy_in_force_is_inactive(api, carrier):
-    PolicyFactory(client=carrier, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY)
+    PolicyFactory(client=carrier, effective_date=today() - 400 * DAY, expiration_date=today() - DAY)
     [result] = api.get("/v1/coverages/clients?dot=1234567").json()["results"]
     assert (result["status"], result["verified"], result["found"]) == ("INACTIVE", False, True)
 
@@ -133,7 +132,7 @@ def test_more_than_500_dots_is_400(api):
     [(-1, "INACTIVE"), (0, "ACTIVE"), (99, "ACTIVE"), (100, "INACTIVE")],
 )
 def test_in_force_boundaries(api, carrier, offset, expected):
-    start = TODAY - 50 * DAY
+    start = today() - 50 * DAY
     PolicyFactory(client=carrier, effective_date=start, expiration_date=start + 100 * DAY)
     as_of = (start + offset * DAY).isoformat()
     [result] = api.get(f"/v1/coverages/clients?dot=1234567&asOf={as_of}").json()["results"]
@@ -141,11 +140,11 @@ def test_in_force_boundaries(api, carrier, offset, expected):
 
 
 def test_not_in_force_on_or_after_cancellation(api, carrier):
-    PolicyFactory(client=carrier, cancellation_date=TODAY)
+    PolicyFactory(client=carrier, cancellation_date=today())
     for as_of, expected in (
-        (TODAY - DAY, "ACTIVE"),
-        (TODAY, "INACTIVE"),
-        (TODAY + DAY, "INACTIVE"),
+        (today() - DAY, "ACTIVE"),
+        (today(), "INACTIVE"),
+        (today() + DAY, "INACTIVE"),
     ):
         [result] = api.get(f"/v1/coverages/clients?dot=1234567&asOf={as_of.isoformat()}").json()[
             "results"
@@ -154,8 +153,8 @@ def test_not_in_force_on_or_after_cancellation(api, carrier):
 
 
 def test_as_of_accepts_mm_dd_yyyy_and_is_echoed(api, carrier, covered):
-    body = api.get(f"/v1/coverages/clients?dot=1234567&asOf={TODAY:%m-%d-%Y}").json()
-    assert body["asOf"] == TODAY.isoformat()
+    body = api.get(f"/v1/coverages/clients?dot=1234567&asOf={today():%m-%d-%Y}").json()
+    assert body["asOf"] == today().isoformat()
 
 
 def test_query_count_is_the_same_for_one_and_five_hundred_dots(
@@ -251,11 +250,11 @@ def test_unit_removed_yesterday_is_not_covered_today_but_was_last_week(api, mana
         target_id=unit.id,
         policy_id=policy.id,
         coverage_status=1,
-        policy_removed_date=TODAY - DAY,
+        policy_removed_date=today() - DAY,
     )
     [today_result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]
     assert today_result["status"] == "INACTIVE" and today_result["coverages"] == []
-    last_week = (TODAY - 7 * DAY).isoformat()
+    last_week = (today() - 7 * DAY).isoformat()
     [past] = api.get(f"/v1/coverages/vehicles?vin={VIN}&asOf={last_week}").json()["results"]
     assert past["status"] == "ACTIVE"
 
@@ -276,15 +275,15 @@ def test_declined_unit_is_not_covered(api, manager, covered):
 def test_unit_added_later_is_not_covered_before(api, carrier):
     policy = PolicyFactory(client=carrier)
     unit = VehicleFactory(client=carrier, serial_number=VIN)
-    VehicleCoverageFactory(vehicle=unit, policy=policy, policy_added_date=TODAY)
-    yesterday = (TODAY - DAY).isoformat()
+    VehicleCoverageFactory(vehicle=unit, policy=policy, policy_added_date=today())
+    yesterday = (today() - DAY).isoformat()
     [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}&asOf={yesterday}").json()["results"]
     assert result["status"] == "INACTIVE"
 
 
 def test_unit_on_expired_policy_is_not_covered(api, carrier):
     policy = PolicyFactory(
-        client=carrier, effective_date=TODAY - 400 * DAY, expiration_date=TODAY - DAY
+        client=carrier, effective_date=today() - 400 * DAY, expiration_date=today() - DAY
     )
     VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier, serial_number=VIN), policy=policy)
     [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}").json()["results"]

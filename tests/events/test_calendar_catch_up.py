@@ -29,7 +29,6 @@ from tests.factories import ClientFactory, PolicyFactory, VehicleFactory
 from tests.webhooks.receiver import Receiver
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 CALENDAR = ["policy.effective", "policy.expiring", "policy.expired"]
 STATUS = ["carrier.status_changed", "vehicle.status_changed"]
@@ -73,21 +72,21 @@ def test_a_week_without_worker_is_caught_up_once(api, carrier, private_ok):
     started = ClientFactory(agency=carrier.agency)  # its policy came in force during it
     renewed = ClientFactory(agency=carrier.agency)  # expired, then a write gave it a policy
     expired = PolicyFactory(
-        client=ended, effective_date=TODAY - 300 * DAY, expiration_date=TODAY - 2 * DAY
+        client=ended, effective_date=today() - 300 * DAY, expiration_date=today() - 2 * DAY
     )
     unit = VehicleFactory(client=ended)
     VehicleCoverage.objects.create(
-        vehicle=unit, policy=expired, policy_added_date=TODAY - 200 * DAY, coverage_status=4
+        vehicle=unit, policy=expired, policy_added_date=today() - 200 * DAY, coverage_status=4
     )
     effective = PolicyFactory(
-        client=started, effective_date=TODAY - 5 * DAY, expiration_date=TODAY + 25 * DAY
+        client=started, effective_date=today() - 5 * DAY, expiration_date=today() + 25 * DAY
     )
-    seven = PolicyFactory(client=carrier, expiration_date=TODAY + 3 * DAY)
+    seven = PolicyFactory(client=carrier, expiration_date=today() + 3 * DAY)
     lapsed = PolicyFactory(
-        client=renewed, effective_date=TODAY - 300 * DAY, expiration_date=TODAY - 6 * DAY
+        client=renewed, effective_date=today() - 300 * DAY, expiration_date=today() - 6 * DAY
     )
     recorded_before_the_outage(expired, effective, seven, lapsed)
-    last_ran(TODAY - 8 * DAY)
+    last_ran(today() - 8 * DAY)
     with Receiver() as receiver:
         hook = api.post("/v1/webhooks", {"url": receiver.url}, format="json").json()
         receiver.secret = hook["secret"]
@@ -100,14 +99,14 @@ def test_a_week_without_worker_is_caught_up_once(api, carrier, private_ok):
                 "policyNumber": "RENEWAL-1",
                 "coverageType": "AL",
                 "insurerName": "Northland Insurance Company",
-                "effectiveDate": iso(TODAY - DAY),
-                "expirationDate": iso(TODAY + 364 * DAY),
+                "effectiveDate": iso(today() - DAY),
+                "expirationDate": iso(today() + 364 * DAY),
             },
             format="json",
         )
         assert renewal.status_code == 201, renewal.content
         backdated = PolicyFactory(
-            client=carrier, effective_date=TODAY - 3 * DAY, expiration_date=TODAY + 300 * DAY
+            client=carrier, effective_date=today() - 3 * DAY, expiration_date=today() + 300 * DAY
         )
         written = feed(api)
 
@@ -120,11 +119,11 @@ def test_a_week_without_worker_is_caught_up_once(api, carrier, private_ok):
             if e["type"] in CALENDAR
         ) == sorted(
             [
-                ("policy.effective", effective.id, None, iso(TODAY - 5 * DAY)),
-                ("policy.expiring", effective.id, 30, iso(TODAY - 5 * DAY)),
-                ("policy.expiring", seven.id, 7, iso(TODAY - 4 * DAY)),
-                ("policy.expired", expired.id, None, iso(TODAY - 2 * DAY)),
-                ("policy.expired", lapsed.id, None, iso(TODAY - 6 * DAY)),
+                ("policy.effective", effective.id, None, iso(today() - 5 * DAY)),
+                ("policy.expiring", effective.id, 30, iso(today() - 5 * DAY)),
+                ("policy.expiring", seven.id, 7, iso(today() - 4 * DAY)),
+                ("policy.expired", expired.id, None, iso(today() - 2 * DAY)),
+                ("policy.expired", lapsed.id, None, iso(today() - 6 * DAY)),
             ]
         )
         # The days' status changes, oldest day first; not the renewed client's lapse (a
@@ -134,9 +133,9 @@ def test_a_week_without_worker_is_caught_up_once(api, carrier, private_ok):
             for e in caught_up
             if e["type"] in STATUS
         ] == [
-            ("carrier.status_changed", started.id, "INACTIVE", "ACTIVE", iso(TODAY - 5 * DAY)),
-            ("carrier.status_changed", ended.id, "ACTIVE", "INACTIVE", iso(TODAY - 2 * DAY)),
-            ("vehicle.status_changed", ended.id, "ACTIVE", "INACTIVE", iso(TODAY - 2 * DAY)),
+            ("carrier.status_changed", started.id, "INACTIVE", "ACTIVE", iso(today() - 5 * DAY)),
+            ("carrier.status_changed", ended.id, "ACTIVE", "INACTIVE", iso(today() - 2 * DAY)),
+            ("vehicle.status_changed", ended.id, "ACTIVE", "INACTIVE", iso(today() - 2 * DAY)),
         ]
         assert backdated.id not in {e["data"].get("policyId") for e in caught_up}
         # The last status event of each client is what verification answers now.
@@ -166,24 +165,24 @@ def test_a_week_without_worker_is_caught_up_once(api, carrier, private_ok):
 
 
 def test_catch_up_is_bounded_and_starts_with_the_installation(carrier, settings):
-    assert calendar_days_due(day=TODAY) == [TODAY]  # no day ever ran: only today
-    last_ran(TODAY - 3 * DAY)
-    assert calendar_days_due(day=TODAY) == [TODAY - 2 * DAY, TODAY - DAY, TODAY]
+    assert calendar_days_due(day=today()) == [today()]  # no day ever ran: only today
+    last_ran(today() - 3 * DAY)
+    assert calendar_days_due(day=today()) == [today() - 2 * DAY, today() - DAY, today()]
     CalendarMark.objects.all().delete()
-    last_ran(TODAY - 100 * DAY)
+    last_ran(today() - 100 * DAY)
     settings.CALENDAR_CATCH_UP_DAYS = 5
-    assert calendar_days_due(day=TODAY) == [TODAY - n * DAY for n in range(4, -1, -1)]
+    assert calendar_days_due(day=today()) == [today() - n * DAY for n in range(4, -1, -1)]
     too_old = PolicyFactory(
-        client=carrier, effective_date=TODAY - 300 * DAY, expiration_date=TODAY - 10 * DAY
+        client=carrier, effective_date=today() - 300 * DAY, expiration_date=today() - 10 * DAY
     )
     recent = PolicyFactory(
-        client=carrier, effective_date=TODAY - 300 * DAY, expiration_date=TODAY - 3 * DAY
+        client=carrier, effective_date=today() - 300 * DAY, expiration_date=today() - 3 * DAY
     )
     recorded_before_the_outage(too_old, recent)
-    assert calendar_catch_up(day=TODAY) >= 1
+    assert calendar_catch_up(day=today()) >= 1
     expired = CalendarMark.objects.filter(type="policy.expired")
-    assert list(expired.values_list("policy_id", "day")) == [(recent.id, TODAY - 3 * DAY)]
-    assert calendar_catch_up(day=TODAY) == 0
+    assert list(expired.values_list("policy_id", "day")) == [(recent.id, today() - 3 * DAY)]
+    assert calendar_catch_up(day=today()) == 0
 
 
 def test_catch_up_queries_per_day_do_not_grow_with_policies(carrier):
@@ -205,4 +204,4 @@ def test_catch_up_queries_per_day_do_not_grow_with_policies(carrier):
         assert emitted == 3 * per_day * 2  # policy.expired and the carrier's status change
         return len(queries)
 
-    assert catch_up(1, TODAY - 10 * DAY) == catch_up(6, TODAY)
+    assert catch_up(1, today() - 10 * DAY) == catch_up(6, today())

@@ -24,7 +24,6 @@ from tests.conftest import assert_problem
 from tests.factories import PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 
 
@@ -47,8 +46,8 @@ def test_policy_write_emits_created_and_carrier_status_change(api, carrier):
             "policyNumber": "EV-1",
             "coverageType": "AL",
             "insurerName": "Northland Insurance Company",
-            "effectiveDate": (TODAY - 10 * DAY).isoformat(),
-            "expirationDate": (TODAY + 300 * DAY).isoformat(),
+            "effectiveDate": (today() - 10 * DAY).isoformat(),
+            "expirationDate": (today() + 300 * DAY).isoformat(),
         },
         format="json",
     )
@@ -60,7 +59,7 @@ def test_policy_write_emits_created_and_carrier_status_change(api, carrier):
         "clientId": carrier.id,
         "from": "INACTIVE",
         "to": "ACTIVE",
-        "asOf": TODAY.isoformat(),
+        "asOf": today().isoformat(),
     }
     assert status["agencyId"] == carrier.agency_id and status["clientId"] == carrier.id
     assert status["id"].startswith("evt_") and status["occurredAt"].endswith("Z")
@@ -72,7 +71,7 @@ def test_policy_write_emits_created_and_carrier_status_change(api, carrier):
 
     cancel = api.put(
         f"/v1/policies/{response.json()['id']}",
-        {"cancellationDate": TODAY.isoformat()},
+        {"cancellationDate": today().isoformat()},
         format="json",
     )
     assert cancel.status_code == 200, cancel.content
@@ -91,7 +90,7 @@ def test_vehicle_scheduling_emits_scheduled_and_unit_status(api, carrier):
     start = feed(api)["next"]
     response = api.post(
         "/v1/vehicles/coverages",
-        {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": TODAY.isoformat()},
+        {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": today().isoformat()},
         format="json",
     )
     assert response.status_code == 201, response.content
@@ -187,13 +186,17 @@ def test_admin_change_emits(client, staff, carrier):
 
 
 def test_calendar_events_once_a_day(api, carrier):
-    future = PolicyFactory(client=carrier, effective_date=TODAY, expiration_date=TODAY + 30 * DAY)
-    other = PolicyFactory(
-        client=carrier, effective_date=TODAY - 200 * DAY, expiration_date=TODAY + 7 * DAY
+    future = PolicyFactory(
+        client=carrier, effective_date=today(), expiration_date=today() + 30 * DAY
     )
-    gone = PolicyFactory(client=carrier, effective_date=TODAY - 365 * DAY, expiration_date=TODAY)
-    assert calendar_run(day=TODAY) >= 4
-    assert calendar_run(day=TODAY) == 0  # idempotent: never twice for the same day
+    other = PolicyFactory(
+        client=carrier, effective_date=today() - 200 * DAY, expiration_date=today() + 7 * DAY
+    )
+    gone = PolicyFactory(
+        client=carrier, effective_date=today() - 365 * DAY, expiration_date=today()
+    )
+    assert calendar_run(day=today()) >= 4
+    assert calendar_run(day=today()) == 0  # idempotent: never twice for the same day
     body = feed(api, type=["policy.effective", "policy.expiring", "policy.expired"])
     got = sorted(
         (e["type"], e["data"]["policyId"], e["data"].get("daysLeft")) for e in body["results"]
@@ -209,8 +212,8 @@ def test_calendar_events_once_a_day(api, carrier):
 
 
 def test_calendar_status_change(api, carrier):
-    PolicyFactory(client=carrier, effective_date=TODAY, expiration_date=TODAY + 100 * DAY)
-    calendar_run(day=TODAY)
+    PolicyFactory(client=carrier, effective_date=today(), expiration_date=today() + 100 * DAY)
+    calendar_run(day=today())
     status = feed(api, type="carrier.status_changed")["results"]
     assert [(e["data"]["from"], e["data"]["to"]) for e in status] == [("INACTIVE", "ACTIVE")]
 
@@ -231,7 +234,9 @@ def test_emit_refuses_unknown_type(carrier):
 
 def test_worker_command_emits_calendar_events_and_beats(carrier):
     """A command emits too: the worker's daily job announces a policy coming in force."""
-    policy = PolicyFactory(client=carrier, effective_date=TODAY, expiration_date=TODAY + 99 * DAY)
+    policy = PolicyFactory(
+        client=carrier, effective_date=today(), expiration_date=today() + 99 * DAY
+    )
     assert last_heartbeat() is None
     call_command("worker", "--once", "--worker-id", "t1")
     assert Event.objects.filter(type="policy.effective", data__policyId=policy.id).count() == 1

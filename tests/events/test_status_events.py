@@ -17,7 +17,6 @@ from tests.factories import PolicyFactory, VehicleFactory
 from tests.webhooks.receiver import Receiver
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 DAY = dt.timedelta(days=1)
 
 
@@ -38,7 +37,8 @@ def run_due() -> list[str | None]:
     return [delivery_attempt(delivery_id=pk) for pk in due.values_list("pk", flat=True)]
 
 
-def schedule(api, unit, policy, added=TODAY):
+def schedule(api, unit, policy, added=None):
+    added = added or today()
     response = api.post(
         "/v1/vehicles/coverages",
         {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": added.isoformat()},
@@ -84,7 +84,7 @@ def test_deleting_and_restoring_a_client_announces_its_units(api, carrier, priva
             "clientId": carrier.id,
             "from": "ACTIVE",
             "to": "INACTIVE",
-            "asOf": TODAY.isoformat(),
+            "asOf": today().isoformat(),
         }
         # Only the covered unit changed: the spare one was INACTIVE already, the deleted one
         # is not watched.
@@ -93,7 +93,7 @@ def test_deleting_and_restoring_a_client_announces_its_units(api, carrier, priva
             "vehicleId": covered.id,
             "from": "ACTIVE",
             "to": "INACTIVE",
-            "asOf": TODAY.isoformat(),
+            "asOf": today().isoformat(),
         }
         # Verification no longer vouches for the unit (a deleted client's units are not found).
         verified = api.get("/v1/coverages/vehicles", {"vin": covered.serial_number})
@@ -102,8 +102,8 @@ def test_deleting_and_restoring_a_client_announces_its_units(api, carrier, priva
         restored = api.put(f"/v1/clients/{carrier.id}", {"deleted": False}, format="json")
         assert restored.status_code == 200, restored.content
         assert unit_changes(api, after=start) == [
-            (covered.id, "ACTIVE", "INACTIVE", TODAY.isoformat()),
-            (covered.id, "INACTIVE", "ACTIVE", TODAY.isoformat()),
+            (covered.id, "ACTIVE", "INACTIVE", today().isoformat()),
+            (covered.id, "INACTIVE", "ACTIVE", today().isoformat()),
         ]
         assert run_due() == ["delivered"] * 4
     assert receiver.rejected == []
@@ -148,7 +148,7 @@ def test_removal_dated_in_the_future_is_announced_on_its_day(api, carrier, priva
     policy = PolicyFactory(client=carrier)
     unit = VehicleFactory(client=carrier)
     schedule(api, unit, policy)
-    assert unit_changes(api) == [(unit.id, "INACTIVE", "ACTIVE", TODAY.isoformat())]
+    assert unit_changes(api) == [(unit.id, "INACTIVE", "ACTIVE", today().isoformat())]
     with Receiver() as receiver:
         hook = api.post(
             "/v1/webhooks",
@@ -162,7 +162,7 @@ def test_removal_dated_in_the_future_is_announced_on_its_day(api, carrier, priva
                 "vehicleId": unit.id,
                 "policyId": policy.id,
                 "coverageStatus": 1,
-                "policyRemovedDate": (TODAY + 3 * DAY).isoformat(),
+                "policyRemovedDate": (today() + 3 * DAY).isoformat(),
             },
             format="json",
         )
@@ -170,13 +170,13 @@ def test_removal_dated_in_the_future_is_announced_on_its_day(api, carrier, priva
         # Covered until then: nothing to announce yet, neither by the write nor by the days
         # before the removal.
         assert len(unit_changes(api)) == 1
-        calendar_run(day=TODAY + DAY)
-        calendar_run(day=TODAY + 2 * DAY)
+        calendar_run(day=today() + DAY)
+        calendar_run(day=today() + 2 * DAY)
         assert len(unit_changes(api)) == 1
-        assert calendar_run(day=TODAY + 3 * DAY) >= 1
-        assert calendar_run(day=TODAY + 3 * DAY) == 0  # never twice for the same day
+        assert calendar_run(day=today() + 3 * DAY) >= 1
+        assert calendar_run(day=today() + 3 * DAY) == 0  # never twice for the same day
         assert unit_changes(api)[1:] == [
-            (unit.id, "ACTIVE", "INACTIVE", (TODAY + 3 * DAY).isoformat())
+            (unit.id, "ACTIVE", "INACTIVE", (today() + 3 * DAY).isoformat())
         ]
         assert run_due() == ["delivered"]
     (payload,) = receiver.received
@@ -184,7 +184,7 @@ def test_removal_dated_in_the_future_is_announced_on_its_day(api, carrier, priva
         "vehicleId": unit.id,
         "from": "ACTIVE",
         "to": "INACTIVE",
-        "asOf": (TODAY + 3 * DAY).isoformat(),
+        "asOf": (today() + 3 * DAY).isoformat(),
     }
     (row,) = api.get(f"/v1/webhooks/{hook['id']}/deliveries").json()["results"]
     assert row["eventType"] == "vehicle.status_changed" and row["status"] == "delivered"
@@ -193,10 +193,10 @@ def test_removal_dated_in_the_future_is_announced_on_its_day(api, carrier, priva
 def test_addition_dated_in_the_future_is_announced_on_its_day(api, carrier):
     policy = PolicyFactory(client=carrier)
     unit = VehicleFactory(client=carrier)
-    schedule(api, unit, policy, added=TODAY + 5 * DAY)
+    schedule(api, unit, policy, added=today() + 5 * DAY)
     assert unit_changes(api) == []
-    calendar_run(day=TODAY + 5 * DAY)
-    assert unit_changes(api) == [(unit.id, "INACTIVE", "ACTIVE", (TODAY + 5 * DAY).isoformat())]
+    calendar_run(day=today() + 5 * DAY)
+    assert unit_changes(api) == [(unit.id, "INACTIVE", "ACTIVE", (today() + 5 * DAY).isoformat())]
 
 
 def test_a_change_announced_by_a_write_is_not_announced_again_by_the_day(api, carrier):
@@ -204,7 +204,7 @@ def test_a_change_announced_by_a_write_is_not_announced_again_by_the_day(api, ca
     starting late), does not announce it a second time."""
     policy = PolicyFactory(client=carrier)
     unit = VehicleFactory(client=carrier)
-    schedule(api, unit, policy, added=TODAY - 10 * DAY)
+    schedule(api, unit, policy, added=today() - 10 * DAY)
     removal = api.put(
         "/v1/vehicles/coverages",
         {"vehicleId": unit.id, "policyId": policy.id, "coverageStatus": 1},
@@ -212,8 +212,8 @@ def test_a_change_announced_by_a_write_is_not_announced_again_by_the_day(api, ca
     )
     assert removal.status_code == 200, removal.content
     announced = unit_changes(api)
-    assert announced[-1] == (unit.id, "ACTIVE", "INACTIVE", TODAY.isoformat())
-    calendar_run(day=TODAY)
+    assert announced[-1] == (unit.id, "ACTIVE", "INACTIVE", today().isoformat())
+    calendar_run(day=today())
     assert unit_changes(api) == announced
 
 
@@ -223,13 +223,13 @@ def test_future_cancellation_announces_the_carrier_and_its_units(api, carrier):
     schedule(api, unit, policy)
     cancel = api.put(
         f"/v1/policies/{policy.id}",
-        {"cancellationDate": (TODAY + 2 * DAY).isoformat()},
+        {"cancellationDate": (today() + 2 * DAY).isoformat()},
         format="json",
     )
     assert cancel.status_code == 200, cancel.content
     assert feed(api, type="carrier.status_changed") == []  # in force until then
-    calendar_run(day=TODAY + 2 * DAY)
-    day = (TODAY + 2 * DAY).isoformat()
+    calendar_run(day=today() + 2 * DAY)
+    day = (today() + 2 * DAY).isoformat()
     assert unit_changes(api)[-1] == (unit.id, "ACTIVE", "INACTIVE", day)
     last = feed(api, type="carrier.status_changed")[-1]["data"]
     assert (last["from"], last["to"], last["asOf"]) == ("ACTIVE", "INACTIVE", day)

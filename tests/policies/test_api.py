@@ -20,7 +20,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-TODAY = today()
 
 
 def payload(client, **extra):
@@ -124,13 +123,13 @@ def test_policy_number_is_unique_per_insurer_among_live_policies(api, carrier):
 
 def test_status_is_derived_and_filterable(api, carrier):
     active = PolicyFactory(client=carrier)
-    future = PolicyFactory(client=carrier, effective_date=TODAY + dt.timedelta(days=10))
+    future = PolicyFactory(client=carrier, effective_date=today() + dt.timedelta(days=10))
     expired = PolicyFactory(
         client=carrier,
-        effective_date=TODAY - dt.timedelta(days=400),
-        expiration_date=TODAY - dt.timedelta(days=35),
+        effective_date=today() - dt.timedelta(days=400),
+        expiration_date=today() - dt.timedelta(days=35),
     )
-    cancelled = PolicyFactory(client=carrier, cancellation_date=TODAY)
+    cancelled = PolicyFactory(client=carrier, cancellation_date=today())
     expected = {"active": active, "FUTURE": future, "Expired": expired, "cancelled": cancelled}
     for status, policy in expected.items():
         body = api.get(f"/v1/policies?status={status}").json()
@@ -142,7 +141,7 @@ def test_status_is_derived_and_filterable(api, carrier):
 def test_cancellation_by_partial_update(api, carrier):
     policy = PolicyFactory(client=carrier)
     body = api.put(
-        f"/v1/policies/{policy.id}", {"cancellationDate": TODAY.isoformat()}, format="json"
+        f"/v1/policies/{policy.id}", {"cancellationDate": today().isoformat()}, format="json"
     ).json()
     assert body["status"] == "CANCELLED"
     too_early = (policy.effective_date - dt.timedelta(days=1)).isoformat()
@@ -248,7 +247,7 @@ def test_policy_vehicles_lists_scheduled_units_with_filters(api, carrier):
     dear = VehicleFactory(client=carrier, stated_value=150_000, make=volvo)
     VehicleCoverageFactory(vehicle=cheap, policy=policy)
     VehicleCoverageFactory(
-        vehicle=dear, policy=policy, coverage_status=1, policy_removed_date=TODAY
+        vehicle=dear, policy=policy, coverage_status=1, policy_removed_date=today()
     )
     ids = lambda q: [  # noqa: E731
         r["id"] for r in api.get(f"/v1/policies/{policy.id}/vehicles?{q}").json()["results"]
