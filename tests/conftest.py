@@ -46,9 +46,9 @@ MIDNIGHT_MARGIN = dt.timedelta(seconds=10)
 @pytest.fixture(autouse=True)
 def _not_across_midnight():
     midnight = timezone.make_aware(dt.datetime.combine(today() + dt.timedelta(days=1), dt.time()))
-    left = midnight - timezone.now()
-    if left < MIDNIGHT_MARGIN:
-        time.sleep(left.total_seconds() + 0.05)
+    left = (midnight - timezone.now()).total_seconds()  # below 0 if midnight came meanwhile
+    if left < MIDNIGHT_MARGIN.total_seconds():
+        time.sleep(max(left, 0) + 0.05)
 
 
 @pytest.fixture
