@@ -85,6 +85,21 @@ def _watched(subject: Subject, pk: int) -> list[int]:
     return [pk] if subject is VEHICLE else []
 
 
+def _check_after_earlier_periods(periods, added: dt.date) -> None:
+    """A pair's periods follow one another: a period may not start before an earlier one of the
+    pair ended (`periods`: the pair's other periods). So the pair's latest period (by added
+    date, then id: the PUT's, the admin's and the policy's unit list's) is always its open one
+    when it has one."""
+    ended = max((p.policy_removed_date for p in periods if p.policy_removed_date), default=None)
+    if ended is not None and added < ended:
+        raise ValidationError(
+            {
+                "policy_added_date": "Cannot precede the end of an earlier period on this "
+                f"policy ({ended.isoformat()})."
+            }
+        )
+
+
 def _log(coverage, subject: Subject, *, user, effective_date: dt.date) -> None:
     CoverageEvent.objects.create(
         **{f"{subject.field}_coverage": coverage},
@@ -131,11 +146,12 @@ def coverage_assign(
         raise ValidationError({"policy_id": f"The policy is {status.lower()}."})
     # Lock the pair's rows so two concurrent schedulings cannot both pass the check; the
     # one-open-period constraint is the rule (full_clean() checks it, the database backs it).
-    list(
+    periods = list(
         subject.coverage.objects.select_for_update().filter(
             **{subject.field: target}, policy=policy
         )
     )
+    _check_after_earlier_periods(periods, added)
     coverage = subject.coverage(
         **{subject.field: target},
         policy=policy,
@@ -163,7 +179,13 @@ def coverage_update(
     policy_added_date: dt.date | None = None,
     policy_removed_date: dt.date | None = None,
 ):
-    """Change the latest period of a pair: remove (1), decline (2) or move its added date."""
+    """Change the latest period of a pair: remove (1), decline (2) or move its added date.
+
+    An ended period stays ended: a removal or decline sent again (the same status, its date or
+    none) changes nothing, and an end that has come may move earlier, never later (one still
+    ahead may move either way). A later date, or the other ending status, would declare the
+    unit covered, or differently uncovered, for days already answered; the unit is scheduled
+    again with POST instead."""
     status = coverage_status
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
@@ -178,6 +200,19 @@ def coverage_update(
     )
     if coverage is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
+    if status in ENDING_STATUSES and coverage.policy_removed_date is not None:
+        ended = coverage.policy_removed_date
+        later = (policy_removed_date or ended) > ended
+        if status != coverage.coverage_status or (later and ended <= today()):
+            raise ValidationError(
+                {
+                    "coverage_status": f"The {subject.noun} was removed or declined on "
+                    f"{ended.isoformat()}; an end that has come may only move earlier. "
+                    "Schedule it again with POST."
+                }
+            )
+        if policy_removed_date is None or policy_removed_date == ended:
+            return coverage  # sent again: nothing changes, nothing is announced
     if status in ENDING_STATUSES:
         removed = policy_removed_date or today()
         if removed < coverage.policy_added_date:
@@ -198,6 +233,12 @@ def coverage_update(
             )
         if not coverage.policy.in_term(added):
             raise ValidationError({"policy_added_date": "Must be inside the policy term."})
+        _check_after_earlier_periods(
+            subject.coverage.objects.filter(
+                **{f"{subject.field}_id": target_id}, policy_id=policy_id
+            ).exclude(pk=coverage.pk),
+            added,
+        )
         coverage.policy_added_date = added
         effective = added
     coverage.updated_by = user

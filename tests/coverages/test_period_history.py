@@ -1,0 +1,172 @@
+"""A unit's (or driver's) periods on a policy follow one another, and an ended one stays ended:
+what a PUT addresses is then always the period an integrator means, and no write makes a unit
+covered again for days already answered as uncovered (contract section 10)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.core.dates import today
+from apps.coverages.models import CoverageEvent
+from apps.events.models import Event
+from apps.masterdata.models import CoverageType
+from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
+from tests.factories import DriverFactory, PolicyFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+DAY = dt.timedelta(days=1)
+
+
+@pytest.fixture
+def policy(carrier):
+    return PolicyFactory(client=carrier)  # in force from 100 days ago, for a year
+
+
+@pytest.fixture
+def unit(carrier):
+    return VehicleFactory(client=carrier)
+
+
+def days(n: int) -> str:
+    return (today() + n * DAY).isoformat()
+
+
+def assign(api, unit, policy, added):
+    return api.post(
+        "/v1/vehicles/coverages",
+        {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": added},
+        format="json",
+    )
+
+
+def change(api, unit, policy, status, **extra):
+    return api.put(
+        "/v1/vehicles/coverages",
+        {"vehicleId": unit.id, "policyId": policy.id, "coverageStatus": status, **extra},
+        format="json",
+    )
+
+
+def verified(api, unit, on: str) -> bool:
+    response = api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}&asOf={on}")
+    assert response.status_code == 200, response.content
+    return response.json()["results"][0]["verified"]
+
+
+def test_a_later_period_cannot_start_before_an_earlier_one_ended(api, unit, policy):
+    first = assign(api, unit, policy, days(-90)).json()["id"]
+    assert change(api, unit, policy, 1, policyRemovedDate=days(-60)).json()["id"] == first
+
+    refused = assert_problem(assign(api, unit, policy, days(-70)), 400)
+    assert field_errors(refused) == {
+        "policyAddedDate": f"Cannot precede the end of an earlier period on this policy "
+        f"({days(-60)})."
+    }
+    second = assign(api, unit, policy, days(-30))
+    assert second.status_code == 201, second.content
+    second = second.json()["id"]
+
+    # Moving the open period's added date before the earlier end is refused the same way:
+    # the open period would no longer be the pair's latest, and the next removal would end
+    # the old one instead (the unit covered for good).
+    refused = assert_problem(change(api, unit, policy, 4, policyAddedDate=days(-95)), 400)
+    assert "policyAddedDate" in field_errors(refused)
+    moved = change(api, unit, policy, 4, policyAddedDate=days(-60))
+    assert moved.status_code == 200 and moved.json()["id"] == second
+
+    removed = change(api, unit, policy, 1, policyRemovedDate=days(-10))
+    assert removed.status_code == 200
+    assert removed.json()["id"] == second
+    assert removed.json()["policyRemovedDate"] == days(-10)
+    assert verified(api, unit, days(-20)) and not verified(api, unit, days(-5))
+    assert not verified(api, unit, days(0))
+    listed = api.get(f"/v1/policies/{policy.id}/vehicles").json()["results"]
+    assert [(u["assignmentId"], u["coverageStatus"]) for u in listed] == [(second, 1)]
+
+
+def test_a_removal_sent_again_changes_nothing(api, unit, policy):
+    assign(api, unit, policy, days(-90))
+    first = change(api, unit, policy, 1, policyRemovedDate=days(-60)).json()
+    logged, announced = CoverageEvent.objects.count(), Event.objects.count()
+
+    for again in ({}, {"policyRemovedDate": days(-60)}):
+        response = change(api, unit, policy, 1, **again)
+        assert response.status_code == 200, response.content
+        assert response.json() == first
+    assert (CoverageEvent.objects.count(), Event.objects.count()) == (logged, announced)
+    assert not verified(api, unit, days(-30)) and not verified(api, unit, days(-1))
+
+
+@pytest.mark.parametrize(
+    "status, removed",
+    [
+        (1, -30),  # later: covered again for 30 days already answered
+        (2, None),  # the other ending status
+        (2, -60),
+    ],
+)
+def test_an_end_that_has_come_does_not_move_later_or_change_status(
+    api, unit, policy, status, removed
+):
+    assign(api, unit, policy, days(-90))
+    change(api, unit, policy, 1, policyRemovedDate=days(-60))
+    extra = {} if removed is None else {"policyRemovedDate": days(removed)}
+
+    refused = assert_problem(change(api, unit, policy, status, **extra), 400)
+    assert field_errors(refused) == {
+        "coverageStatus": f"The unit was removed or declined on {days(-60)}; an end that has "
+        "come may only move earlier. Schedule it again with POST."
+    }
+    assert not verified(api, unit, days(-45))
+    listed = api.get(f"/v1/policies/{policy.id}/vehicles").json()["results"]
+    assert [(u["coverageStatus"], u["policyRemovedDate"]) for u in listed] == [(1, days(-60))]
+
+
+def test_an_end_may_move_earlier_and_one_still_ahead_either_way(api, unit, policy):
+    assign(api, unit, policy, days(-90))
+    change(api, unit, policy, 1, policyRemovedDate=days(-60))
+    earlier = change(api, unit, policy, 1, policyRemovedDate=days(-70))
+    assert earlier.status_code == 200 and earlier.json()["policyRemovedDate"] == days(-70)
+    assert not verified(api, unit, days(-65))
+    assert_problem(change(api, unit, policy, 1, policyRemovedDate=days(-91)), 400)
+
+    ahead = VehicleFactory(client=unit.client)
+    assign(api, ahead, policy, days(-90))
+    change(api, ahead, policy, 2, policyRemovedDate=days(10))
+    later = change(api, ahead, policy, 2, policyRemovedDate=days(20))
+    assert later.status_code == 200 and later.json()["policyRemovedDate"] == days(20)
+    assert verified(api, ahead, days(15)) and not verified(api, ahead, days(20))
+
+
+def test_drivers_follow_the_same_rules(api, carrier):
+    policy = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code="OA"))
+    driver = DriverFactory(client=carrier)
+    pair = {"driverId": driver.id, "policyId": policy.id}
+
+    def put(status, **extra):
+        return api.put(
+            "/v1/drivers/coverages", {**pair, "coverageStatus": status, **extra}, format="json"
+        )
+
+    def post(added):
+        return api.post("/v1/drivers/coverages", {**pair, "policyAddedDate": added}, format="json")
+
+    post(days(-90))
+    put(1, policyRemovedDate=days(-60))
+    assert_problem(post(days(-70)), 400)
+    second = post(days(-30)).json()["id"]
+    assert_problem(put(7, policyAddedDate=days(-95)), 400)
+    removed = put(1, policyRemovedDate=days(-10))
+    assert removed.status_code == 200 and removed.json()["id"] == second
+    assert_problem(put(1, policyRemovedDate=days(-5)), 400)
+    assert put(1).json() == removed.json()  # sent again: unchanged
+
+
+def test_another_agencys_pair_is_404_and_a_viewer_403(api, other_api, viewer_api, unit, policy):
+    assign(api, unit, policy, days(-90))
+    change(api, unit, policy, 1, policyRemovedDate=days(-60))
+    assert_problem(change(other_api, unit, policy, 1), 404)
+    assert_problem(change(viewer_api, unit, policy, 1), 403)
