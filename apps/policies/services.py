@@ -141,6 +141,24 @@ def policy_create(
     return policy
 
 
+def _check_schedules(policy: Policy, coverage_type: CoverageType | None) -> None:
+    """A new coverage type must schedule what the policy has scheduled (units, drivers), as
+    scheduling them required (apps.coverages.services.coverage_assign)."""
+    if coverage_type is None or coverage_type.pk == policy.coverage_type_id:
+        return
+    for flag, periods, noun in (
+        ("schedules_units", policy.vehicle_coverages, "units"),
+        ("schedules_drivers", policy.driver_coverages, "drivers"),
+    ):
+        if not getattr(coverage_type, flag) and periods.exists():
+            raise ValidationError(
+                {
+                    "coverage_type": f"{coverage_type.name} policies do not schedule {noun}, "
+                    f"and this policy has {noun} scheduled."
+                }
+            )
+
+
 @transaction.atomic
 def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -> Policy:
     """Partial update; `deleted` soft-deletes or restores, `cancellation_date` cancels."""
@@ -148,12 +166,23 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
     was = (policy.client_id, policy.deleted, policy.cancellation_date)
     data: dict = {**changes}
     client = policy.client
-    if changes.get("client_id", policy.client_id) != policy.client_id:
+    moved = changes.get("client_id", policy.client_id) != policy.client_id
+    if moved:
+        if policy.vehicle_coverages.exists() or policy.driver_coverages.exists():
+            raise ValidationError(
+                {
+                    "client_id": "A policy with scheduled units or drivers cannot move to "
+                    "another client."
+                }
+            )
         client = data["client"] = visible_client(user, changes["client_id"])
+    _check_schedules(policy, changes.get("coverage_type"))
     if "producer_id" in changes or "producer_name" in changes:
         data["producer"] = _producer(
             client.agency_id, changes.get("producer_id"), changes.get("producer_name")
         )
+    elif policy.producer_id and client.agency_id != policy.client.agency_id:
+        data["producer"] = None  # the old agency's producer does not follow it
     if "deleted" in changes:
         data.update(policy.deletion_changes(changes["deleted"]))
     units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)
@@ -164,6 +193,10 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             data=data,
             user=user,
         )
+        if moved:
+            for document in policy.documents.all():  # a policy's documents follow it
+                document.client = client
+                document.save(update_fields=["client"])
         if "limits" in changes:
             _replace_limits(policy, changes["limits"] or [])
         if "rates" in changes:
