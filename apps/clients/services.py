@@ -109,8 +109,16 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
     was_deleted = client.deleted
     data: dict = {**changes}
     agency_id = changes.get("agency_id", client.agency_id)
-    if agency_id != client.agency_id:
+    moved = agency_id != client.agency_id
+    if moved:
         data["agency"] = authorized_agency(user, agency_id)
+        if client.children.exists():  # they would name a parent their agency cannot see
+            raise ValidationError(
+                {
+                    "agency_id": "A client with child clients (deleted ones included) cannot "
+                    "move to another agency."
+                }
+            )
         if "producer_id" not in changes and client.producer_id:
             data["producer"] = None
     if "producer_id" in changes:
@@ -137,6 +145,15 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             data=data,
             user=user,
         )
+        if moved:
+            # Its policies and units move with it (Client.save). Producers and lienholders are
+            # kept per agency: the old agency's are left behind, as the client's own producer is.
+            client.policies.exclude(producer=None).exclude(producer__agency_id=agency_id).update(
+                producer=None
+            )
+            client.vehicles.exclude(lienholder=None).exclude(
+                lienholder__agency_id=agency_id
+            ).update(lienholder=None)
     kind = "updated"
     if client.deleted != was_deleted:
         kind = "deleted" if client.deleted else "restored"

@@ -1,0 +1,68 @@
+"""A client that moves to another agency (a user of both, contract section 5) takes its policies
+and units along and leaves behind what belongs to its old agency: producers and lienholders
+are kept per agency, and a child client cannot be left naming a parent its agency cannot see."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.clients.models import Client
+from tests.clients.test_api import field_errors
+from tests.conftest import assert_problem
+from tests.factories import (
+    ClientFactory,
+    LienholderFactory,
+    PolicyFactory,
+    ProducerFactory,
+    UserFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def both(make_api, groups, agency, other_agency):
+    return make_api(
+        UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    )
+
+
+def test_its_policies_and_units_leave_the_old_agencys_producer_and_lienholder(
+    both, api, other_api, agency, other_agency, carrier
+):
+    policy = PolicyFactory(client=carrier, producer=ProducerFactory(agency=agency))
+    unit = VehicleFactory(client=carrier, lienholder=LienholderFactory(agency=agency))
+    kept = LienholderFactory(agency=other_agency)
+    other_unit = VehicleFactory(client=carrier, lienholder=kept)  # already the new agency's
+
+    moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    assert moved.status_code == 200, moved.content
+
+    policy_body = other_api.get(f"/v1/policies/{policy.id}").json()
+    assert (policy_body["agencyId"], policy_body["producerId"]) == (other_agency.id, None)
+    assert other_api.get(f"/v1/vehicles/{unit.id}").json()["lienholder"] is None
+    assert other_api.get(f"/v1/vehicles/{other_unit.id}").json()["lienholder"]["id"] == kept.id
+    assert_problem(api.get(f"/v1/policies/{policy.id}"), 404)
+
+
+@pytest.mark.parametrize("deleted", [False, True])
+def test_a_parent_with_children_cannot_move(both, api, agency, other_agency, carrier, deleted):
+    child = ClientFactory(agency=agency, parent_client=carrier, deleted=deleted)
+
+    refused = assert_problem(
+        both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json"), 400
+    )
+    assert field_errors(refused) == {
+        "agencyId": "A client with child clients (deleted ones included) cannot move to another "
+        "agency."
+    }
+    assert Client.objects.get(pk=carrier.pk).agency_id == agency.id
+    # Detached, the child stays editable by its agency and the parent may move.
+    detached = api.put(f"/v1/clients/{child.id}", {"parentClientId": None}, format="json")
+    assert detached.status_code == 200, detached.content
+    moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    assert moved.status_code == 200, moved.content
+    assert (
+        api.put(f"/v1/clients/{child.id}", {"phone": "555-0100"}, format="json").status_code == 200
+    )
