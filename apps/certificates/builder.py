@@ -19,12 +19,13 @@ from apps.certificates.numbers import certificate_number
 from apps.clients.models import Client
 from apps.core import counting
 from apps.core.dates import today
+from apps.core.identifiers import plate_key
 from apps.core.models import live_q
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
 from apps.masterdata.models import Insurer
 from apps.policies.models import Policy, PolicyLimit
-from apps.vehicles.models import Vehicle, plate_key
+from apps.vehicles.models import Vehicle
 
 FORM = "ACORD 25"
 FORM_EDITION = "2016/03"

@@ -66,6 +66,12 @@ VIN_MESSAGE = "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9."
 vin_validator = RegexValidator(VIN_RE, VIN_MESSAGE, code="invalid_vin")
 
 
+def plate_key(value: str) -> str:
+    """Plates compare without case, spaces or dashes ('abc-123' is 'ABC123'); a plate whose key
+    is empty names no plate."""
+    return re.sub(r"[^A-Z0-9]", "", value.upper())
+
+
 def normalize_vin(value: str) -> str:
     """The VIN as stored: trimmed, upper case (not yet checked; see `is_vin`)."""
     return value.strip().upper()

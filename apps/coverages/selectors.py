@@ -22,6 +22,7 @@ from django.db.models import Exists, FilteredRelation, OuterRef, Q
 from apps.clients.models import Client
 from apps.compliance.evaluation import RESULTS, Verdict, verdict
 from apps.compliance.selectors import ProfileChoice
+from apps.core.identifiers import plate_key
 from apps.core.models import agency_ids_for, live_q
 from apps.core.prepared import PreparedQuery
 from apps.coverages.models import VehicleCoverage, period_covers_q
@@ -43,7 +44,7 @@ from apps.coverages.rows import (
 )
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit, in_force_q, not_ended_q
-from apps.vehicles.models import Vehicle, plate_key
+from apps.vehicles.models import Vehicle
 
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
 

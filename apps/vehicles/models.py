@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F
 from django.db.models.functions import Upper
 from simple_history.models import HistoricalRecords
 
-from apps.core.identifiers import normalize_vin, vin_validator
+from apps.core.identifiers import normalize_vin, plate_key, vin_validator
 from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
@@ -23,11 +21,6 @@ from apps.core.models import (
     live_q,
 )
 from apps.vehicles.choices import VehicleStatus
-
-
-def plate_key(value: str) -> str:
-    """Plates compare without case, spaces or dashes ('abc-123' is 'ABC123')."""
-    return re.sub(r"[^A-Z0-9]", "", value.upper())
 
 
 class LienholderQuerySet(AgencyScopedQuerySet):

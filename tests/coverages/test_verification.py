@@ -235,6 +235,28 @@ def test_plate_state_narrows(api, covered):
     )
 
 
+@pytest.mark.parametrize("plate", ["---", ".", "*", "__", "%25", " - ", "É"])
+def test_a_plate_without_a_letter_or_digit_is_400_not_every_unit_without_a_plate(
+    api, covered, plate
+):
+    # A unit without a plate, covered: its plate's key is empty, as "---"'s would be.
+    policy, _unit = covered
+    plateless = VehicleFactory(client=policy.client, license_plate="")
+    VehicleCoverageFactory(vehicle=plateless, policy=policy)
+    message = ["A plate has a letter or a digit."]
+    for path in ("/v1/coverages/vehicles", "/v1/certificates/vehicles"):
+        body = assert_problem(api.get(f"{path}?licensePlate={plate}"), 400)
+        assert [(e["field"], [e["message"]]) for e in body["errors"]] == [("licensePlate", message)]
+    sent = {"%25": "%"}.get(plate, plate)  # the query string's "%25" is "%"
+    body = assert_problem(
+        api.post(
+            "/v1/coverages/vehicles/batch", {"licensePlates": ["TX-4821A", sent]}, format="json"
+        ),
+        400,
+    )
+    assert [e["field"] for e in body["errors"]] == ["licensePlates.1"]
+
+
 def test_a_vin_lookup_ignores_the_plate_state(api, covered):
     for state in ("OK", "Narnia"):
         response = api.get(f"/v1/coverages/vehicles?vin={VIN}&licensePlateState={state}")
