@@ -312,3 +312,34 @@ def test_no_hard_delete_around_the_services(staff_client, agency, factory):
     assert type(record).objects.filter(pk=record.pk).exists()
     change_page = staff_client.get(f"/admin/{meta.app_label}/{meta.model_name}/{record.pk}/change/")
     assert 'class="deletelink"' not in change_page.content.decode()
+
+
+def test_an_ended_period_cannot_end_later_in_the_admin(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    period = VehicleCoverageFactory(
+        vehicle=VehicleFactory(client=carrier), policy=PolicyFactory(client=carrier)
+    )
+    removed = period.policy_added_date + dt.timedelta(days=10)
+    change(staff_client, period, coverage_status=1, policy_removed_date=removed.isoformat())
+    later = removed + dt.timedelta(days=20)  # both dates have come: the policy began 100 days ago
+
+    response = change(
+        staff_client, period, coverage_status=1, policy_removed_date=later.isoformat()
+    )
+    assert response.status_code == 200
+    assert "an end that has come may only move earlier" in response.content.decode()
+    period.refresh_from_db()
+    assert period.policy_removed_date == removed
+    assert CoverageEvent.objects.filter(vehicle_coverage=period).count() == 1  # the removal
+
+
+def test_a_policy_with_a_unit_cannot_change_client_in_the_admin(staff_client, agency):
+    carrier, other = ClientFactory(agency=agency), ClientFactory(agency=agency)
+    policy = PolicyFactory(client=carrier)
+    VehicleCoverageFactory(vehicle=VehicleFactory(client=carrier), policy=policy)
+
+    response = change(staff_client, policy, client=other.pk)
+    assert response.status_code == 200
+    assert "cannot move to another client" in response.content.decode()
+    policy.refresh_from_db()
+    assert policy.client_id == carrier.pk
