@@ -151,7 +151,8 @@ def coverage_assign(
             **{subject.field: target}, policy=policy
         )
     )
-    _check_after_earlier_periods(periods, added)
+    if all(p.policy_removed_date is not None for p in periods):  # else a 409, below
+        _check_after_earlier_periods(periods, added)
     coverage = subject.coverage(
         **{subject.field: target},
         policy=policy,

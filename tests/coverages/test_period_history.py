@@ -170,3 +170,10 @@ def test_another_agencys_pair_is_404_and_a_viewer_403(api, other_api, viewer_api
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
     assert_problem(change(other_api, unit, policy, 1), 404)
     assert_problem(change(viewer_api, unit, policy, 1), 403)
+
+
+def test_a_unit_still_scheduled_is_a_409_whatever_the_date(api, unit, policy):
+    assign(api, unit, policy, days(-90))
+    change(api, unit, policy, 1, policyRemovedDate=days(-60))
+    assign(api, unit, policy, days(-30))
+    assert_problem(assign(api, unit, policy, days(-80)), 409)  # before the first end, too
