@@ -86,6 +86,10 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
             raise ValidationError(
                 {"client_id": "A vehicle with coverage history cannot move to another client."}
             )
+        if vehicle.driver_links.exists():  # its drivers are its client's (drivers' own rule)
+            raise ValidationError(
+                {"client_id": "A vehicle with drivers cannot move to another client."}
+            )
         client = data["client"] = visible_client(user, changes["client_id"])
     if "lienholder_id" in changes:
         data["lienholder"] = _lienholder(user, client.agency_id, changes["lienholder_id"])
