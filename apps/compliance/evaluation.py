@@ -128,8 +128,9 @@ def policy_limit(policy, name: str | None) -> Decimal | None:
 
 
 def _renewed(policy, same_type: list, on: dt.date) -> bool:
-    """Another policy of the line takes over on or before this one ends."""
-    end = policy.expiration_date
+    """Another policy of the line takes over on or before this one ends (expires, or is
+    cancelled first)."""
+    end = policy.ends_on
     return any(
         other is not policy and other.status_on(end) == PolicyStatus.ACTIVE for other in same_type
     )
@@ -219,16 +220,18 @@ def _judge(
             )
         )
     if compiled.notice_days is not None:
-        left = (policy.expiration_date - on).days
+        end = policy.ends_on  # a cancellation to come ends the coverage first
+        left = (end - on).days
         if left <= compiled.notice_days and not _renewed(policy, same_type, on):
+            ends = "expires on" if end == policy.expiration_date else "is cancelled from"
             reasons.append(
                 Reason(
                     EXPIRES_SOON,
                     code,
                     f"{compiled.notice_days} days",
-                    policy.expiration_date.isoformat(),
-                    f"The {code} policy expires on {policy.expiration_date.isoformat()}, in "
-                    f"{left} days, with no renewal on file.",
+                    end.isoformat(),
+                    f"The {code} policy {ends} {end.isoformat()}, in {left} days, with no "
+                    "renewal on file.",
                 )
             )
     return reasons

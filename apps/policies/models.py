@@ -118,6 +118,15 @@ class PolicyTerm:
         """D inside the term, cancellation aside (SQL: `in_term_q`)."""
         return self.effective_date <= on < self.expiration_date
 
+    @property
+    def ends_on(self) -> dt.date:
+        """The first day out of force: the expiration, or a cancellation that comes first
+        (`policy_status`: CANCELLED from the cancellation date, EXPIRED from the expiration)."""
+        cancelled = self.cancellation_date
+        if cancelled is not None and cancelled < self.expiration_date:
+            return cancelled
+        return self.expiration_date
+
 
 class Policy(PolicyTerm, ClientAgencyMixin, SoftDeleteMixin, TimeStampedModel):
     """An insurance policy of a client, for one line of coverage."""

@@ -278,6 +278,30 @@ def test_expiring_soon_cautions_unless_renewed(api, carrier, shipper):
     assert _check(api, shipper)["result"] == "PASS"
 
 
+def test_a_cancellation_to_come_cautions_like_an_expiration(api, carrier, shipper):
+    al = _policy(carrier, "AL")  # expires in 265 days: no notice yet
+    _policy(carrier, "MTC", "100000", limit="Cargo Limit")
+    assert _check(api, shipper)["result"] == "PASS"
+    cancelled = today() + 8 * DAY
+    response = api.put(
+        f"/v1/policies/{al.id}", {"cancellationDate": cancelled.isoformat()}, format="json"
+    )
+    assert response.status_code == 200 and response.json()["status"] == "ACTIVE"
+
+    compliance = _check(api, shipper)
+    assert compliance["result"] == "CAUTION"
+    [reason] = compliance["reasons"]
+    assert (reason["code"], reason["actual"], reason["message"]) == (
+        "EXPIRES_SOON",
+        cancelled.isoformat(),
+        f"The AL policy is cancelled from {cancelled.isoformat()}, in 8 days, with no renewal "
+        "on file.",
+    )
+    # A policy of the line taking over on the cancellation date covers it, as a renewal does.
+    _policy(carrier, "AL", effective_date=cancelled, expiration_date=cancelled + 365 * DAY)
+    assert _check(api, shipper)["result"] == "PASS"
+
+
 def test_hard_and_soft_together_fail(api, carrier, shipper):
     _policy(carrier, "AL", "1000000")
     _rated("B")
