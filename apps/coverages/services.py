@@ -201,6 +201,8 @@ def coverage_update(
     )
     if coverage is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
+    if coverage.policy.deleted:  # as scheduling on it answers (`_visible`)
+        raise ValidationError({"policy_id": "No policy with this id."})
     if status in ENDING_STATUSES and coverage.policy_removed_date is not None:
         ended = coverage.policy_removed_date
         later = (policy_removed_date or ended) > ended

@@ -177,3 +177,17 @@ def test_a_unit_still_scheduled_is_a_409_whatever_the_date(api, unit, policy):
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
     assign(api, unit, policy, days(-30))
     assert_problem(assign(api, unit, policy, days(-80)), 409)  # before the first end, too
+
+
+def test_a_deleted_policys_periods_are_not_written(api, unit, policy):
+    assign(api, unit, policy, days(-90))
+    assert api.put(f"/v1/policies/{policy.id}", {"deleted": True}, format="json").status_code == 200
+    logged, announced = CoverageEvent.objects.count(), Event.objects.count()
+
+    refused = assert_problem(change(api, unit, policy, 1, policyRemovedDate=days(-10)), 400)
+    assert field_errors(refused) == {"policyId": "No policy with this id."}
+    assert (CoverageEvent.objects.count(), Event.objects.count()) == (logged, announced)
+    assert (
+        api.put(f"/v1/policies/{policy.id}", {"deleted": False}, format="json").status_code == 200
+    )
+    assert change(api, unit, policy, 1, policyRemovedDate=days(-10)).status_code == 200
