@@ -134,7 +134,7 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
     # Deleting or restoring a client changes the status of each of its live units too
     # (verification answers INACTIVE for a deleted client's units): watch them as well.
     units = []
-    if changes.get("deleted", was_deleted) != was_deleted:
+    if moved or changes.get("deleted", was_deleted) != was_deleted:  # its units move along
         from apps.vehicles.selectors import live_unit_ids
 
         units = live_unit_ids(client_id=client.pk)

@@ -26,7 +26,7 @@ from apps.events.services import event_emit, events_emit_many
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
 
-ACTIVE, INACTIVE = "ACTIVE", "INACTIVE"
+ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
 
 
 def client_statuses(client_ids: Iterable[int], on: dt.date) -> dict[int, tuple[int, str]]:
@@ -90,23 +90,30 @@ def status_watch(
             compliance_changes_emit(before=before_p, after=after_p, day=day)
 
 
-def _changed(before: dict, after: dict) -> Iterator[tuple[int, tuple, str]]:
-    """(id, row, old status) of each record whose status (the row's last item) differs from
-    before; a record unknown before was INACTIVE."""
+def _changed(before: dict, after: dict) -> Iterator[tuple[int, tuple, str, str]]:
+    """(id, row, old status, new status) of each record whose status (the row's last item)
+    differs from before, as each agency's verification answers it; a record unknown before was
+    INACTIVE. A record that moved to another agency (the row's first item) is NOT_FOUND for its
+    old agency from now on, and was NOT_FOUND for its new one: each agency hears of it."""
     for pk, row in sorted(after.items()):
-        old = before[pk][-1] if pk in before else INACTIVE
+        was = before.get(pk)
+        if was is not None and was[0] != row[0]:
+            yield pk, was, was[-1], NOT_FOUND
+            yield pk, row, NOT_FOUND, row[-1]
+            continue
+        old = was[-1] if was is not None else INACTIVE
         if old != row[-1]:
-            yield pk, row, old
+            yield pk, row, old, row[-1]
 
 
 def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> list:
     """One status event (as `event_emit` keywords) per client or unit whose status differs."""
     changes = [
         ("carrier.status_changed", agency_id, pk, {"client_id": pk}, old, new)
-        for pk, (agency_id, new), old in _changed(before_c, after_c)
+        for pk, (agency_id, _status), old, new in _changed(before_c, after_c)
     ] + [
         ("vehicle.status_changed", agency_id, client_id, {"vehicle_id": pk}, old, new)
-        for pk, (agency_id, client_id, new), old in _changed(before_v, after_v)
+        for pk, (agency_id, client_id, _status), old, new in _changed(before_v, after_v)
     ]
     return [
         {

@@ -66,3 +66,52 @@ def test_a_parent_with_children_cannot_move(both, api, agency, other_agency, car
     assert (
         api.put(f"/v1/clients/{child.id}", {"phone": "555-0100"}, format="json").status_code == 200
     )
+
+
+def test_each_agency_hears_that_the_client_and_its_units_moved(
+    both, api, other_api, agency, other_agency, carrier
+):
+    policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier)
+    scheduled = api.post(
+        "/v1/vehicles/coverages",
+        {
+            "vehicleId": unit.id,
+            "policyId": policy.id,
+            "policyAddedDate": str(policy.effective_date),
+        },
+        format="json",
+    )
+    assert scheduled.status_code == 201, scheduled.content
+    bare = VehicleFactory(client=carrier)  # not covered: INACTIVE
+    after = api.get("/v1/events").json()["next"]
+
+    moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    assert moved.status_code == 200, moved.content
+
+    def statuses(caller, cursor=None):
+        query = "type=carrier.status_changed&type=vehicle.status_changed"
+        body = caller.get(f"/v1/events?{query}" + (f"&after={cursor}" if cursor else "")).json()
+        return sorted(
+            (
+                e["type"],
+                e["agencyId"],
+                e["data"].get("clientId", e["data"].get("vehicleId")),
+                e["data"]["from"],
+                e["data"]["to"],
+            )
+            for e in body["results"]
+        )
+
+    assert statuses(api, after) == [
+        ("carrier.status_changed", agency.id, carrier.id, "ACTIVE", "NOT_FOUND"),
+        ("vehicle.status_changed", agency.id, unit.id, "ACTIVE", "NOT_FOUND"),
+        ("vehicle.status_changed", agency.id, bare.id, "INACTIVE", "NOT_FOUND"),
+    ]
+    assert statuses(other_api) == [
+        ("carrier.status_changed", other_agency.id, carrier.id, "NOT_FOUND", "ACTIVE"),
+        ("vehicle.status_changed", other_agency.id, unit.id, "NOT_FOUND", "ACTIVE"),
+        ("vehicle.status_changed", other_agency.id, bare.id, "NOT_FOUND", "INACTIVE"),
+    ]
+    # What the old agency's verification now answers, as its events said.
+    assert_problem(api.get(f"/v1/coverages/clients?dot={carrier.dot}"), 404)
