@@ -14,6 +14,7 @@ from apps.events.models import Event
 from apps.masterdata.models import CoverageType
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem
+from tests.coverages.test_coverages import assign, change
 from tests.factories import DriverFactory, PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -34,22 +35,6 @@ def days(n: int) -> str:
     return (today() + n * DAY).isoformat()
 
 
-def assign(api, unit, policy, added):
-    return api.post(
-        "/v1/vehicles/coverages",
-        {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": added},
-        format="json",
-    )
-
-
-def change(api, unit, policy, status, **extra):
-    return api.put(
-        "/v1/vehicles/coverages",
-        {"vehicleId": unit.id, "policyId": policy.id, "coverageStatus": status, **extra},
-        format="json",
-    )
-
-
 def verified(api, unit, on: str) -> bool:
     response = api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}&asOf={on}")
     assert response.status_code == 200, response.content
@@ -57,15 +42,15 @@ def verified(api, unit, on: str) -> bool:
 
 
 def test_a_later_period_cannot_start_before_an_earlier_one_ended(api, unit, policy):
-    first = assign(api, unit, policy, days(-90)).json()["id"]
+    first = assign(api, unit, policy, policyAddedDate=days(-90)).json()["id"]
     assert change(api, unit, policy, 1, policyRemovedDate=days(-60)).json()["id"] == first
 
-    refused = assert_problem(assign(api, unit, policy, days(-70)), 400)
+    refused = assert_problem(assign(api, unit, policy, policyAddedDate=days(-70)), 400)
     assert field_errors(refused) == {
         "policyAddedDate": f"Cannot precede the end of an earlier period on this policy "
         f"({days(-60)})."
     }
-    second = assign(api, unit, policy, days(-30))
+    second = assign(api, unit, policy, policyAddedDate=days(-30))
     assert second.status_code == 201, second.content
     second = second.json()["id"]
 
@@ -88,7 +73,7 @@ def test_a_later_period_cannot_start_before_an_earlier_one_ended(api, unit, poli
 
 
 def test_a_removal_sent_again_changes_nothing(api, unit, policy):
-    assign(api, unit, policy, days(-90))
+    assign(api, unit, policy, policyAddedDate=days(-90))
     first = change(api, unit, policy, 1, policyRemovedDate=days(-60)).json()
     logged, announced = CoverageEvent.objects.count(), Event.objects.count()
 
@@ -111,7 +96,7 @@ def test_a_removal_sent_again_changes_nothing(api, unit, policy):
 def test_an_end_that_has_come_does_not_move_later_or_change_status(
     api, unit, policy, status, removed
 ):
-    assign(api, unit, policy, days(-90))
+    assign(api, unit, policy, policyAddedDate=days(-90))
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
     extra = {} if removed is None else {"policyRemovedDate": days(removed)}
 
@@ -126,7 +111,7 @@ def test_an_end_that_has_come_does_not_move_later_or_change_status(
 
 
 def test_an_end_may_move_earlier_and_one_still_ahead_either_way(api, unit, policy):
-    assign(api, unit, policy, days(-90))
+    assign(api, unit, policy, policyAddedDate=days(-90))
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
     earlier = change(api, unit, policy, 1, policyRemovedDate=days(-70))
     assert earlier.status_code == 200 and earlier.json()["policyRemovedDate"] == days(-70)
@@ -134,7 +119,7 @@ def test_an_end_may_move_earlier_and_one_still_ahead_either_way(api, unit, polic
     assert_problem(change(api, unit, policy, 1, policyRemovedDate=days(-91)), 400)
 
     ahead = VehicleFactory(client=unit.client)
-    assign(api, ahead, policy, days(-90))
+    assign(api, ahead, policy, policyAddedDate=days(-90))
     change(api, ahead, policy, 2, policyRemovedDate=days(10))
     later = change(api, ahead, policy, 2, policyRemovedDate=days(20))
     assert later.status_code == 200 and later.json()["policyRemovedDate"] == days(20)
@@ -166,21 +151,23 @@ def test_drivers_follow_the_same_rules(api, carrier):
 
 
 def test_another_agencys_pair_is_404_and_a_viewer_403(api, other_api, viewer_api, unit, policy):
-    assign(api, unit, policy, days(-90))
+    assign(api, unit, policy, policyAddedDate=days(-90))
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
     assert_problem(change(other_api, unit, policy, 1), 404)
     assert_problem(change(viewer_api, unit, policy, 1), 403)
 
 
 def test_a_unit_still_scheduled_is_a_409_whatever_the_date(api, unit, policy):
-    assign(api, unit, policy, days(-90))
+    assign(api, unit, policy, policyAddedDate=days(-90))
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
-    assign(api, unit, policy, days(-30))
-    assert_problem(assign(api, unit, policy, days(-80)), 409)  # before the first end, too
+    assign(api, unit, policy, policyAddedDate=days(-30))
+    assert_problem(
+        assign(api, unit, policy, policyAddedDate=days(-80)), 409
+    )  # before the first end, too
 
 
 def test_a_deleted_policys_periods_are_not_written(api, unit, policy):
-    assign(api, unit, policy, days(-90))
+    assign(api, unit, policy, policyAddedDate=days(-90))
     assert api.put(f"/v1/policies/{policy.id}", {"deleted": True}, format="json").status_code == 200
     logged, announced = CoverageEvent.objects.count(), Event.objects.count()
 
