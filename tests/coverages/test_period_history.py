@@ -161,9 +161,8 @@ def test_a_unit_still_scheduled_is_a_409_whatever_the_date(api, unit, policy):
     assign(api, unit, policy, policyAddedDate=days(-90))
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
     assign(api, unit, policy, policyAddedDate=days(-30))
-    assert_problem(
-        assign(api, unit, policy, policyAddedDate=days(-80)), 409
-    )  # before the first end, too
+    # Before the first period's end, too: still scheduled is the answer.
+    assert_problem(assign(api, unit, policy, policyAddedDate=days(-80)), 409)
 
 
 def test_a_deleted_policys_periods_are_not_written(api, unit, policy):
