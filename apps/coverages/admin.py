@@ -6,7 +6,7 @@ from apps.core.admin_display import (
     DriverCoverageStatusFilter,
     coverage_status_label,
 )
-from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
+from apps.coverages.models import LATEST_FIRST, CoverageEvent, DriverCoverage, VehicleCoverage
 from apps.coverages.services import DRIVER, VEHICLE, Subject, coverage_assign, coverage_update
 
 
@@ -73,7 +73,7 @@ class CoverageAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
         latest = (
             type(obj)
             .objects.filter(**{field: getattr(obj, f"{field}_id")}, policy_id=obj.policy_id)
-            .order_by("-policy_added_date", "-id")
+            .order_by(*LATEST_FIRST)
             .values_list("pk", flat=True)
             .first()
         )

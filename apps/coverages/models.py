@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from simple_history.models import HistoricalRecords
 
 from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, user_stamp
@@ -32,6 +32,13 @@ def covered_q(on: dt.date, prefix: str = "") -> Q:
     """Covered on D: a period covering D under a policy in force on D (Python:
     `Coverage.covered_on`)."""
     return period_covers_q(on, prefix) & in_force_q(on, f"{prefix}policy__")
+
+
+# A pair's latest period, first: its open one, else the one that ended last. Since a pair's
+# periods follow one another (apps.coverages.services), that is also the latest by added date
+# (what `GET /v1/policies/{id}/vehicles` shows); the open one first keeps the writes on it for
+# pairs written before that rule.
+LATEST_FIRST = (F("policy_removed_date").desc(nulls_first=True), "-policy_added_date", "-id")
 
 
 class CoverageQuerySet(AgencyScopedQuerySet):

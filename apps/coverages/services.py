@@ -16,7 +16,7 @@ from apps.coverages.choices import (
     VEHICLE_STATUSES,
     CoverageStatus,
 )
-from apps.coverages.models import CoverageEvent, DriverCoverage, VehicleCoverage
+from apps.coverages.models import LATEST_FIRST, CoverageEvent, DriverCoverage, VehicleCoverage
 from apps.coverages.status import status_watch
 from apps.drivers.models import Driver
 from apps.events.records import record
@@ -60,7 +60,9 @@ DRIVER = Subject(
 
 
 def _visible(user, model, pk: int, field: str):
-    queryset = model.objects.for_user(user)
+    """The live record the caller may see, locked: a policy's or unit's move (which checks that
+    nothing is scheduled on it) waits for this scheduling, or this one for the move."""
+    queryset = model.objects.for_user(user).select_for_update(of=("self",))
     if model is Policy:
         queryset = queryset.select_related("coverage_type").live()
     if model is Vehicle:
@@ -141,7 +143,7 @@ def coverage_assign(
         if not policy.in_term(added):
             raise ValidationError({"policy_added_date": "Must be inside the policy term."})
     elif status == PolicyStatus.FUTURE:
-        added = policy.effective_date
+        added = policy.effective_date  # or, below, the end of an earlier period if later
     else:
         raise ValidationError({"policy_id": f"The policy is {status.lower()}."})
     # Lock the pair's rows so two concurrent schedulings cannot both pass the check; the
@@ -152,6 +154,8 @@ def coverage_assign(
         )
     )
     if all(p.policy_removed_date is not None for p in periods):  # else a 409, below
+        if status == PolicyStatus.FUTURE:
+            added = max([added, *(p.policy_removed_date for p in periods)])
         _check_after_earlier_periods(periods, added)
     coverage = subject.coverage(
         **{subject.field: target},
@@ -196,7 +200,7 @@ def coverage_update(
         .select_for_update()
         .select_related("policy")
         .filter(**{f"{subject.field}_id": target_id}, policy_id=policy_id)
-        .order_by("-policy_added_date", "-id")
+        .order_by(*LATEST_FIRST)
         .first()
     )
     if coverage is None:
@@ -205,8 +209,11 @@ def coverage_update(
         raise ValidationError({"policy_id": "No policy with this id."})
     if status in ENDING_STATUSES and coverage.policy_removed_date is not None:
         ended = coverage.policy_removed_date
-        later = (policy_removed_date or ended) > ended
-        if status != coverage.coverage_status or (later and ended <= today()):
+        came = ended <= today()
+        # No date: today, as for any removal; for an end that has come, the end itself (the
+        # same removal sent again).
+        policy_removed_date = policy_removed_date or (ended if came else today())
+        if came and (status != coverage.coverage_status or policy_removed_date > ended):
             raise ValidationError(
                 {
                     "coverage_status": f"The {subject.noun} was removed or declined on "
@@ -214,7 +221,7 @@ def coverage_update(
                     "Schedule it again with POST."
                 }
             )
-        if policy_removed_date is None or policy_removed_date == ended:
+        if policy_removed_date == ended and status == coverage.coverage_status:
             return coverage  # sent again: nothing changes, nothing is announced
     if status in ENDING_STATUSES:
         removed = policy_removed_date or today()

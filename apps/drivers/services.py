@@ -100,7 +100,14 @@ def driver_vehicle_link(
 
     `driver_id` > 0 names an existing driver; 0 creates the driver from `new_driver` first.
     """
-    vehicle = Vehicle.objects.for_user(user).select_related("client").filter(pk=vehicle_id).first()
+    # Locked, so that a move of the vehicle (refused while it has drivers) waits for this link.
+    vehicle = (
+        Vehicle.objects.for_user(user)
+        .select_for_update(of=("self",))
+        .select_related("client")
+        .filter(pk=vehicle_id)
+        .first()
+    )
     if vehicle is None:
         raise ValidationError({"vehicle_id": "No vehicle with this id."})
     if driver_id == 0:

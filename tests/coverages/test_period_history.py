@@ -15,7 +15,7 @@ from apps.masterdata.models import CoverageType
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem
 from tests.coverages.test_coverages import assign, change
-from tests.factories import DriverFactory, PolicyFactory, VehicleFactory
+from tests.factories import DriverFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 DAY = dt.timedelta(days=1)
@@ -124,6 +124,12 @@ def test_an_end_may_move_earlier_and_one_still_ahead_either_way(api, unit, polic
     later = change(api, ahead, policy, 2, policyRemovedDate=days(20))
     assert later.status_code == 200 and later.json()["policyRemovedDate"] == days(20)
     assert verified(api, ahead, days(15)) and not verified(api, ahead, days(20))
+    # An end still ahead may change status, and a removal without a date is today's.
+    assert change(api, ahead, policy, 1, policyRemovedDate=days(20)).json()["coverageStatus"] == 1
+    now = change(api, ahead, policy, 1)
+    assert now.status_code == 200 and now.json()["policyRemovedDate"] == days(0)
+    assert not verified(api, ahead, days(0)) and verified(api, ahead, days(-1))
+    assert change(api, ahead, policy, 1).json() == now.json()  # sent again: unchanged
 
 
 def test_drivers_follow_the_same_rules(api, carrier):
@@ -177,3 +183,34 @@ def test_a_deleted_policys_periods_are_not_written(api, unit, policy):
         api.put(f"/v1/policies/{policy.id}", {"deleted": False}, format="json").status_code == 200
     )
     assert change(api, unit, policy, 1, policyRemovedDate=days(-10)).status_code == 200
+
+
+def test_a_future_policys_unit_scheduled_again_starts_where_it_was_removed(api, unit, carrier):
+    future = PolicyFactory(client=carrier, effective_date=today() + 30 * DAY)
+    first = assign(api, unit, future)
+    assert first.json()["policyAddedDate"] == days(30)
+    change(api, unit, future, 1, policyRemovedDate=days(40))
+
+    again = assign(api, unit, future)
+    assert again.status_code == 201, again.content
+    assert (again.json()["policyAddedDate"], again.json()["policyRemovedDate"]) == (days(40), None)
+    # The first period covers days 30 to 39, the new one from day 40: no gap, no overlap.
+    assert [verified(api, unit, days(n)) for n in (29, 35, 40, 50)] == [False, True, True, True]
+
+
+def test_a_pair_written_before_the_rule_still_ends_its_open_period(api, unit, policy):
+    # Periods out of order, as the API let them be written before (an open period moved
+    # before an ended one): the PUT still addresses the open one.
+    VehicleCoverageFactory(
+        vehicle=unit,
+        policy=policy,
+        policy_added_date=today() - 90 * DAY,
+        policy_removed_date=today() - 60 * DAY,
+        coverage_status=1,
+    )
+    open_period = VehicleCoverageFactory(
+        vehicle=unit, policy=policy, policy_added_date=today() - 95 * DAY
+    )
+    removed = change(api, unit, policy, 1, policyRemovedDate=days(-10))
+    assert removed.status_code == 200 and removed.json()["id"] == open_period.id
+    assert not verified(api, unit, days(0))
