@@ -87,12 +87,17 @@ def _watched(subject: Subject, pk: int) -> list[int]:
     return [pk] if subject is VEHICLE else []
 
 
+def _last_end(periods) -> dt.date | None:
+    """When the last of these periods ended (None: none has)."""
+    return max((p.policy_removed_date for p in periods if p.policy_removed_date), default=None)
+
+
 def _check_after_earlier_periods(periods, added: dt.date) -> None:
     """A pair's periods follow one another: a period may not start before an earlier one of the
-    pair ended (`periods`: the pair's other periods). So the pair's latest period (by added
-    date, then id: the PUT's, the admin's and the policy's unit list's) is always its open one
-    when it has one."""
-    ended = max((p.policy_removed_date for p in periods if p.policy_removed_date), default=None)
+    pair ended (`periods`: the pair's other periods). So the pair's open period, when it has
+    one, is also its latest by added date (the policy's unit list's; `LATEST_FIRST` puts it
+    first for the PUT and the admin)."""
+    ended = _last_end(periods)
     if ended is not None and added < ended:
         raise ValidationError(
             {
@@ -155,7 +160,7 @@ def coverage_assign(
     )
     if all(p.policy_removed_date is not None for p in periods):  # else a 409, below
         if status == PolicyStatus.FUTURE:
-            added = max([added, *(p.policy_removed_date for p in periods)])
+            added = max(added, _last_end(periods) or added)
         _check_after_earlier_periods(periods, added)
     coverage = subject.coverage(
         **{subject.field: target},
