@@ -6,8 +6,11 @@ for every length (apps.core.prepared keeps at most a few lengths), and a query t
 for psycopg's cache of parsed statements, split again on every call (issue 18). On PostgreSQL
 this lookup is `field = ANY(%s)` with the values as one array parameter (`field = %s` for one
 value): the same statement for any length above one, so one prepared shape serves them all.
-Elsewhere (SQLite) it is `IN`, unchanged. Either way: the rows whose value is one of the
-list's, none for an empty list.
+On SQLite it is `IN`, unchanged, up to `LONG_LIST` values; a longer list of integers or of
+strings is one JSON parameter, `field IN (SELECT value FROM json_each(%s))`, so a client's
+whole fleet (a status watch, the calendar) never meets SQLite's limit on a statement's
+parameters (32,766 in most builds, 250,000 in Debian's). Either way: the rows whose value is one
+of the list's, none for an empty list.
 
 A list of integers or of strings is sent as an `IntArray` or a `TextArray`, whose dumpers
 (apps.core.postgresql) write the array's text at once with its type known (`bigint[]`,
@@ -17,6 +20,8 @@ integer type that holds the largest) and then dumps and checks each value for qu
 """
 
 from __future__ import annotations
+
+import json
 
 from django.core.exceptions import EmptyResultSet
 from django.db.models import Field, ForeignObject
@@ -48,8 +53,24 @@ def binds_lists_as_arrays(connection) -> bool:
     return connection.vendor == "postgresql"
 
 
+LONG_LIST = 999  # Django's own bound for SQLite (`max_query_params`): a batch of 1,000 VINs
+# is one JSON parameter, a page of ids stays `IN`.
+
+
 class InList(In):
     lookup_name = "in_list"
+
+    def as_sqlite(self, compiler, connection):
+        if not self.rhs_is_direct_value():
+            return super().as_sql(compiler, connection)
+        values = [value for value in self.rhs if value is not None]
+        if len(values) <= LONG_LIST:
+            return super().as_sql(compiler, connection)
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        _sqls, params = self.batch_process_rhs(compiler, connection, values)
+        if not isinstance(as_array(list(params)), IntArray | TextArray):
+            return super().as_sql(compiler, connection)  # dates, a mix: JSON would not keep them
+        return f"{lhs} IN (SELECT value FROM json_each(%s))", (*lhs_params, json.dumps(params))
 
     def as_postgresql(self, compiler, connection):
         if not self.rhs_is_direct_value():

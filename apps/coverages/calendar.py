@@ -108,7 +108,7 @@ def calendar_events_emit(*, day: dt.date) -> int:
     # starts or ends today (an addition or a removal dated in the future when it was made).
     vehicle_ids = set(
         VehicleCoverage.objects.filter(
-            Q(policy_id__in=[p["id"] for p in policies])
+            Q(policy_id__in_list=[p["id"] for p in policies])
             | Q(policy_added_date=day)
             | Q(policy_removed_date=day)
         )

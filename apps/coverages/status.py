@@ -33,11 +33,13 @@ def client_statuses(client_ids: Iterable[int], on: dt.date) -> dict[int, tuple[i
     """{client id: (agency id, status)}."""
     ids = list(client_ids)
     in_force = set(
-        Policy.objects.in_force_on(on).filter(client_id__in=ids).values_list("client_id", flat=True)
+        Policy.objects.in_force_on(on)
+        .filter(client_id__in_list=ids)
+        .values_list("client_id", flat=True)
     )
     return {
         pk: (agency_id, ACTIVE if pk in in_force and not deleted else INACTIVE)
-        for pk, agency_id, deleted in Client.objects.filter(pk__in=ids).values_list(
+        for pk, agency_id, deleted in Client.objects.filter(pk__in_list=ids).values_list(
             "pk", "agency_id", "deleted"
         )
     }
@@ -47,11 +49,11 @@ def vehicle_statuses(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, tuple
     """{vehicle id: (agency id, client id, status)}."""
     ids = list(vehicle_ids)
     covered = set(
-        VehicleCoverage.objects.filter(vehicle_id__in=ids)
+        VehicleCoverage.objects.filter(vehicle_id__in_list=ids)
         .covered_on(on)
         .values_list("vehicle_id", flat=True)
     )
-    rows = Vehicle.objects.filter(pk__in=ids).values_list(
+    rows = Vehicle.objects.filter(pk__in_list=ids).values_list(
         "pk", "client__agency_id", "client_id", "deleted", "client__deleted"
     )
     return {

@@ -10,8 +10,10 @@ import pytest
 from django.db import DatabaseError, connection
 from django.db.models import QuerySet
 from django.db.models.sql.compiler import SQLCompiler
+from django.test.utils import CaptureQueriesContext
 
 from apps.clients.models import Client
+from apps.core import lookups
 from apps.core.dates import today
 from apps.core.prepared import PreparedQuery
 from apps.coverages.models import VehicleCoverage
@@ -196,6 +198,23 @@ def test_in_list_answers_as_in_for_every_length(agency, carrier, rival):
         other,
     ]
     assert list(Client.objects.filter(pk__in_list=ids).order_by("id")) == [carrier, other]
+
+
+def test_a_list_longer_than_sqlite_takes_as_parameters_is_one_parameter(
+    agency, carrier, rival, monkeypatch
+):
+    # A client's whole fleet (a status watch, the calendar) may pass SQLite's limit on a
+    # statement's parameters: past LONG_LIST values, the list is sent as one parameter.
+    other = ClientFactory(agency=agency, dot="2222222")
+    monkeypatch.setattr(lookups, "LONG_LIST", 2)
+    dots = ["2222222", "1234567", "0000000", "1234567"]
+    ids = [other.id, carrier.id, 0, None, carrier.id]
+    with CaptureQueriesContext(connection) as seen:
+        assert list(Client.objects.filter(dot__in_list=dots).order_by("id")) == [carrier, other]
+        assert list(Client.objects.filter(pk__in_list=ids).order_by("id")) == [carrier, other]
+        assert not Client.objects.filter(pk__in_list=[0, -1, 10**6]).exists()
+    if connection.vendor == "sqlite":
+        assert all(query["sql"].count("json_each") == 1 for query in seen.captured_queries)
 
 
 def test_array_values_of_every_length_answer_for_themselves(agency, carrier, compiled):
