@@ -10,6 +10,7 @@ here; the report's serializers (apps/reports/serializers.py) turn them into text
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -49,12 +50,13 @@ class ScheduledUnit:
 
 
 def policy_year_days(effective: dt.date) -> int:
-    """Days in the year that starts on the effective date."""
-    try:
-        next_year = effective.replace(year=effective.year + 1)
-    except ValueError:  # February 29th: the anniversary is March 1st
-        next_year = dt.date(effective.year + 1, 3, 1)
-    return (next_year - effective).days
+    """Days in the year that starts on the effective date (to its anniversary; a February
+    29th's is March 1st): 366 when that year holds a February 29th. Counted from the calendar,
+    not by building the anniversary, which a policy of the year 9999 does not have."""
+    year = effective.year
+    this_years = calendar.isleap(year) and (effective.month, effective.day) <= (2, 29)
+    next_years = calendar.isleap(year + 1) and effective.month > 2
+    return 366 if this_years or next_years else 365
 
 
 def month_window(period: str) -> Window:

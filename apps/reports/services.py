@@ -30,7 +30,7 @@ def parse_period(period: str | None) -> tuple[dt.date, dt.date]:
     except (ValueError, TypeError):
         window = None
     if window is None:
-        raise ValidationError({"period": "Expected YYYY-MM."})
+        raise ValidationError({"period": "Expected YYYY-MM, a month from 0001-01 to 9999-11."})
     return window.start, window.end - dt.timedelta(days=1)
 
 

@@ -220,3 +220,30 @@ def test_whole_raw_data_of_a_policy_without_insurer_or_producer_cancelled_mid_mo
     stored = api.get(f"/v1/reports/{frozen.id}/raw-data").json()
     assert stored.pop("snapshotAt").endswith("Z")
     assert stored == {"reportId": frozen.id, "source": "snapshot", **data}
+
+
+def test_a_policy_of_the_year_9999_has_its_report(api, agency):
+    # 9999-12-31 is many a system's "never": a term that starts in the year 9999 has no
+    # anniversary a date can hold, and its report answered 500.
+    carrier = ClientFactory(agency=agency, dot="7000002")
+    policy = PolicyFactory(
+        client=carrier, effective_date=D(9999, 3, 1), expiration_date=D(9999, 12, 31)
+    )
+    tractor = UnitType.objects.get(name="Tractor")
+    PolicyRate.objects.create(policy=policy, unit_type=tractor, annual_rate=Decimal("3660"))
+    truck = VehicleFactory(client=carrier, unit_type=tractor)
+    VehicleCoverageFactory(vehicle=truck, policy=policy, policy_added_date=D(9999, 3, 1))
+    for snapshot in (False, True):
+        report = premium_report_create(
+            user=None, policy=policy, period="9999-11", snapshot=snapshot
+        )
+        response = api.get(f"/v1/reports/{report.id}/raw-data")
+        assert response.status_code == 200, response.content
+        body = response.json()
+        assert body["fixedData"]["policyYearDays"] == 366  # to March 10000, a leap year
+        assert body["premiumMapping"]["totalPremium"] == "300.00"  # 30 days of 3,660 / 366
+    # December 9999 has no first day after it to end its window: refused, and said so.
+    with pytest.raises(CommandError, match="from 0001-01 to 9999-11"):
+        call_command(
+            "create_premium_report", str(policy.id), "--period", "9999-12", stdout=StringIO()
+        )
