@@ -47,12 +47,23 @@ class Target:
     address: str  # the resolved IP the connection is pinned to
 
 
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # an IPv6 address that translates to its last 32 bits
+
+
 def _private(address: str) -> bool:
+    """Not an address of the public internet: private, loopback, link-local, shared (100.64/10,
+    carrier NAT, where some clouds keep their metadata service), reserved, multicast, or an
+    IPv6 address that wraps one of those (mapped, 6to4, NAT64)."""
     ip = ipaddress.ip_address(address)
-    if ip.version == 6 and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if ip.version == 6:
+        wrapped = ip.ipv4_mapped or ip.sixtofour
+        if wrapped is None and ip in NAT64:
+            wrapped = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if wrapped is not None:
+            return _private(str(wrapped))
     return (
-        ip.is_private
+        not ip.is_global
+        or ip.is_private
         or ip.is_loopback
         or ip.is_link_local
         or ip.is_multicast
@@ -68,7 +79,13 @@ def target_check(url: str) -> Target:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise TargetRefused("The URL must be http:// or https:// with a host.")
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        port = parts.port
+    except ValueError:  # past 65535, or not a number
+        port = 0
+    if port == 0:
+        raise TargetRefused("The URL's port must be a number from 1 to 65535.")
+    port = port or (443 if parts.scheme == "https" else 80)
     try:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):

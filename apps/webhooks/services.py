@@ -43,11 +43,15 @@ def secret_new() -> str:
     return "whsec_" + base64.b64encode(pysecrets.token_bytes(32)).decode()
 
 
-def _check(webhook: Webhook) -> None:
+def _check(webhook: Webhook, fields=("event_types", "client_ids", "profile_id", "url")) -> None:
+    """The subscription's `fields` as they may be written. An update checks only the fields it
+    changes: a client that has since left the agency, a profile deleted before profiles in use
+    were kept, or a host that no longer resolves must not keep the subscription from being
+    paused, renamed or re-activated."""
     unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES))
-    if unknown:
+    if "event_types" in fields and unknown:
         raise ValidationError({"event_types": f"Unknown event types: {', '.join(unknown)}."})
-    if webhook.client_ids:
+    if "client_ids" in fields and webhook.client_ids:
         found = set(
             Client.objects.filter(
                 pk__in=webhook.client_ids, agency_id=webhook.agency_id
@@ -57,16 +61,20 @@ def _check(webhook: Webhook) -> None:
         if missing:
             raise ValidationError({"client_ids": f"No client with id {missing[0]}."})
     if (
-        webhook.profile_id is not None
-        and not RequirementProfile.objects.filter(
-            pk=webhook.profile_id, agency_id=webhook.agency_id
-        ).exists()
+        "profile_id" in fields
+        and webhook.profile_id is not None
+        # Locked, so a deletion of the profile (which refuses one a subscription names) and
+        # this subscription's save come one after the other.
+        and not RequirementProfile.objects.select_for_update()
+        .filter(pk=webhook.profile_id, agency_id=webhook.agency_id)
+        .exists()
     ):
         raise ValidationError({"profile_id": "No requirement profile with this id."})
-    try:
-        target_check(webhook.url)
-    except TargetRefused as exc:
-        raise ValidationError({"url": str(exc)}) from None
+    if "url" in fields:
+        try:
+            target_check(webhook.url)
+        except TargetRefused as exc:
+            raise ValidationError({"url": str(exc)}) from None
 
 
 @transaction.atomic
@@ -94,12 +102,14 @@ def webhook_update(
     data: dict = {**changes}
     if changes.get("active"):
         data["deactivated_reason"] = ""
+    # A field sent as it is stored (a whole subscription sent back) is no change to check.
+    changing = {name for name, value in changes.items() if getattr(webhook, name) != value}
     model_update(
         instance=webhook,
         fields=(*WEBHOOK_FIELDS, "deactivated_reason"),
         data=data,
         user=user,
-        check=_check,
+        check=lambda checked: _check(checked, fields=changing),
     )
     return webhook
 

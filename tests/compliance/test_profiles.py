@@ -99,6 +99,21 @@ def test_delete(api):
     assert_problem(api.get(f"{URL}/{pk}"), 404)
 
 
+def test_a_profile_a_webhook_names_cannot_be_deleted(api, settings):
+    # The subscription would watch nothing, and could not be changed without naming another.
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+    pk = api.post(URL, SHIPPER, format="json").json()["id"]
+    hook = api.post(
+        "/v1/webhooks", {"url": "http://127.0.0.1:9/x", "profileId": pk}, format="json"
+    ).json()
+
+    refused = assert_problem(api.delete(f"{URL}/{pk}"), 409)
+    assert refused["detail"] == "The profile is in use (a webhook subscription names it)."
+    assert api.get(f"{URL}/{pk}").status_code == 200
+    assert api.delete(f"/v1/webhooks/{hook['id']}").status_code == 204
+    assert api.delete(f"{URL}/{pk}").status_code == 204
+
+
 def test_built_in_profile_cannot_be_changed_or_deleted(api, agency):
     pk = RequirementProfile.objects.get(agency=agency, built_in=True).pk
     assert_problem(api.put(f"{URL}/{pk}", {"name": "Mine"}, format="json"), 409)

@@ -199,12 +199,66 @@ def test_ssrf_guard(api):
         "http://localhost:8000/hook",
         "http://224.0.0.1/hook",
         "ftp://93.184.216.34/hook",
+        # Shared address space (carrier NAT; a cloud's metadata service at 100.100.100.200)
+        # and IPv6 addresses that wrap a private one: 6to4 of 127.0.0.1, NAT64 of 169.254.169.254.
+        "http://100.64.0.1/hook",
+        "http://100.100.100.200/latest/meta-data",
+        "http://[2002:7f00:1::]/hook",
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data",
     ):
-        assert_problem(api.post("/v1/webhooks", {"url": url}, format="json"), 400)
+        refused = assert_problem(api.post("/v1/webhooks", {"url": url}, format="json"), 400)
+        assert "url" in str(refused), (url, refused)
     assert (
         api.post("/v1/webhooks", {"url": "https://93.184.216.34/h"}, format="json").status_code
         == 201
     )
+
+
+def test_a_port_out_of_range_is_a_400_on_the_url(api, private_ok):
+    hook = subscribe(api, "http://127.0.0.1:9/x")
+    for url in ("http://93.184.216.34:99999/x", "http://127.0.0.1:70000/x", "http://127.0.0.1:0/x"):
+        for refused in (
+            api.post("/v1/webhooks", {"url": url}, format="json"),
+            api.put(f"/v1/webhooks/{hook['id']}", {"url": url}, format="json"),
+        ):
+            body = assert_problem(refused, 400)
+            assert "port must be a number from 1 to 65535" in str(body), body
+    assert Webhook.objects.get(pk=hook["id"]).url == "http://127.0.0.1:9/x"
+    assert Webhook.objects.count() == 1
+
+
+def test_an_update_checks_only_the_fields_it_sends(
+    api, make_api, groups, agency, other_agency, carrier, private_ok, settings
+):
+    # What the subscription names may have changed since it was written: its client moved to
+    # another agency, its profile was deleted (before profiles in use were kept), its host no
+    # longer resolves. It can still be paused, renamed and re-activated.
+    both = make_api(
+        UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    )
+    hook = subscribe(api, "http://127.0.0.1:9/x", clientIds=[carrier.id])
+    moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    assert moved.status_code == 200, moved.content
+    Webhook.objects.filter(pk=hook["id"]).update(
+        profile_id=999_999, url="http://hooks.gone.invalid/x"
+    )
+
+    for change in ({"description": "Renamed"}, {"active": False}, {"active": True}):
+        answer = api.put(f"/v1/webhooks/{hook['id']}", change, format="json")
+        assert answer.status_code == 200, answer.content
+    assert api.get(f"/v1/webhooks/{hook['id']}").json()["description"] == "Renamed"
+    # The whole subscription sent back as it was read is no change: accepted.
+    whole = {k: v for k, v in api.get(f"/v1/webhooks/{hook['id']}").json().items() if k != "id"}
+    assert api.put(f"/v1/webhooks/{hook['id']}", whole, format="json").status_code == 200
+    # What changes is checked, as on creation.
+    for change, field in (
+        ({"clientIds": [carrier.id, 0]}, "clientIds"),
+        ({"profileId": 999_998}, "profileId"),
+        ({"url": "http://hooks.gone.invalid/y"}, "url"),
+    ):
+        assert field in str(
+            assert_problem(api.put(f"/v1/webhooks/{hook['id']}", change, format="json"), 400)
+        )
 
 
 def test_private_target_not_called_at_delivery(api, carrier, settings):
