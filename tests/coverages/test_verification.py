@@ -279,6 +279,42 @@ def test_unit_removed_yesterday_is_not_covered_today_but_was_last_week(api, mana
     last_week = (today() - 7 * DAY).isoformat()
     [past] = api.get(f"/v1/coverages/vehicles?vin={VIN}&asOf={last_week}").json()["results"]
     assert past["status"] == "ACTIVE"
+    # On that day the unit was scheduled: the coverage says so, not what it became since.
+    [coverage] = past["coverages"]
+    assert (coverage["coverageStatus"], coverage["coverageStatusName"]) == (
+        4,
+        "Sponsored scheduled unit",
+    )
+
+
+@pytest.mark.parametrize("status", [1, 2])
+def test_a_removal_or_decline_still_ahead_leaves_the_unit_scheduled_until_it_comes(
+    api, manager, covered, status
+):
+    policy, unit = covered
+    coverage_update(
+        user=manager,
+        subject=VEHICLE,
+        target_id=unit.id,
+        policy_id=policy.id,
+        coverage_status=status,
+        policy_removed_date=today() + 3 * DAY,
+    )
+    for as_of in (today() - DAY, today(), today() + 2 * DAY):
+        query = f"vin={VIN}&asOf={as_of.isoformat()}"
+        [single] = api.get(f"/v1/coverages/vehicles?{query}").json()["results"]
+        batch = api.post(
+            "/v1/coverages/vehicles/batch",
+            {"vins": [VIN], "asOf": as_of.isoformat()},
+            format="json",
+        )
+        [listed] = batch.json()["results"]
+        for result in (single, listed):
+            assert result["status"] == "ACTIVE", as_of
+            assert [c["coverageStatus"] for c in result["coverages"]] == [4], as_of
+    ended = (today() + 3 * DAY).isoformat()
+    [result] = api.get(f"/v1/coverages/vehicles?vin={VIN}&asOf={ended}").json()["results"]
+    assert (result["status"], result["coverages"]) == ("INACTIVE", [])
 
 
 def test_declined_unit_is_not_covered(api, manager, covered):

@@ -52,6 +52,7 @@ from apps.vehicles.params import VinParam
 
 MAX_DOTS = 500
 MAX_BATCH = 1000
+SCHEDULED = CoverageStatus.SCHEDULED_UNIT
 
 
 class AssignmentCreateSerializer(serializers.Serializer):
@@ -256,11 +257,14 @@ class VehicleCoverageRefSerializer(CoverageRefSerializer):
 
     @staticmethod
     def shape(period: VehicleCoverage, parts: AnswerParts) -> dict:
-        """Built once per policy, status and date added (AnswerParts.period)."""
+        """Built once per policy and date added (AnswerParts.period). A period is answered
+        because it covers D, so on D it was scheduled (4): a removal or a decline recorded
+        since takes effect after D (contract section 8: statuses change with an effective
+        date, and the history answers for any D)."""
         return {
             **parts.policy(period.policy),
-            "coverageStatus": period.coverage_status,
-            "coverageStatusName": CoverageStatus(period.coverage_status).label,
+            "coverageStatus": SCHEDULED,
+            "coverageStatusName": SCHEDULED.label,
             "policyAddedDate": parts.dates[period.policy_added_date],
         }
 
@@ -339,7 +343,7 @@ class AnswerParts:
         return part
 
     def period(self, period: VehicleCoverage) -> dict:
-        key = (period.policy_id, period.coverage_status, period.policy_added_date)
+        key = (period.policy_id, period.policy_added_date)
         part = self._periods.get(key)
         if part is None:
             part = self._periods[key] = VehicleCoverageRefSerializer.shape(period, self)
