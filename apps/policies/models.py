@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Upper
@@ -160,7 +161,9 @@ class Policy(PolicyTerm, ClientAgencyMixin, SoftDeleteMixin, TimeStampedModel):
     effective_date = models.DateField()
     expiration_date = models.DateField()
     cancellation_date = models.DateField(null=True, blank=True)
-    premium = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    premium = models.DecimalField(
+        max_digits=14, decimal_places=2, null=True, blank=True, validators=[MinValueValidator(0)]
+    )
     additional_insured = models.BooleanField(default=False)
     subrogation_waived = models.BooleanField(default=False)
     covered_autos = models.CharField(
@@ -249,7 +252,7 @@ class PolicyLimit(models.Model):
 
     policy = models.ForeignKey(Policy, on_delete=models.CASCADE, related_name="limits")
     name = models.CharField(max_length=60, choices=LimitName.choices)
-    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    amount = models.DecimalField(max_digits=14, decimal_places=2, validators=[MinValueValidator(0)])
     position = models.PositiveSmallIntegerField(default=0)
 
     objects = PolicyLimitQuerySet.as_manager()

@@ -86,6 +86,8 @@ def _replace_limits(policy: Policy, limits: list[PolicyLimitRow]) -> None:
     names = [limit["name"] for limit in limits]
     if len(names) != len(set(names)):
         raise ValidationError({"limits": "Each limit may appear once."})
+    if any(limit["amount"] < 0 for limit in limits):  # the API's and the admin's rule, once
+        raise ValidationError({"limits": "A limit cannot be negative."})
     policy.limits.all().delete()
     PolicyLimit.objects.bulk_create(
         PolicyLimit(policy=policy, name=limit["name"], amount=limit["amount"], position=n)

@@ -102,7 +102,9 @@ class Vehicle(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     )
     owner = models.CharField(max_length=200, blank=True)
     garaging_address = models.CharField(max_length=300, blank=True)
-    stated_value = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    stated_value = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, validators=[MinValueValidator(0)]
+    )
     status = models.CharField(
         max_length=16, choices=VehicleStatus.choices, default=VehicleStatus.ACTIVE
     )

@@ -15,6 +15,7 @@ from apps.documents.models import Module
 from apps.documents.services import document_upload
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import UnitType
+from apps.policies.models import PolicyLimit
 from apps.reports.models import PolicyPremiumReport
 from tests.admin.formdata import form_data
 from tests.factories import (
@@ -158,6 +159,29 @@ def test_policy_rates_inline_refuses_a_negative_rate(staff_client, agency):
     assert response.status_code == 200
     assert "cannot be negative" in response.content.decode()
     assert not policy.rates.exists()
+
+
+def test_negative_money_is_refused_in_the_admin_as_in_the_api(staff_client, api, agency):
+    # A premium, a limit or a stated value below zero: the API's 400 was the serializer's
+    # alone, so the admin saved them and the API then served them.
+    policy = PolicyFactory(client=ClientFactory(agency=agency), premium=Decimal("1000.00"))
+    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
+    unit = VehicleFactory(client=policy.client)
+    for obj, overrides in (
+        (policy, {"premium": "-100"}),
+        (policy, {"limits-0-amount": "-5"}),
+        (unit, {"stated_value": "-1"}),
+    ):
+        response = change(staff_client, obj, **overrides)
+        assert response.status_code == 200, (overrides, response.status_code)
+        page = response.content.decode()
+        assert "greater than or equal to 0" in page or "cannot be negative" in page, overrides
+    policy.refresh_from_db()
+    unit.refresh_from_db()
+    assert policy.premium == Decimal("1000.00")
+    assert [limit.amount for limit in policy.limits.all()] == [Decimal("1000000.00")]
+    assert unit.stated_value == Decimal("100000.00")
+    assert api.get(f"/v1/policies/{policy.pk}").json()["premium"] == "1000.00"
 
 
 def test_policy_form_applies_the_services_date_rule(staff_client, agency):
