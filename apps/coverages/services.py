@@ -212,12 +212,15 @@ def coverage_update(
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
     if coverage.policy.deleted:  # as scheduling on it answers (`_visible`)
         raise ValidationError({"policy_id": "No policy with this id."})
+    # A removal without a date takes effect today, or on the period's first day when that is
+    # still ahead (a future policy's unit): then it never covered a day.
+    default_end = max(today(), coverage.policy_added_date)
     if status in ENDING_STATUSES and coverage.policy_removed_date is not None:
         ended = coverage.policy_removed_date
         came = ended <= today()
-        # No date: today, as for any removal; for an end that has come, the end itself (the
-        # same removal sent again).
-        policy_removed_date = policy_removed_date or (ended if came else today())
+        # No date: the default, as for any removal; for an end that has come, the end itself
+        # (the same removal sent again).
+        policy_removed_date = policy_removed_date or (ended if came else default_end)
         if came and (status != coverage.coverage_status or policy_removed_date > ended):
             raise ValidationError(
                 {
@@ -229,7 +232,7 @@ def coverage_update(
         if policy_removed_date == ended and status == coverage.coverage_status:
             return coverage  # sent again: nothing changes, nothing is announced
     if status in ENDING_STATUSES:
-        removed = policy_removed_date or today()
+        removed = policy_removed_date or default_end
         if removed < coverage.policy_added_date:
             raise ValidationError({"policy_removed_date": "Cannot precede the policy added date."})
         coverage.coverage_status = status

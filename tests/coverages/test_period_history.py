@@ -198,6 +198,40 @@ def test_a_future_policys_unit_scheduled_again_starts_where_it_was_removed(api, 
     assert [verified(api, unit, days(n)) for n in (29, 35, 40, 50)] == [False, True, True, True]
 
 
+@pytest.mark.parametrize("status", [1, 2])
+def test_a_future_policys_unit_removed_without_a_date_is_removed_on_its_first_day(
+    api, unit, carrier, status
+):
+    # "policyRemovedDate defaults to today": today precedes the period's first day, and the
+    # 400 named a field the caller never sent. The period then never covers a day.
+    future = PolicyFactory(client=carrier, effective_date=today() + 30 * DAY)
+    assign(api, unit, future)
+
+    removed = change(api, unit, future, status)
+    assert removed.status_code == 200, removed.content
+    assert removed.json()["policyRemovedDate"] == days(30)
+    assert [verified(api, unit, days(n)) for n in (0, 30, 31, 100)] == [False] * 4
+    # Sent again, it changes nothing; scheduled again, the unit starts on that day.
+    assert change(api, unit, future, status).json() == removed.json()
+    again = assign(api, unit, future)
+    assert again.json()["policyAddedDate"] == days(30)
+    assert verified(api, unit, days(30))
+
+
+def test_a_future_policys_driver_removed_without_a_date_is_removed_on_its_first_day(api, carrier):
+    future = PolicyFactory(
+        client=carrier,
+        effective_date=today() + 30 * DAY,
+        coverage_type=CoverageType.objects.get(code="OA"),
+    )
+    driver = DriverFactory(client=carrier)
+    body = {"driverId": driver.id, "policyId": future.id}
+    assert api.post("/v1/drivers/coverages", body, format="json").status_code == 201
+    removed = api.put("/v1/drivers/coverages", {**body, "coverageStatus": 1}, format="json")
+    assert removed.status_code == 200, removed.content
+    assert removed.json()["policyRemovedDate"] == days(30)
+
+
 def test_a_pair_written_before_the_rule_still_ends_its_open_period(api, unit, policy):
     # Periods out of order, as the API let them be written before (an open period moved
     # before an ended one): the PUT still addresses the open one.
