@@ -69,7 +69,8 @@ def test_threads_parse_their_own_values_and_errors():
             {"id": ["Expected an integer between 1 and 9223372036854775807, in ASCII digits."]},
         ),
         ("id=1&asOf=nope", {"asOf": ["Expected a date as YYYY-MM-DD or MM-dd-yyyy."]}),
-        ("id=1&holderName=" + "n" * 201, {"holderName": ["At most 200 characters (address 500)."]}),
+        ("id=1&holderName=" + "n" * 201, {"holderName": ["At most 200 characters."]}),
+        ("id=1&holderAddress=" + "a" * 501, {"holderAddress": ["At most 500 characters."]}),
     ],
 )
 def test_the_400_names_the_first_bad_parameter(query, body):

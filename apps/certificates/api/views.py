@@ -57,8 +57,13 @@ class HolderParams(QueryParameters):
     )
 
     def validate(self, attrs):
-        if len(attrs["holder_name"]) > 200 or len(attrs["holder_address"]) > 500:
-            raise ValidationError({"holderName": ["At most 200 characters (address 500)."]})
+        # The error names the parameter that is too long (the name first when both are).
+        for name, field, most in (
+            ("holder_name", "holderName", 200),
+            ("holder_address", "holderAddress", 500),
+        ):
+            if len(attrs[name]) > most:
+                raise ValidationError({field: [f"At most {most} characters."]})
         return attrs
 
 
