@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from apps.clients.models import CargoClass
 from apps.core.camel_case import snake
-from apps.core.money import CENT, format_money
+from apps.core.money import CENT, format_money, money_text
 from apps.masterdata.models import AM_BEST_ORDER, CoverageType
 from apps.policies.choices import LimitName
 
@@ -66,10 +66,10 @@ def _amount(raw, where: str) -> str:
     if isinstance(raw, bool) or not isinstance(raw, str | int | float):
         raise ValidationError({where: 'Expected an amount as a string such as "1000000.00".'})
     try:
-        value = Decimal(str(raw).strip())
+        value = money_text(raw) if isinstance(raw, str) else Decimal(str(raw)) + 0
     except InvalidOperation:
-        raise ValidationError({where: f"'{raw}' is not an amount."}) from None
-    if not value.is_finite():
+        value = None
+    if value is None or not value.is_finite():
         raise ValidationError({where: f"'{raw}' is not an amount."})
     if value < 0:
         raise ValidationError({where: "An amount cannot be negative."})
@@ -96,6 +96,10 @@ def _coverage_rule(rule: dict, where: str, coverage_codes: set[str]) -> dict:
         name = _LIMIT_NAMES.get(str(limit_name).strip().lower())
         if name is None:
             raise ValidationError({f"{where}.limit_name": f"Unknown limit name '{limit_name}'."})
+        if name in NOT_COVER:  # never compared as cover (the highest limit skips it too)
+            raise ValidationError(
+                {f"{where}.limit_name": f"A {name.lower()} is not an amount of cover."}
+            )
         clean["limit_name"] = name
     return clean
 

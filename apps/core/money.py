@@ -8,10 +8,23 @@ and the admin's import/export widget call; the printed certificate shows whole d
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
+# What an amount sent as text may look like (contract section 6: "125000.00"): ASCII digits,
+# a sign, a point, spaces around. Python's Decimal also reads "1e6", "NaN", "1_000" and other
+# scripts' digits (full-width ones), none of which an integrator means as money.
+MONEY_TEXT = re.compile(r"\s*[-+]?[0-9]+(?:\.[0-9]+)?\s*")
+
+
+def money_text(text: str) -> Decimal | None:
+    """The amount `text` writes, or None when it is not plain decimal text; a negative zero
+    is zero."""
+    if MONEY_TEXT.fullmatch(text) is None:
+        return None
+    return Decimal(text.strip()) + 0
 
 
 def round_money(value: Decimal) -> Decimal:

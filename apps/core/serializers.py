@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.fields import Field, SkipField
 from rest_framework.relations import PKOnlyObject
 
-from apps.core.money import format_money
+from apps.core.money import format_money, money_text
 
 
 class UtcDateTimeField(serializers.DateTimeField):
@@ -228,9 +228,9 @@ class StrictMoneyField(MoneyField):
     """Money as a decimal string (contract section 6)."""
 
     def to_internal_value(self, data):
-        if not isinstance(data, str):
+        if not isinstance(data, str) or (value := money_text(data)) is None:
             self.fail("invalid")
-        return super().to_internal_value(data)
+        return super().to_internal_value(str(value))
 
 
 class CaseInsensitiveChoiceField(serializers.ChoiceField):

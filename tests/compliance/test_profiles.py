@@ -93,6 +93,16 @@ def test_put_is_partial_and_revalidates(api):
     assert _field(assert_problem(bad, 400)) == {"rules.0.kind"}
 
 
+def test_an_amount_is_kept_as_money_text(api):
+    rules = [
+        {"kind": "coverage", "coverageType": "AL", "minimumLimit": " 750000 "},
+        {"kind": "coverage", "coverageType": "GL", "minimumLimit": "-0"},
+    ]
+    made = api.post(URL, {"name": "Plain", "rules": rules}, format="json")
+    assert made.status_code == 201, made.content
+    assert [rule["minimumLimit"] for rule in made.json()["rules"]] == ["750000.00", "0.00"]
+
+
 def test_delete(api):
     pk = api.post(URL, SHIPPER, format="json").json()["id"]
     assert api.delete(f"{URL}/{pk}").status_code == 204
@@ -150,6 +160,25 @@ def test_duplicate_code_in_agency_is_409(api):
         (
             [{"kind": "coverage", "coverageType": "AL", "minimumLimit": "NaN"}],
             "rules.0.minimumLimit",
+        ),
+        # Text Python's Decimal reads but no integrator means as money (contract section 6).
+        *(
+            (
+                [{"kind": "coverage", "coverageType": "AL", "minimumLimit": text}],
+                "rules.0.minimumLimit",
+            )
+            for text in ("1e6", "1_000", "\uff11\uff10\uff10", "0x10", ".5", "5.", "")
+        ),
+        (
+            [
+                {
+                    "kind": "coverage",
+                    "coverageType": "APD",
+                    "minimumLimit": "1000",
+                    "limitName": "Deductible",
+                }
+            ],
+            "rules.0.limitName",
         ),
         (
             [{"kind": "coverage", "coverageType": "AL", "minimumLimit": "1", "limitName": "Big"}],

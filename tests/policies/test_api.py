@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import pytest
 
@@ -172,6 +173,22 @@ def test_filters_q_policy_client_and_coverage_type(api, carrier, agency):
     assert ids("coverageType=GL") == [gl.id]
     assert ids("coverageType=general liability") == [gl.id]
     assert_problem(api.get("/v1/policies?coverageType=nope"), 400)
+
+
+@pytest.mark.parametrize("amount", ["1e6", "1_000", "\uff11\uff10\uff10", "NaN", "Infinity"])
+def test_an_amount_must_be_plain_decimal_text(api, carrier, amount):
+    policy = PolicyFactory(client=carrier, premium=Decimal("10.00"))
+    for body in ({"premium": amount}, {"limits": [{"name": "Aggregate", "amount": amount}]}):
+        refused = assert_problem(api.put(f"/v1/policies/{policy.id}", body, format="json"), 400)
+        assert {e["field"] for e in refused["errors"]} <= {"premium", "limits.0.amount"}, refused
+    assert api.get(f"/v1/policies/{policy.id}").json()["premium"] == "10.00"
+
+
+def test_a_negative_zero_amount_is_zero(api, carrier):
+    policy = PolicyFactory(client=carrier)
+    body = {"premium": "-0", "limits": [{"name": "Aggregate", "amount": "-0.00"}]}
+    answer = api.put(f"/v1/policies/{policy.id}", body, format="json").json()
+    assert (answer["premium"], answer["limits"][0]["amount"]) == ("0.00", "0.00")
 
 
 def test_put_updates_only_present_fields_and_replaces_limits(api, carrier):
