@@ -412,10 +412,29 @@ def test_batch_reports_each_unit_and_a_summary(api, carrier, covered):
         {"licensePlates": [""]},
         {"vins": [VIN] * 600, "licensePlates": ["A"] * 401},
         {"vins": [VIN], "asOf": "x"},
+        {"vins": [VIN], "asOf": 20260601},
+        {"vins": [VIN], "asOf": "2026-06-01T00:00:00Z"},
     ],
 )
 def test_bad_batches_are_400(api, body):
     assert_problem(api.post("/v1/coverages/vehicles/batch", body, format="json"), 400)
+
+
+def test_the_batch_reads_as_of_as_the_query_does(api, covered):
+    # Spaces around are ignored and an empty value is today, as `?asOf=` answers.
+    last_week = (today() - 7 * DAY).isoformat()
+    for sent, echoed in (
+        (f"  {last_week}  ", last_week),
+        ("", today().isoformat()),
+        (None, today().isoformat()),
+        (f"{(today() - 7 * DAY):%m-%d-%Y}", last_week),
+    ):
+        single = api.get("/v1/coverages/vehicles", {"vin": VIN, "asOf": sent or ""})
+        batch = api.post(
+            "/v1/coverages/vehicles/batch", {"vins": [VIN], "asOf": sent}, format="json"
+        )
+        assert batch.status_code == single.status_code == 200, (sent, batch.content)
+        assert batch.json()["asOf"] == single.json()["asOf"] == echoed
 
 
 def test_batch_query_count_is_constant(api, carrier, django_assert_max_num_queries):

@@ -454,10 +454,21 @@ class VehicleVerificationResponseSerializer(VerificationAnswerSerializer):
     results = VehicleVerificationSerializer(many=True)
 
 
+class BodyAsOfField(serializers.DateField):
+    # `asOf` in a body, read as the query parameter is (AsOfParam): spaces around ignored,
+    # empty meaning today (as null and absent do).
+    def to_internal_value(self, value):
+        if isinstance(value, str):
+            value = value.strip()
+            if not value:
+                return None
+        return super().to_internal_value(value)
+
+
 class FleetRequestSerializer(serializers.Serializer):
     vins = StrictTextListField(max_length=64, required=False, default=list)
     license_plates = StrictTextListField(max_length=15, required=False, default=list)
-    as_of = serializers.DateField(required=False, allow_null=True)
+    as_of = BodyAsOfField(required=False, allow_null=True)
     profile = ProfileRefField(
         required=False, help_text="A requirement profile's id or code: adds `compliance`."
     )
