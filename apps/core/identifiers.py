@@ -66,6 +66,12 @@ VIN_MESSAGE = "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9."
 vin_validator = RegexValidator(VIN_RE, VIN_MESSAGE, code="invalid_vin")
 
 
+PLATE_MESSAGE = "A plate has a letter or a digit."
+# A plate written (a vehicle's) is none at all, or has a letter or a digit: `---` would be
+# stored as no plate while showing one, and no lookup could find it.
+plate_validator = RegexValidator(r"^\s*$|[A-Za-z0-9]", PLATE_MESSAGE, code="invalid_plate")
+
+
 def plate_key(value: str) -> str:
     """Plates compare without case, spaces or dashes ('abc-123' is 'ABC123'); a plate whose key
     is empty names no plate."""

@@ -8,7 +8,7 @@ from django.db.models import F
 from django.db.models.functions import Upper
 from simple_history.models import HistoricalRecords
 
-from apps.core.identifiers import normalize_vin, plate_key, vin_validator
+from apps.core.identifiers import normalize_vin, plate_key, plate_validator, vin_validator
 from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
@@ -95,7 +95,7 @@ class Vehicle(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     # The make's name, copied (`MAKE_NAME`): the column `sort=make` orders by.
     make_name = models.CharField(max_length=120, default="", editable=False)
     serial_number = models.CharField("VIN", max_length=17, validators=[vin_validator])
-    license_plate = models.CharField(max_length=15, blank=True)
+    license_plate = models.CharField(max_length=15, blank=True, validators=[plate_validator])
     license_plate_key = models.CharField(max_length=15, blank=True, editable=False)
     license_plate_state = models.ForeignKey(
         "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"

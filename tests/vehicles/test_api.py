@@ -121,6 +121,9 @@ def test_bad_vin_is_400(api, carrier, vin):
         ({"statedValue": "-5"}, "statedValue"),
         ({"status": "flying"}, "status"),
         ({"lienholderId": 999999}, "lienholderId"),
+        # A plate with no letter or digit: stored, it named no plate and no lookup found it.
+        ({"licensePlate": "---"}, "licensePlate"),
+        ({"licensePlate": " . "}, "licensePlate"),
     ],
 )
 def test_create_rejects_bad_values(api, carrier, extra, field):
@@ -129,6 +132,16 @@ def test_create_rejects_bad_values(api, carrier, extra, field):
     )
     assert field in errors
     assert not Vehicle.objects.exists()
+
+
+def test_a_plate_is_none_or_has_a_letter_or_a_digit_on_update_too(api, carrier):
+    unit = VehicleFactory(client=carrier, license_plate="TX-1")
+    refused = assert_problem(
+        api.put(f"/v1/vehicles/{unit.id}", {"licensePlate": "--"}, format="json"), 400
+    )
+    assert field_errors(refused) == {"licensePlate": "A plate has a letter or a digit."}
+    cleared = api.put(f"/v1/vehicles/{unit.id}", {"licensePlate": ""}, format="json")
+    assert cleared.status_code == 200 and cleared.json()["licensePlate"] == ""
 
 
 def test_lienholder_of_another_agency_is_400(api, carrier, other_agency):
