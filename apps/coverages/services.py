@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from rest_framework.exceptions import NotFound
+from simple_history.utils import bulk_update_with_history
 
 from apps.core.dates import today
 from apps.coverages.choices import (
@@ -20,7 +22,7 @@ from apps.coverages.models import LATEST_FIRST, CoverageEvent, DriverCoverage, V
 from apps.coverages.status import status_watch
 from apps.drivers.models import Driver
 from apps.events.records import record
-from apps.events.services import event_emit
+from apps.events.services import event_emit, events_emit_many
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
@@ -266,3 +268,81 @@ def coverage_update(
     kind = {1: "removed", 2: "declined"}.get(status, "rescheduled")
     _emit(coverage, subject, kind, coverage.policy.client)
     return coverage
+
+
+def coverage_periods_follow_start(*, user, policy: Policy, was: dt.date) -> int:
+    """A future policy's units and drivers are scheduled from its effective date (contract
+    section 10: the date sent is ignored), so when that date moves from `was` before the
+    policy has started, their periods follow: moved earlier, the periods that started on `was`
+    start on the new date; moved later, none starts before it, and a period that ended before
+    it refuses the move (400: it would end before it starts). For the policy's update, in its
+    transaction. A history row, a logged change and a `….rescheduled` event per period, written
+    in bulk; how many periods moved."""
+    start = policy.effective_date
+    if start == was:
+        return 0
+    moved_count = 0
+    now = timezone.now()
+    client = policy.client
+    for subject in (VEHICLE, DRIVER):
+        periods = subject.coverage.objects.filter(policy=policy)
+        ended = (
+            periods.filter(policy_removed_date__lt=start)
+            .order_by("policy_removed_date")
+            .values_list("policy_removed_date", flat=True)
+            .first()
+        )
+        if ended is not None:
+            raise ValidationError(
+                {
+                    "effective_date": f"A {subject.noun} was removed from this policy on "
+                    f"{ended.isoformat()}, before this date; its period would end before it "
+                    "starts."
+                }
+            )
+        if start > was:
+            moving = periods.filter(policy_added_date__lt=start)
+        else:
+            moving = periods.filter(policy_added_date=was)
+        moved = list(moving.select_for_update().order_by("pk"))
+        for period in moved:
+            period.policy_added_date = start
+            period.updated_by = user
+            period.updated_at = now
+        if not moved:
+            continue
+        bulk_update_with_history(
+            moved,
+            subject.coverage,
+            ["policy_added_date", "updated_by", "updated_at"],
+            batch_size=500,
+            default_user=user,
+        )
+        CoverageEvent.objects.bulk_create(
+            [
+                CoverageEvent(
+                    **{f"{subject.field}_coverage": period},
+                    policy_id=policy.pk,
+                    coverage_status=period.coverage_status,
+                    effective_date=start,
+                    policy_added_date=start,
+                    policy_removed_date=period.policy_removed_date,
+                    created_by=user,
+                )
+                for period in moved
+            ],
+            batch_size=500,
+        )
+        events_emit_many(
+            [
+                {
+                    "type": f"{subject.field}.rescheduled",
+                    "agency_id": client.agency_id,
+                    "client_id": client.pk,
+                    "data": record(f"{subject.field}_coverage", period),
+                }
+                for period in moved
+            ]
+        )
+        moved_count += len(moved)
+    return moved_count

@@ -11,11 +11,14 @@ from django.db import transaction
 
 from apps.agencies.models import Producer
 from apps.clients.selectors import visible_client
+from apps.core.dates import today
 from apps.core.services import model_update
+from apps.coverages.services import coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
 from apps.masterdata.models import CoverageType, Insurer, State, UnitType
+from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
 
 
@@ -188,6 +191,9 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
     if "deleted" in changes:
         data.update(policy.deletion_changes(changes["deleted"]))
     units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)
+    # A policy not started yet schedules from its effective date: its periods follow it.
+    was_start = policy.effective_date
+    not_started = policy.status_on(today()) == PolicyStatus.FUTURE
     with status_watch(client_ids=[was[0], client.pk], vehicle_ids=list(units)):
         _, changed = model_update(
             instance=policy,
@@ -195,6 +201,8 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             data=data,
             user=user,
         )
+        if not_started and policy.effective_date != was_start:
+            coverage_periods_follow_start(user=user, policy=policy, was=was_start)
         if moved:
             for document in policy.documents.all():  # a policy's documents follow it
                 document.client = client
