@@ -127,19 +127,27 @@ def policy_limit(policy, name: str | None) -> Decimal | None:
     return max((amount for limit, amount in limits if limit not in NOT_COVER), default=None)
 
 
-def _renewed(policy, same_type: list, on: dt.date) -> bool:
-    """Another policy of the line takes over on or before this one ends (expires, or is
-    cancelled first)."""
+def _renewal(compiled: CompiledProfile, code: str, policy, same_type: list, cargo_class) -> str:
+    """Whether another policy of the line takes over on or before this one ends (expires, or
+    is cancelled first): "renewed" when one does and reaches the required limits, "short" when
+    the only ones that do fall short of them (the day it starts, the verdict fails), "" when
+    none does."""
     end = policy.ends_on
-    return any(
-        other is not policy and other.status_on(end) == PolicyStatus.ACTIVE for other in same_type
-    )
+    successors = [
+        other
+        for other in same_type
+        if other is not policy and other.status_on(end) == PolicyStatus.ACTIVE
+    ]
+    if not successors:
+        return ""
+    if any(not _limit_reasons(compiled, code, other, cargo_class) for other in successors):
+        return "renewed"
+    return "short"
 
 
-def _judge(
-    compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on
-) -> list[Reason]:
-    """Every reason one policy gives against the requirements on its coverage type."""
+def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) -> list[Reason]:
+    """The reasons one policy's limits give (a required minimum, the federal floor): both
+    fail the verdict."""
     reasons = []
     rule = compiled.coverage.get(code)
     if rule is not None and rule["minimum_limit"] is not None:
@@ -173,6 +181,14 @@ def _judge(
                     f"{format_money(floor)} for {cargo_class} (49 CFR 387.9).",
                 )
             )
+    return reasons
+
+
+def _judge(
+    compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on
+) -> list[Reason]:
+    """Every reason one policy gives against the requirements on its coverage type."""
+    reasons = _limit_reasons(compiled, code, policy, cargo_class)
     if compiled.rating is not None:
         insurer = policy.insurer
         rating = insurer.am_best_rating if insurer is not None else ""
@@ -222,16 +238,22 @@ def _judge(
     if compiled.notice_days is not None:
         end = policy.ends_on  # a cancellation to come ends the coverage first
         left = (end - on).days
-        if left <= compiled.notice_days and not _renewed(policy, same_type, on):
+        if left <= compiled.notice_days and (
+            (renewal := _renewal(compiled, code, policy, same_type, cargo_class)) != "renewed"
+        ):
             ends = "expires on" if end == policy.expiration_date else "is cancelled from"
+            missing = (
+                "; its renewal falls short of the required limits"
+                if renewal == "short"
+                else ", with no renewal on file"
+            )
             reasons.append(
                 Reason(
                     EXPIRES_SOON,
                     code,
                     f"{compiled.notice_days} days",
                     end.isoformat(),
-                    f"The {code} policy {ends} {end.isoformat()}, in {left} days, with no "
-                    "renewal on file.",
+                    f"The {code} policy {ends} {end.isoformat()}, in {left} days{missing}.",
                 )
             )
     return reasons

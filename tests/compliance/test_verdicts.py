@@ -278,6 +278,35 @@ def test_expiring_soon_cautions_unless_renewed(api, carrier, shipper):
     assert _check(api, shipper)["result"] == "PASS"
 
 
+def test_a_renewal_short_of_the_limits_does_not_silence_the_notice(api, carrier, shipper):
+    # The renewal on file carries $100,000 where the profile needs $1,000,000 (and the
+    # federal floor $750,000): the day it starts, the verdict fails. Until then the notice
+    # says so, instead of a PASS that a renewal on file alone earned.
+    expires = today() + 20 * DAY
+    _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
+    _policy(carrier, "MTC", "100000", limit="Cargo Limit")
+    short = _policy(
+        carrier, "AL", "100000", effective_date=expires, expiration_date=expires + 365 * DAY
+    )
+    compliance = _check(api, shipper)
+    assert compliance["result"] == "CAUTION"
+    [reason] = compliance["reasons"]
+    assert (reason["code"], reason["message"]) == (
+        "EXPIRES_SOON",
+        f"The AL policy expires on {expires.isoformat()}, in 20 days; its renewal falls short "
+        "of the required limits.",
+    )
+    assert _check(api, shipper, asOf=expires.isoformat())["result"] == "FAIL"
+    # Raised to the requirement, the renewal takes over: no notice.
+    response = api.put(
+        f"/v1/policies/{short.id}",
+        {"limits": [{"name": "Combined Single Limit", "amount": "1000000.00"}]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert _check(api, shipper)["result"] == "PASS"
+
+
 def test_a_cancellation_to_come_cautions_like_an_expiration(api, carrier, shipper):
     al = _policy(carrier, "AL")  # expires in 265 days: no notice yet
     _policy(carrier, "MTC", "100000", limit="Cargo Limit")
