@@ -16,12 +16,13 @@ class EventTypeFilter(admin.SimpleListFilter):
 
     title = "type"
     parameter_name = "type"
+    type_field = "type"  # the event's type, seen from the listed model
 
     def lookups(self, request, model_admin):
         return [(name, name) for name in EVENT_TYPES]
 
     def queryset(self, request, queryset):
-        return queryset.filter(type=self.value()) if self.value() else queryset
+        return queryset.filter(**{self.type_field: self.value()}) if self.value() else queryset
 
 
 @admin.register(Event)
