@@ -14,6 +14,7 @@ from django.utils import timezone
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
 from apps.compliance.models import RequirementProfile
+from apps.core.params import MAX_BIGINT
 from apps.core.services import model_update
 from apps.events.models import Event
 from apps.events.services import EVENT_TYPES, event_emit
@@ -43,13 +44,42 @@ def secret_new() -> str:
     return "whsec_" + base64.b64encode(pysecrets.token_bytes(32)).decode()
 
 
+def _is_client_id(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_BIGINT
+
+
+def _check_shapes(webhook: Webhook, fields) -> None:
+    """The filters are JSON columns: whatever a caller sends (the API's serializer restricts
+    it, the admin's JSON box does not), only a list of type names and a list of client ids are
+    stored. `null`, `{}`, `"AL"` (read as the types A and L), numbers or ids past the column's
+    range are refused on their field, never compared as they are."""
+    event_types = webhook.event_types
+    if "event_types" in fields and not (
+        isinstance(event_types, list) and all(isinstance(name, str) for name in event_types)
+    ):
+        raise ValidationError(
+            {"event_types": "Expected a list of event type names ([] means every type)."}
+        )
+    client_ids = webhook.client_ids
+    if "client_ids" in fields and not (
+        isinstance(client_ids, list) and all(_is_client_id(pk) for pk in client_ids)
+    ):
+        raise ValidationError(
+            {
+                "client_ids": "Expected a list of client ids, integers from 1 to "
+                f"{MAX_BIGINT} ([] means every client)."
+            }
+        )
+
+
 def _check(webhook: Webhook, fields=("event_types", "client_ids", "profile_id", "url")) -> None:
     """The subscription's `fields` as they may be written. An update checks only the fields it
     changes: a client that has since left the agency, a profile deleted before profiles in use
     were kept, or a host that no longer resolves must not keep the subscription from being
     paused, renamed or re-activated."""
-    unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES))
-    if "event_types" in fields and unknown:
+    _check_shapes(webhook, fields)
+    unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES)) if "event_types" in fields else []
+    if unknown:
         raise ValidationError({"event_types": f"Unknown event types: {', '.join(unknown)}."})
     if "client_ids" in fields and webhook.client_ids:
         found = set(

@@ -135,3 +135,62 @@ def test_the_delivery_log_offers_the_catalogues_types_not_other_agencies_events(
     ).content.decode()
     assert f"evt_{ours.event_id}" in filtered
     assert f"evt_{ours.event_id + 1}" not in filtered
+
+
+BAD_SHAPES = [
+    ("event_types", "null"),
+    ("event_types", "[1]"),
+    ("event_types", '"AL"'),
+    ("event_types", "{}"),
+    ("event_types", '{"a": 1}'),
+    ("event_types", "5"),
+    ("event_types", "NaN"),
+    ("client_ids", '"a"'),
+    ("client_ids", "[99999999999999999999]"),
+    ("client_ids", "5"),
+    ("client_ids", "[-1]"),
+    ("client_ids", "[0]"),
+    ("client_ids", "[1.5]"),
+    ("client_ids", "[true]"),
+    ("client_ids", "1e400"),
+    ("client_ids", "{}"),
+    ("client_ids", '["1"]'),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), BAD_SHAPES)
+def test_a_filter_of_the_wrong_shape_is_a_form_error_and_nothing_is_saved(
+    client, staff, agency, field, value
+):
+    client.force_login(staff)
+    url = "/admin/webhooks/webhook/add/"
+    answer = client.post(
+        url,
+        form_data(
+            client.get(url).content.decode(),
+            agency=str(agency.pk),
+            url="https://93.184.216.34/hook",
+            **{"event_types": "[]", "client_ids": "[]", field: value},
+        ),
+    )
+    assert answer.status_code == 200
+    errors = answer.context["adminform"].form.errors
+    assert list(errors) == [field]
+    assert "Expected a list of" in errors[field][0]
+    assert not Webhook.objects.exists()
+
+
+@pytest.mark.parametrize(("field", "value"), BAD_SHAPES[::3])
+def test_a_change_to_a_filter_of_the_wrong_shape_is_a_form_error(
+    client, staff, agency, field, value
+):
+    webhook = Webhook.objects.create(
+        agency=agency, url="https://93.184.216.34/hook", secret="whsec_x", event_types=[]
+    )
+    client.force_login(staff)
+    url = f"/admin/webhooks/webhook/{webhook.pk}/change/"
+    answer = client.post(url, form_data(client.get(url).content.decode(), **{field: value}))
+    assert answer.status_code == 200
+    assert list(answer.context["adminform"].form.errors) == [field]
+    webhook.refresh_from_db()
+    assert webhook.event_types == [] and webhook.client_ids == []
