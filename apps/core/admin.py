@@ -6,10 +6,11 @@ import functools
 
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import transaction
-from django.db.models import QuerySet
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.models import IntegerField, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404
 from django.utils.functional import cached_property
@@ -53,6 +54,33 @@ admin.FieldListFilter.register(
 )
 
 
+class KeyCheckedAutocompleteSelect(AutocompleteSelect):
+    """Django's autocomplete box, which shows again what was chosen only when it could be a key.
+
+    Re-rendering an invalid form, Django's widget reads the chosen record with the submitted
+    value as it came (`pk__in=["abc"]`): a value no select box sends ("abc", "1.5", an id past
+    the column's range) was a server error instead of the field's own "Select a valid choice".
+    Such a value is no record, so the box shows nothing chosen and the field says why.
+    """
+
+    def optgroups(self, name, value, attr=None):
+        return super().optgroups(name, [v for v in value if self._could_be_a_key(v)], attr)
+
+    def _could_be_a_key(self, value) -> bool:
+        remote = self.field.remote_field
+        meta = remote.model._meta
+        target = meta.get_field(getattr(remote, "field_name", None) or meta.pk.name)
+        try:
+            key = target.to_python(value)
+        except ValidationError:
+            return False
+        if isinstance(target, IntegerField):
+            ops = connections[self.db or DEFAULT_DB_ALIAS].ops
+            low, high = ops.integer_field_range(target.get_internal_type())
+            return (low is None or low <= key) and (high is None or key <= high)
+        return True
+
+
 class _ScopedRows:
     """The rows and the relation choices of an admin page or inline, through `for_user`."""
 
@@ -60,6 +88,10 @@ class _ScopedRows:
         return _scoped(super().get_queryset(request), request.user)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if "widget" not in kwargs and db_field.name in self.get_autocomplete_fields(request):
+            kwargs["widget"] = KeyCheckedAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
             field.queryset = _scoped(field.queryset, request.user)

@@ -1,0 +1,74 @@
+"""What staff type into the back office is answered on the page, never with a server error:
+a relation box given something that is no record's id, a history version that is no number,
+a filter's id past the column's range."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.clients.models import Client
+from apps.drivers.models import DriverVehicle
+from apps.vehicles.models import Vehicle
+from tests.admin.formdata import form_data
+from tests.factories import ClientFactory, DriverFactory, PolicyFactory, VehicleFactory
+
+pytestmark = pytest.mark.django_db
+
+# What a browser's select box never sends, but a hand-made request or a stale form can.
+NOT_AN_ID = ["abc", "1.5", "NaN", "9" * 5000, "x" * 5000, "\x00", "99999999999999999999", "-1"]
+
+
+def _post(staff_client, url, **overrides):
+    return staff_client.post(url, form_data(staff_client.get(url).content.decode(), **overrides))
+
+
+def _refused(message: str) -> bool:
+    # A NUL is refused before the choice is looked for (Django's form), the rest as no record.
+    return message.startswith(("Select a valid choice", "Null characters are not allowed"))
+
+
+def _invalid_choice(response, field: str) -> None:
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert field in errors
+    assert _refused(errors[field][0])
+
+
+@pytest.mark.parametrize("value", NOT_AN_ID)
+def test_a_vehicle_for_a_client_that_is_no_id_is_a_form_error(staff_client, value):
+    response = _post(staff_client, "/admin/vehicles/vehicle/add/", client=value, unit="U-1")
+    _invalid_choice(response, "client")
+    assert not Vehicle.objects.exists()
+
+
+@pytest.mark.parametrize("value", NOT_AN_ID)
+def test_a_clients_parent_or_state_that_is_no_id_is_a_form_error(staff_client, agency, value):
+    carrier = ClientFactory(agency=agency, client_name="Steady Lines")
+    url = f"/admin/clients/client/{carrier.pk}/change/"
+    _invalid_choice(_post(staff_client, url, parent_client=value), "parent_client")
+    _invalid_choice(_post(staff_client, url, state=value), "state")
+    carrier.refresh_from_db()
+    assert carrier.parent_client_id is None and carrier.client_name == "Steady Lines"
+
+
+@pytest.mark.parametrize("value", ["abc", "1.5", "99999999999999999999", "\x00"])
+def test_a_report_for_a_policy_that_is_no_id_is_a_form_error(staff_client, value):
+    response = _post(staff_client, "/admin/reports/policypremiumreport/add/", policy=value)
+    _invalid_choice(response, "policy")
+
+
+@pytest.mark.parametrize("value", ["abc", "NaN", "99999999999999999999", "\x00"])
+def test_a_drivers_new_vehicle_link_that_is_no_id_is_a_row_error(staff_client, agency, value):
+    carrier = ClientFactory(agency=agency)
+    driver = DriverFactory(client=carrier)
+    url = f"/admin/drivers/driver/{driver.pk}/change/"
+    page = staff_client.get(url).content.decode()
+    data = form_data(page)
+    prefix = next(k for k in data if k.endswith("-TOTAL_FORMS") and "vehicle" in k.lower())
+    prefix = prefix.removesuffix("-TOTAL_FORMS")
+    data.update({f"{prefix}-TOTAL_FORMS": "1", f"{prefix}-0-vehicle": value})
+    response = staff_client.post(url, data)
+    assert response.status_code == 200
+    rows = next(f for f in response.context["inline_admin_formsets"] if f.formset.prefix == prefix)
+    assert _refused(rows.formset.errors[0]["vehicle"][0])
+    assert not DriverVehicle.objects.exists()
