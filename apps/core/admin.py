@@ -20,7 +20,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from apps.core import counting
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 from apps.core.pagination import ids_per_agency, rows_in_order
-from apps.core.params import is_ascii_int
+from apps.core.params import MAX_BIGINT, is_ascii_int
 
 
 def _scoped(queryset, user):
@@ -391,6 +391,11 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
 
     def history_form_view(self, request, object_id, version_id, extra_context=None):
         self._visible_or_404(request, object_id)
+        # django-simple-history looks the version up with the path's text as it is: "abc" was
+        # a ValueError (500). A version id is a number of the history table's key, or no page.
+        version = str(version_id)
+        if not (is_ascii_int(version) and len(version) <= 19 and int(version) <= MAX_BIGINT):
+            raise Http404("No such version.")
         if request.method not in ("GET", "HEAD"):
             raise PermissionDenied("The history is read-only.")
         return super().history_form_view(request, object_id, version_id, extra_context)

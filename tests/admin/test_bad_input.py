@@ -72,3 +72,11 @@ def test_a_drivers_new_vehicle_link_that_is_no_id_is_a_row_error(staff_client, a
     rows = next(f for f in response.context["inline_admin_formsets"] if f.formset.prefix == prefix)
     assert _refused(rows.formset.errors[0]["vehicle"][0])
     assert not DriverVehicle.objects.exists()
+
+
+@pytest.mark.parametrize("version", ["abc", "1.5", "-1", "99999999999999999999", "9" * 5000])
+def test_a_history_version_that_is_no_number_is_404(staff_client, agency, version):
+    carrier = ClientFactory(agency=agency)
+    url = f"/admin/clients/client/{carrier.pk}/history/"
+    assert staff_client.get(url).status_code == 200
+    assert staff_client.get(f"{url}{version}/").status_code == 404
