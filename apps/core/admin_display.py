@@ -15,7 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from apps.core.admin import ReadOnlyInline, ScopedRelatedFieldListFilter
+from apps.core.admin import (
+    KeyCheckedAutocompleteSelect,
+    ReadOnlyInline,
+    ScopedRelatedFieldListFilter,
+)
 from apps.core.models import live_q
 from apps.core.params import is_ascii_int
 
@@ -196,7 +200,6 @@ class AutocompleteFilter(ScopedRelatedFieldListFilter):
     template = "admin/bo_autocomplete_filter.html"
 
     def field_choices(self, field, request, model_admin):
-        from django.contrib.admin.widgets import AutocompleteSelect
         from django.forms import ModelChoiceField
 
         if not isinstance(model_admin, AutocompleteFilterMedia):
@@ -210,7 +213,9 @@ class AutocompleteFilter(ScopedRelatedFieldListFilter):
             queryset=self.related_records(field, request),
             to_field_name=target,
             required=False,
-            widget=AutocompleteSelect(field, model_admin.admin_site),
+            # The chosen value is read only if it could be a key: an id past the column's
+            # range was an OverflowError (500), where an unknown id lists nothing.
+            widget=KeyCheckedAutocompleteSelect(field, model_admin.admin_site),
         )
         self.widget_html = choice.widget.render(
             self.lookup_kwarg,
@@ -222,6 +227,14 @@ class AutocompleteFilter(ScopedRelatedFieldListFilter):
             },
         )
         return []  # nothing listed: the box finds the records
+
+    def queryset(self, request, queryset):
+        # An id of more digits than any key holds is no record, as an unknown id is: the list
+        # is empty (Python would not even read 5,000 digits as an int; one past 2^63-1 within
+        # 19 digits, Django's lookup already answers with no rows).
+        if any(is_ascii_int(v) and len(v.lstrip("0")) > 19 for v in self.lookup_val or ()):
+            return queryset.none()
+        return super().queryset(request, queryset)
 
     def has_output(self):
         return True

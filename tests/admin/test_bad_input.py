@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from apps.clients.models import Client
 from apps.drivers.models import DriverVehicle
 from apps.vehicles.models import Vehicle
 from tests.admin.formdata import form_data
@@ -80,3 +79,23 @@ def test_a_history_version_that_is_no_number_is_404(staff_client, agency, versio
     url = f"/admin/clients/client/{carrier.pk}/history/"
     assert staff_client.get(url).status_code == 200
     assert staff_client.get(f"{url}{version}/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path", ["vehicles/vehicle", "policies/policy", "drivers/driver", "documents/document"]
+)
+def test_a_client_filter_past_the_id_range_is_answered_as_an_unknown_client(
+    staff_client, agency, path
+):
+    carrier = ClientFactory(agency=agency)
+    VehicleFactory(client=carrier, unit="UNIT-MARK")
+    PolicyFactory(client=carrier, policy_number="POLICY-MARK")
+    DriverFactory(client=carrier, last_name="DRIVER-MARK")
+    unknown = staff_client.get(f"/admin/{path}/", {"client__id__exact": "999999"})
+    assert unknown.status_code == 200
+    assert unknown.context["cl"].result_count == 0
+    for huge in ("99999999999999999999", "9" * 5000):
+        past = staff_client.get(f"/admin/{path}/", {"client__id__exact": huge})
+        assert past.status_code == 200
+        assert past.context["cl"].result_count == 0
+        assert "MARK" not in past.content.decode()
