@@ -10,7 +10,7 @@ from django.db import transaction
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
-from apps.core.services import model_update
+from apps.core.services import left_behind, model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
@@ -119,9 +119,9 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
                     "move to another agency."
                 }
             )
-        if "producer_id" not in changes and client.producer_id:
-            data["producer"] = None
-    if "producer_id" in changes:
+    if left_behind(changes, "producer_id", client.producer_id, moves=moved):
+        data["producer"] = None
+    elif "producer_id" in changes:
         data["producer"] = _producer_of(data.get("agency", client.agency), changes["producer_id"])
     if "parent_client_id" in changes:
         data["parent_client"] = _check_parent(user, client, agency_id, changes["parent_client_id"])

@@ -69,3 +69,11 @@ def delete_unused(instance: models.Model, message: str) -> None:
         instance.delete()
     except (ProtectedError, RestrictedError) as exc:
         raise Conflict(message) from exc
+
+
+def left_behind(changes: Mapping[str, Any], key: str, current_id, *, moves: bool) -> bool:
+    """Whether a write that `moves` a record to another agency drops its per-agency link (a
+    producer, a lienholder: each agency keeps its own), the rule written once: the link is not
+    sent, or sent as it is (a whole record read and sent back with a new agency). A link sent
+    anew is the caller's choice, checked against the new agency by the service."""
+    return moves and current_id is not None and changes.get(key, current_id) == current_id

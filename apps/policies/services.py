@@ -12,7 +12,7 @@ from django.db import transaction
 from apps.agencies.models import Producer
 from apps.clients.selectors import visible_client
 from apps.core.dates import today
-from apps.core.services import model_update
+from apps.core.services import left_behind, model_update
 from apps.coverages.services import coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -182,12 +182,16 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             )
         client = data["client"] = visible_client(user, changes["client_id"])
     _check_schedules(policy, changes.get("coverage_type"))
-    if "producer_id" in changes or "producer_name" in changes:
+    moves = client.agency_id != policy.client.agency_id
+    named = changes.get("producer_name")  # a whole record sent back names its producer too
+    if left_behind(changes, "producer_id", policy.producer_id, moves=moves) and (
+        named is None or (policy.producer is not None and named == policy.producer.name)
+    ):
+        data["producer"] = None  # the old agency's producer does not follow it
+    elif "producer_id" in changes or "producer_name" in changes:
         data["producer"] = _producer(
             client.agency_id, changes.get("producer_id"), changes.get("producer_name")
         )
-    elif policy.producer_id and client.agency_id != policy.client.agency_id:
-        data["producer"] = None  # the old agency's producer does not follow it
     if "deleted" in changes:
         data.update(policy.deletion_changes(changes["deleted"]))
     units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)

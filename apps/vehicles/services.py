@@ -10,7 +10,7 @@ from django.db import transaction
 
 from apps.agencies.services import agency_record_create, agency_record_update
 from apps.clients.selectors import visible_client
-from apps.core.services import model_update
+from apps.core.services import left_behind, model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
@@ -91,10 +91,11 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
                 {"client_id": "A vehicle with drivers cannot move to another client."}
             )
         client = data["client"] = visible_client(user, changes["client_id"])
-    if "lienholder_id" in changes:
+    moves = client.agency_id != vehicle.client.agency_id
+    if left_behind(changes, "lienholder_id", vehicle.lienholder_id, moves=moves):
+        data["lienholder"] = None  # the old agency's lienholder does not follow it
+    elif "lienholder_id" in changes:
         data["lienholder"] = _lienholder(user, client.agency_id, changes["lienholder_id"])
-    elif vehicle.lienholder_id and vehicle.lienholder.agency_id != client.agency_id:
-        data["lienholder"] = None
     with status_watch(vehicle_ids=[vehicle.pk]):
         model_update(
             instance=vehicle,

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from apps.clients.models import Client
+from tests.admin.formdata import form_data
 from tests.clients.test_api import field_errors
-from tests.conftest import assert_problem
+from tests.conftest import assert_problem, staff_member
 from tests.factories import (
     ClientFactory,
     LienholderFactory,
@@ -115,3 +116,70 @@ def test_each_agency_hears_that_the_client_and_its_units_moved(
     ]
     # What the old agency's verification now answers, as its events said.
     assert_problem(api.get(f"/v1/coverages/clients?dot={carrier.dot}"), 404)
+
+
+def _whole(caller, path: str, **changes) -> dict:
+    """The record as read, with `changes`: what a client that GETs, edits and PUTs sends."""
+    body = caller.get(path).json()
+    return {**body, **changes}
+
+
+def test_a_whole_record_sent_back_with_a_new_agency_leaves_its_links_behind(
+    both, other_api, agency, other_agency, carrier
+):
+    # The producer or lienholder sent as it was read is the old agency's: the move leaves it
+    # behind, as when it is not sent, instead of a 400 on a field the caller did not change.
+    carrier.producer = ProducerFactory(agency=agency)
+    carrier.save()
+    policy = PolicyFactory(client=carrier, producer=ProducerFactory(agency=agency))
+    unit = VehicleFactory(client=carrier, lienholder=LienholderFactory(agency=agency))
+    rival = ClientFactory(agency=other_agency)
+
+    moved = both.put(
+        f"/v1/policies/{policy.id}",
+        _whole(both, f"/v1/policies/{policy.id}", clientId=rival.id),
+        format="json",
+    )
+    assert moved.status_code == 200, moved.content
+    assert (moved.json()["clientId"], moved.json()["producerId"]) == (rival.id, None)
+
+    moved = both.put(
+        f"/v1/vehicles/{unit.id}",
+        {"clientId": rival.id, "lienholderId": unit.lienholder_id},
+        format="json",
+    )
+    assert moved.status_code == 200, moved.content
+    assert moved.json()["lienholder"] is None
+
+    moved = both.put(
+        f"/v1/clients/{carrier.id}",
+        {"agencyId": other_agency.id, "producerId": carrier.producer_id},
+        format="json",
+    )
+    assert moved.status_code == 200, moved.content
+    assert (moved.json()["agencyId"], moved.json()["producerId"]) == (other_agency.id, None)
+    # A producer of the old agency sent as a change is still refused.
+    other = ClientFactory(agency=agency)
+    refused = both.put(
+        f"/v1/clients/{other.id}",
+        {"agencyId": other_agency.id, "producerId": ProducerFactory(agency=agency).id},
+        format="json",
+    )
+    assert field_errors(assert_problem(refused, 400)) == {
+        "producerId": "No producer with this id in the client's agency."
+    }
+
+
+def test_the_admin_moves_a_client_with_its_producer_left_behind(
+    client, groups, agency, other_agency, carrier
+):
+    staff = staff_member([agency, other_agency], groups, username="both-staff")
+    client.force_login(staff)
+    carrier.producer = ProducerFactory(agency=agency)
+    carrier.save()
+    url = f"/admin/clients/client/{carrier.pk}/change/"
+    data = form_data(client.get(url).content.decode(), agency=other_agency.pk)
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    carrier.refresh_from_db()
+    assert (carrier.agency_id, carrier.producer_id) == (other_agency.id, None)
