@@ -63,6 +63,14 @@ class CoverageAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
     def get_readonly_fields(self, request, obj=None):
         return [self.subject.field, "policy"] if obj is not None else []
 
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        # Only the statuses this kind of period takes (a unit is never 7, a driver never 4):
+        # the others were offered and then refused by the service.
+        if db_field.name == "coverage_status":
+            allowed = self.subject.allowed_statuses
+            kwargs["choices"] = [(v, label) for v, label in db_field.choices if v in allowed]
+        return super().formfield_for_choice_field(db_field, request, **kwargs)
+
     def has_change_permission(self, request, obj=None):
         if obj is not None and not self._is_latest(obj):
             return False

@@ -367,3 +367,13 @@ def test_a_policy_with_a_unit_cannot_change_client_in_the_admin(staff_client, ag
     assert "cannot move to another client" in response.content.decode()
     policy.refresh_from_db()
     assert policy.client_id == carrier.pk
+
+
+def test_a_periods_status_offers_only_the_statuses_of_its_kind(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    period = VehicleCoverageFactory(
+        vehicle=VehicleFactory(client=carrier), policy=PolicyFactory(client=carrier)
+    )
+    page = staff_client.get(f"/admin/coverages/vehiclecoverage/{period.pk}/change/")
+    offered = {v for v, _label in page.context["adminform"].form.fields["coverage_status"].choices}
+    assert offered - {""} == {1, 2, 4}
