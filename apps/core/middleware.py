@@ -13,11 +13,11 @@ from django.contrib.auth import middleware as auth
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages import middleware as messages
 from django.contrib.sessions import middleware as sessions
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 
 from apps.core import request_id
-from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_response
+from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_response, suspicious_request
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +110,8 @@ class ProblemDetailsMiddleware:
             return None
         if isinstance(exception, RequestDataTooBig):
             return problem_response(413, _DETAILS[413])
+        if isinstance(exception, SuspiciousOperation):  # Django's 400, with its reason
+            return problem_response(400, suspicious_request(exception))
         logger.exception("Unhandled error on %s", request.path, exc_info=exception)
         return problem_response(500, _DETAILS[500])
 

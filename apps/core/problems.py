@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import functools
+import logging
 from http import HTTPStatus
 
 from django.apps import apps as django_apps
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import (
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError
 from django.db.models import UniqueConstraint
@@ -42,6 +49,19 @@ def problem_response(status: int, detail: str, headers: dict | None = None) -> J
     for key, value in (headers or {}).items():
         response[key] = value
     return response
+
+
+def suspicious_request(exc: SuspiciousOperation) -> str:
+    """The 400's detail for a request Django refused as suspicious (too many fields or files
+    in a query string or a multipart body, ...), logged where Django logs it
+    (`django.security.<name>`). Django answers these 400 outside a view; raised inside one
+    (DRF parses the body there), they must not become a 500."""
+    logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
+    if isinstance(exc, TooManyFieldsSent):
+        return f"Too many fields: at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} are accepted."
+    if isinstance(exc, TooManyFilesSent):
+        return f"Too many files: at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} are accepted."
+    return "The request is malformed."
 
 
 class ProblemFormatter(ExceptionFormatter):
@@ -118,6 +138,8 @@ class ProblemExceptionHandler(ExceptionHandler):
             return Conflict(race_message(exc))
         if isinstance(exc, RequestDataTooBig):
             return PayloadTooLarge()
+        if isinstance(exc, SuspiciousOperation):
+            return exceptions.ParseError(suspicious_request(exc))
         if isinstance(exc, DatabaseError):
             return ServiceUnavailable("The database is unavailable; try again shortly.")
         if isinstance(exc, DjangoPermissionDenied):

@@ -15,13 +15,19 @@ import functools
 
 import django_filters
 from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import JsonResponse, QueryDict
 from rest_framework.serializers import ListField
 
 from apps.core.camel_case import camel
 from apps.core.params import MAX_BIGINT, is_ascii_int
-from apps.core.problems import PROBLEM_CONTENT_TYPE, problem_body
+from apps.core.problems import (
+    PROBLEM_CONTENT_TYPE,
+    problem_body,
+    problem_response,
+    suspicious_request,
+)
 
 _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
@@ -122,7 +128,10 @@ class SingleValuedQueryMiddleware:
                 code="max_value",
             )
         if "GET" not in request.__dict__:  # not read yet (WSGIRequest.GET is a cached_property)
-            request.GET = query_dict(request)
+            try:
+                request.GET = query_dict(request)
+            except TooManyFieldsSent as exc:  # the 400 a form with as many fields answers
+                return problem_response(400, suspicious_request(exc))
         if not request.GET:
             return None
         repeated = [name for name, values in request.GET.lists() if len(values) > 1]

@@ -26,6 +26,10 @@ def exploding_django_view(request):
     raise RuntimeError("secret internals")
 
 
+def plain_form_view(request):
+    return HttpResponse(str(len(request.POST)))
+
+
 def fine_view(request):
     return HttpResponse("ok")
 
@@ -42,6 +46,7 @@ urlpatterns = [
     path("v1/boom", ExplodingApiView.as_view()),
     path("v1/plain-boom", exploding_django_view),
     path("v1/echo", EchoView.as_view()),
+    path("v1/plain-form", plain_form_view),
 ]
 
 
@@ -95,6 +100,15 @@ def test_oversized_body_is_413(client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
     response = client.post("/v1/echo", data="x" * 4096, content_type="application/json")
     assert_problem(response, 413)
+
+
+@pytest.mark.urls("tests.core.test_errors")
+def test_too_many_form_fields_in_a_plain_view_is_problem_400(client):
+    # Django's own 400 for a suspicious request, raised inside a view: never a 500.
+    client.raise_request_exception = False
+    fields = {f"f{i}": "x" for i in range(1001)}
+    body = assert_problem(client.post("/v1/plain-form", fields), 400)
+    assert body["detail"] == "Too many fields: at most 1000 are accepted."
 
 
 def test_health_and_readiness_need_no_credentials(client):
