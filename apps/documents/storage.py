@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 import uuid
+from collections.abc import Callable
 
 import filetype
 from django.conf import settings
@@ -11,6 +13,7 @@ from django.core import signing
 from django.core.files.storage import default_storage
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 from rest_framework.exceptions import UnsupportedMediaType, ValidationError
 
@@ -20,16 +23,54 @@ SIGNING_SALT = "documents.download"
 SNIFF_BYTES = 8192
 
 
+# A document's name is kept as sent (cleaned) up to its column's length, 255 characters: any
+# name a client's file system could hold. The file in storage is named after it, cut to fit
+# a file system's 255 BYTES (UTF-8) with room for a suffix the storage may add.
+MAX_FILE_NAME_CHARS = 255
+MAX_STORED_NAME_BYTES = 200
+MAX_EXTENSION_CHARS = 16  # a longer "extension" is part of the name, cut with it
+
+
 def clean_file_name(raw: str | None) -> str:
-    """Keep only a safe base name: no directories, no control or shell characters."""
+    """Keep only a safe base name: no directories, no control or shell characters, at most
+    MAX_FILE_NAME_CHARS characters (its extension kept)."""
     base = (raw or "").replace("\\", "/").split("/")[-1].strip()
+    # Composed, so that an accent sent as a combining mark (macOS names) is kept, not dropped.
+    base = unicodedata.normalize("NFC", base)
     base = "".join(ch for ch in base if ch.isprintable())
     try:
         cleaned = get_valid_filename(base) if base else ""
     except Exception:  # Django refuses names like ".." outright
         cleaned = ""
-    cleaned = cleaned.lstrip(".")[:200]
+    cleaned = _shorten(cleaned.lstrip("."), MAX_FILE_NAME_CHARS, len)
     return cleaned or "document"
+
+
+def stored_file_name(file_name: str) -> str:
+    """The name of a cleaned `file_name` in storage: at most MAX_STORED_NAME_BYTES in UTF-8,
+    cut between characters, its extension kept."""
+    return _shorten(file_name, MAX_STORED_NAME_BYTES, _utf8_size) or "document"
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode())
+
+
+def _shorten(name: str, limit: int, size: Callable[[str], int]) -> str:
+    """`name` cut to `size` at most `limit`, on a character boundary, its extension kept."""
+    if size(name) <= limit:
+        return name
+    stem, dot, extension = name.rpartition(".")
+    if not dot or not stem or len(extension) > MAX_EXTENSION_CHARS:
+        stem, extension = name, ""
+    else:
+        extension = "." + extension
+    room = limit - size(extension)
+    # Characters are at most 4 bytes: drop the surplus at once, then one at a time.
+    stem = stem[:room]
+    while size(stem) > room:
+        stem = stem[: -max(1, (size(stem) - room) // 4)]
+    return stem + extension
 
 
 def sniff_content_type(file) -> str:
@@ -101,7 +142,7 @@ def check_upload(file) -> str:
 
 def store(file, *, client_id: int, agency_id: int, file_name: str) -> str:
     """Save the file under a fresh name; storage failures are a 503, never a half write."""
-    name = f"documents/{agency_id}/{client_id}/{uuid.uuid4().hex}/{file_name}"
+    name = f"documents/{agency_id}/{client_id}/{uuid.uuid4().hex}/{stored_file_name(file_name)}"
     file.seek(0)
     try:
         return default_storage.save(name, file)
@@ -127,7 +168,9 @@ def download_link(
     if settings.DOCUMENTS_STORAGE == "s3":
         url = default_storage.url(
             storage_name,
-            parameters={"ResponseContentDisposition": f'attachment; filename="{file_name}"'},
+            # RFC 6266, as FileResponse writes it: a name past ASCII as `filename*=utf-8''…`
+            # (a raw one is no valid header value, and a server may fail to send it at all).
+            parameters={"ResponseContentDisposition": content_disposition_header(True, file_name)},
             expire=ttl,
         )
         return url, expires

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 import boto3
@@ -183,3 +184,28 @@ def test_expired_presigned_url_is_refused(api, agency, settings, s3rver_endpoint
     time.sleep(max(0.0, signed_at + 6.5 - time.monotonic()))
     status, _ = _fetch(url)
     assert status == 403
+
+
+@pytest.mark.parametrize("name", ["é" * 127 + ".txt", "文" * 200], ids=["e-acute", "cjk"])
+def test_a_long_non_ascii_name_downloads_under_its_name(api, agency, settings, moto_endpoint, name):
+    # The pre-signed URL names the file for S3's Content-Disposition: RFC 6266's
+    # `filename*=utf-8''…` for a name past ASCII, never raw UTF-8 in a header.
+    _use_s3(settings, *moto_endpoint)
+    client = ClientFactory(agency=agency)
+    response = api.post(
+        "/v1/documents/clients",
+        {
+            "file": SimpleUploadedFile(name, b"unit,vin\n101,1FUJGLDR7CLBP8834\n"),
+            "clientId": client.id,
+        },
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["fileName"] == name
+    assert len(Path(Document.objects.get().storage_name).name.encode()) <= 255
+    link = api.get(f"/v1/documents/{response.json()['id']}/client/download").json()
+    fetched = httpx.get(link["downloadUrl"], timeout=10)
+    assert fetched.status_code == 200
+    disposition = fetched.headers["Content-Disposition"]
+    assert disposition.isascii() and disposition.startswith("attachment; filename*=utf-8''")
+    assert urllib.parse.unquote(disposition.split("''", 1)[1]) == name
