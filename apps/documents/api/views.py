@@ -79,6 +79,16 @@ class DocumentView(GenericAPIView):
         return self.upload_handler.digests.get("file", "")
 
 
+# `sort` (apps.core.sorting.SortFilter) on the document lists, besides `id`, `createdAt` (the
+# first file's upload, annotated by the selectors) and `updatedAt`; each list adds its filters.
+DOCUMENT_SORT_FIELDS = {
+    "fileName": "file_name",
+    "contentType": "content_type",
+    "size": "size",
+    "uploadedAt": "uploaded_at",
+}
+
+
 class DocumentCollectionView(DocumentView):
     """List a client's or policy's documents (subclasses name the selector and the
     `params_class` that parses the list's query parameters), or upload one."""
@@ -87,12 +97,14 @@ class DocumentCollectionView(DocumentView):
     owner_field = "client_id"
     params_class: type[QueryParameters]
     list_selector: Callable[..., QuerySet]
+    default_sort = ("-uploaded_at", "-id")
+    sort_fields = DOCUMENT_SORT_FIELDS
 
     def list_queryset(self):
         return self.list_selector(user=self.request.user, **self.params_class.parse(self.request))
 
     def get(self, request):
-        documents = self.list_queryset().order_by("-uploaded_at", "-id")
+        documents = self.filter_queryset(self.list_queryset())
         page = self.paginate_queryset(documents)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
@@ -180,6 +192,7 @@ class ClientDocumentsView(DocumentCollectionView):
 
     module = Module.CLIENT
     params_class = ClientDocumentsParams
+    sort_fields = {**DOCUMENT_SORT_FIELDS, "clientId": "client_id", "dot": "client__dot"}
 
     list_selector = staticmethod(client_documents)
 
@@ -192,6 +205,7 @@ class PolicyDocumentsView(DocumentCollectionView):
     upload_serializer = PolicyUploadSerializer
     owner_field = "policy_id"
     params_class = PolicyDocumentsParams
+    sort_fields = {**DOCUMENT_SORT_FIELDS, "policyId": "policy_id"}
 
     list_selector = staticmethod(policy_documents)
 
