@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
+import re
 import unicodedata
 import uuid
 from collections.abc import Callable
@@ -81,28 +83,68 @@ def sniff_content_type(file) -> str:
     kind = filetype.guess(head)
     if kind is not None:
         return kind.mime
-    if b"\x00" in head:
+    text = _decoded_text(head, complete=len(head) < SNIFF_BYTES)
+    if text is None:
         return "application/octet-stream"
+    return _text_kind(text)
+
+
+# Bytes no single-byte text holds: the C0 controls but tab, LF, FF and CR, and DEL. The range
+# 0x80-0x9F is text in Windows-1252 (curly quotes, the euro sign).
+_SINGLE_BYTE_CONTROLS = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_TEXT_CONTROLS = frozenset("\t\n\x0c\r")
+
+
+def _decoded_text(head: bytes, *, complete: bool) -> str | None:
+    """The sample as text: UTF-16 with its byte order mark, UTF-8, or else a single-byte
+    encoding (read as Latin-1: only markup is looked for in it); None if it is no text. When
+    the sample is not the whole file, a character cut at its end is still text."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = codecs.getincrementaldecoder("utf-16")().decode(head, final=complete)
+        except UnicodeDecodeError:  # a lone surrogate: random bytes after the mark
+            return None
+        controls = (ch for ch in text if unicodedata.category(ch) == "Cc")
+        return None if any(ch not in _TEXT_CONTROLS for ch in controls) else text
+    if b"\x00" in head:
+        return None
     try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # A multi-byte character cut at the end of the sample is still text.
-        if exc.start < len(head) - 3:
-            return "application/octet-stream"
-    return _text_kind(head)
+        return codecs.getincrementaldecoder("utf-8")().decode(head, final=complete)
+    except UnicodeDecodeError:
+        pass
+    return None if _SINGLE_BYTE_CONTROLS.search(head) else head.decode("latin-1")
 
 
-def _text_kind(head: bytes) -> str:
-    """Text is plain text unless it is markup or a script a browser or a shell would run."""
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if text.startswith(b"#!"):
+# How a browser tells HTML by its first tag (the WHATWG MIME sniffing standard's list), and
+# SVG: the tag's name followed by white space, `>`, `/` or the end of the sample.
+def _first_tag(*names: str) -> re.Pattern[str]:
+    return re.compile(rf"<(?:{'|'.join(map(re.escape, names))})(?:[\s>/]|$)")
+
+
+_HTML_START = _first_tag(
+    "!doctype html", "html", "head", "body", "script", "iframe", "h1", "div", "font", "table",
+    "a", "style", "title", "b", "br", "p",
+)  # fmt: skip
+_SVG_START = _first_tag("svg", "!doctype svg")
+_LEADING_SPACE = "\ufeff \t\n\x0c\r"
+_LEADING_COMMENTS = re.compile(r"(?:<!--.*?-->[\s\ufeff]*)*", re.DOTALL)
+
+
+def _text_kind(text: str) -> str:
+    """Text is plain text unless it is a document a browser or a shell would run: judged by
+    how it starts (after a byte order mark, white space and comments), as a browser judges
+    it, so a CSV that mentions `<html>` in a cell is plain text."""
+    start = text.lstrip(_LEADING_SPACE).lower()
+    if start.startswith("#!"):
         return "text/x-shellscript"
-    if b"<svg" in text:
+    commented = start.startswith("<!--")  # a browser takes a leading comment for HTML
+    start = start[_LEADING_COMMENTS.match(start).end() :]
+    if start.startswith("<?xml"):
+        return "image/svg+xml" if "<svg" in start else "application/xml"
+    if _SVG_START.match(start):
         return "image/svg+xml"
-    if text.startswith((b"<!doctype html", b"<html")) or b"<script" in text or b"<html" in text:
+    if commented or _HTML_START.match(start):
         return "text/html"
-    if text.startswith(b"<?xml"):
-        return "application/xml"
     return "text/plain"
 
 
