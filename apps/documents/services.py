@@ -58,7 +58,13 @@ def document_upload(
     client, policy = document_owner(user=user, module=module, owner_id=owner_id)
     file_name = clean_file_name(getattr(file, "name", None))
     content_type = check_upload(file)
-    storage_name = store(file, client_id=client.id, agency_id=client.agency_id, file_name=file_name)
+    storage_name = store(
+        file,
+        client_id=client.id,
+        agency_id=client.agency_id,
+        file_name=file_name,
+        content_type=content_type,
+    )
     try:
         with transaction.atomic():
             document = Document(
@@ -89,7 +95,11 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
     file_name = clean_file_name(getattr(file, "name", None))
     content_type = check_upload(file)
     storage_name = store(
-        file, client_id=document.client_id, agency_id=document.client.agency_id, file_name=file_name
+        file,
+        client_id=document.client_id,
+        agency_id=document.client.agency_id,
+        file_name=file_name,
+        content_type=content_type,
     )
     try:
         with transaction.atomic():

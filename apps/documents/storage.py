@@ -182,9 +182,13 @@ def check_upload(file) -> str:
     return content_type
 
 
-def store(file, *, client_id: int, agency_id: int, file_name: str) -> str:
-    """Save the file under a fresh name; storage failures are a 503, never a half write."""
+def store(file, *, client_id: int, agency_id: int, file_name: str, content_type: str) -> str:
+    """Save the file under a fresh name, as the type its bytes say (`check_upload`'s): S3
+    keeps an object's type and serves it with it, and the type a client declared is the
+    client's to choose (text/html over a text file). Storage failures are a 503, never a half
+    write."""
     name = f"documents/{agency_id}/{client_id}/{uuid.uuid4().hex}/{stored_file_name(file_name)}"
+    file.content_type = content_type  # what django-storages sends as the object's ContentType
     file.seek(0)
     try:
         return default_storage.save(name, file)

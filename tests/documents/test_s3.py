@@ -172,6 +172,23 @@ def test_upload_presigned_download_and_delete_round_trip(
     assert listed.get("KeyCount", 0) == 0
 
 
+def test_the_object_is_stored_as_the_type_its_bytes_say(api, agency, settings, moto_endpoint):
+    # The declared type is the client's to choose: text declared as text/html would be an HTML
+    # object in the bucket, served as such to anyone holding its link.
+    s3 = _use_s3(settings, *moto_endpoint)
+    client = ClientFactory(agency=agency)
+    text = b"unit,notes\n101,<script>alert(1)</script>\n"
+    response = api.post(
+        "/v1/documents/clients",
+        {"file": SimpleUploadedFile("notes.csv", text, "text/html"), "clientId": client.id},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    document = Document.objects.get()
+    stored = s3.head_object(Bucket=BUCKET, Key=document.storage_name)
+    assert stored["ContentType"] == document.content_type == "text/plain"
+
+
 def test_expired_presigned_url_is_refused(api, agency, settings, s3rver_endpoint):
     # Five seconds: a loaded CI box can take more than one between signing and the first fetch.
     _use_s3(settings, *s3rver_endpoint, ttl=5)
