@@ -92,6 +92,11 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
     """Replace the file; the id stays and the earlier file is kept as a previous version."""
     if document.deleted:
         raise UnprocessableEntity("The document is deleted.")
+    # A deleted client or policy takes no new file, as it takes no new upload (400 there:
+    # the upload names it; here it is the document's own).
+    owner = document.policy if document.policy_id else document.client
+    if owner.deleted:
+        raise UnprocessableEntity(f"The document's {owner._meta.verbose_name} is deleted.")
     file_name = clean_file_name(getattr(file, "name", None))
     content_type = check_upload(file)
     storage_name = store(

@@ -324,6 +324,20 @@ def test_replace_answers(api, other_api, carrier):
     assert_problem(api.put(f"{path}/client", replacement, format="multipart"), 422)
 
 
+@pytest.mark.parametrize("module", ["clients", "policies"])
+def test_a_deleted_owner_takes_no_new_file(api, carrier, policy, module):
+    owner = carrier if module == "clients" else policy
+    document = upload(api, owner, module=module).json()
+    noun = "client" if module == "clients" else "policy"
+    deleted = api.put(f"/v1/{module}/{owner.id}", {"deleted": True}, format="json")
+    assert deleted.status_code == 200, deleted.content
+    replacement = {"file": SimpleUploadedFile("v2.pdf", PDF)}
+    refused = api.put(f"/v1/documents/{document['id']}/{noun}", replacement, format="multipart")
+    assert assert_problem(refused, 422)["detail"] == f"The document's {noun} is deleted."
+    assert Document.objects.get().file_name == "coi.pdf"
+    assert not DocumentVersion.objects.exists()
+
+
 def test_delete_removes_files_and_a_second_delete_is_422(
     api, carrier, settings, django_capture_on_commit_callbacks
 ):
