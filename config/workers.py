@@ -13,8 +13,10 @@ before, so no connection is left waiting in the backlog while the workers are bu
 
 from __future__ import annotations
 
+import json
 import time
 
+from gunicorn import util
 from gunicorn.workers.gthread import ThreadWorker
 
 ACCEPT_DELAY = 0.002  # seconds; the main loop's other events wait as long, once per new connection
@@ -37,3 +39,23 @@ class BalancedThreadWorker(ThreadWorker):
     def finish_request(self, conn, fs):
         self.in_flight -= 1
         super().finish_request(conn, fs)
+
+
+def write_problem(sock, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own answer to a request it refuses before the application sees it (a request
+    line past `limit_request_line`: 414; a malformed header: 400; ...), as problem+json like
+    every other error of the service (contract section 5) instead of gunicorn's HTML page.
+    Installed in place of `gunicorn.util.write_error`, which the worker calls by that name."""
+    body = json.dumps(
+        {"type": "about:blank", "title": reason, "status": status_int, "detail": mesg or reason}
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\n"
+        "Connection: close\r\n"
+        "Content-Type: application/problem+json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode("latin-1")
+    util.write_nonblock(sock, head + body)
+
+
+util.write_error = write_problem

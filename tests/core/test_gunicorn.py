@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +86,22 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     status, body, headers = _get(port, f"/v1/coverages/clients?{dots}")
     assert status == 401, body[:200]
     assert headers["Content-Type"] == "application/problem+json"
+
+    # What gunicorn refuses before the application sees it is problem+json too: a request
+    # line past limit_request_line (8190 bytes), a malformed header.
+    for request, status in (
+        (b"GET /v1/coverages/clients?dot=" + b"1" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header Name: x\r\n\r\n", 400),
+    ):
+        with socket.create_connection(("127.0.0.1", port), timeout=HTTP_TIMEOUT) as raw:
+            raw.sendall(request)
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(f"HTTP/1.1 {status} ".encode()), answer[:200]
+        assert b"Content-Type: application/problem+json" in head
+        assert json.loads(body)["status"] == status and json.loads(body)["detail"]
 
     # JSON log lines, each with the request's id.
     status, _, headers = _get(port, "/healthz", {"X-Request-ID": "gunicorn-test-42"})
