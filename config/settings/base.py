@@ -174,11 +174,16 @@ WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", defaul
 CALENDAR_CATCH_UP_DAYS = env.int("CALENDAR_CATCH_UP_DAYS", default=31)
 
 # ---------------------------------------------------------------------------
-# Cache: local memory by default, redis:// in production (shared by every node)
+# Cache: redis:// in production (shared by every node). By default the database's own table
+# (a migration creates it): every process of `make run` shares the login-failure and
+# rate-limit counters, which one process's memory would keep apart (contract section 1).
 # ---------------------------------------------------------------------------
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://default")}
+CACHES = {"default": env.cache("CACHE_URL", default="dbcache://django_cache")}
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     CACHES["default"]["BACKEND"] = "apps.core.cache.RedisCache"  # one client per pool
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.db.DatabaseCache":
+    # Django culls a third of the table past 300 entries: a counter must not vanish early.
+    CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 100_000)
 # The caller (API key, user, agencies, permissions version) kept in the shared cache for this
 # long, retired at once by every write made through Django (apps.accounts.principal); a change
 # made behind Django's back (psql) takes effect within it. 0: read on every request. Only
