@@ -10,7 +10,7 @@ from django.db import transaction
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
-from apps.core.services import left_behind, model_update
+from apps.core.services import left_behind, locked_for_update, model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
@@ -105,7 +105,7 @@ def client_create(
 @transaction.atomic
 def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -> Client:
     """Partial update; `deleted` soft-deletes or restores, `agency_id` moves the client."""
-    client = Client.objects.select_for_update().get(pk=instance.pk)
+    client = locked_for_update(Client.objects, user, instance.pk)
     was_deleted = client.deleted
     data: dict = {**changes}
     agency_id = changes.get("agency_id", client.agency_id)

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from django.db import models
 from django.db.models.deletion import ProtectedError, RestrictedError
+from django.http import Http404
 
 from apps.core.exceptions import Conflict
 
@@ -77,3 +78,17 @@ def left_behind(changes: Mapping[str, Any], key: str, current_id, *, moves: bool
     sent, or sent as it is (a whole record read and sent back with a new agency). A link sent
     anew is the caller's choice, checked against the new agency by the service."""
     return moves and current_id is not None and changes.get(key, current_id) == current_id
+
+
+def locked_for_update(queryset, user, pk: int, *, of: tuple[str, ...] = ("self",)):
+    """The record `pk` among those `user` may see, locked for the write: the rule "a write
+    reaches only the caller's agencies' records" at the row the write changes. A record found
+    by the view and moved to another agency before its lock was granted (a client's move by a
+    user of both agencies, committed meanwhile) is no longer among them: PostgreSQL checks the
+    scope again on the row it waited for, and the write answers 404 as for a record never
+    seen. `of`: the rows locked (the record's own; its client's too when the scope is read
+    through the client)."""
+    found = queryset.for_user(user).select_for_update(of=of).filter(pk=pk).first()
+    if found is None:
+        raise Http404(f"No {queryset.model._meta.verbose_name} with this id.")
+    return found

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from apps.clients.models import Client
 from apps.core.exceptions import UnprocessableEntity
+from apps.core.services import locked_for_update
 from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.storage import check_upload, clean_file_name, remove, store
 from apps.events.services import event_emit
@@ -108,7 +109,9 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
     )
     try:
         with transaction.atomic():
-            current = Document.objects.select_for_update().get(pk=document.pk)
+            current = locked_for_update(
+                Document.objects.select_related("client"), user, document.pk, of=("self", "client")
+            )
             if current.deleted:
                 raise UnprocessableEntity("The document is deleted.")
             DocumentVersion.objects.create(
@@ -135,7 +138,9 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
 def document_delete(*, user, document: Document) -> None:
     """Soft-delete the row and remove its file and versions from storage; twice is a 422."""
     with transaction.atomic():
-        current = Document.objects.select_for_update().get(pk=document.pk)
+        current = locked_for_update(
+            Document.objects.select_related("client"), user, document.pk, of=("self", "client")
+        )
         if current.deleted:
             raise UnprocessableEntity("The document is already deleted.")
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]

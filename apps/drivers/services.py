@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.clients.selectors import visible_client
-from apps.core.services import model_update
+from apps.core.services import locked_for_update, model_update
 from apps.drivers.models import Driver, DriverVehicle, normalize_license_number
 from apps.masterdata.models import City, DriverType, LicenseType, State
 from apps.vehicles.models import Vehicle
@@ -74,7 +74,7 @@ def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Dr
 @transaction.atomic
 def driver_update(*, user, instance: Driver, **changes: Unpack[DriverChanges]) -> Driver:
     """Partial update of a driver."""
-    driver = Driver.objects.select_for_update().get(pk=instance.pk)
+    driver = locked_for_update(Driver.objects, user, instance.pk)
     data: dict = _normalized(changes)
     if changes.get("client_id", driver.client_id) != driver.client_id:
         if driver.coverages.exists() or driver.vehicle_links.exists():

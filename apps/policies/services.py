@@ -12,7 +12,7 @@ from django.db import transaction
 from apps.agencies.models import Producer
 from apps.clients.selectors import visible_client
 from apps.core.dates import today
-from apps.core.services import left_behind, model_update
+from apps.core.services import left_behind, locked_for_update, model_update
 from apps.coverages.services import coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -167,7 +167,7 @@ def _check_schedules(policy: Policy, coverage_type: CoverageType | None) -> None
 @transaction.atomic
 def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -> Policy:
     """Partial update; `deleted` soft-deletes or restores, `cancellation_date` cancels."""
-    policy = Policy.objects.select_for_update().select_related("client").get(pk=instance.pk)
+    policy = locked_for_update(Policy.objects.select_related("client"), user, instance.pk)
     was = (policy.client_id, policy.deleted, policy.cancellation_date)
     data: dict = {**changes}
     client = policy.client

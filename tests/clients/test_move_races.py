@@ -1,0 +1,70 @@
+"""A write by a user of the old agency that waits on a record's lock while a user of both
+agencies moves its client to the other agency: when the move commits, the record is no longer
+the caller's, and the write answers 404 and changes nothing. Before, the service locked and
+read the record again without the caller's scope, saved the other agency's record with this
+caller's change, and answered 500 (the view could not show what it had saved).
+
+PostgreSQL (CI's second pass): each thread has its own connection and the database
+arbitrates, as between two server processes; SQLite serialises writers instead."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connection, transaction
+
+from apps.clients.models import Client
+from apps.clients.services import client_update
+from apps.policies.models import Policy
+from apps.vehicles.models import Vehicle
+from tests.factories import ClientFactory, PolicyFactory, UserFactory, VehicleFactory
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "model", "field"),
+    [
+        ("clients", {"phone": "555-0199"}, Client, "phone"),
+        ("policies", {"description": "changed meanwhile"}, Policy, "description"),
+        ("vehicles", {"owner": "changed meanwhile"}, Vehicle, "owner"),
+    ],
+)
+def test_a_write_waiting_on_a_moving_client_answers_404(
+    make_api, manager, groups, agency, other_agency, master_data_back, path, change, model, field
+):
+    both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    carrier = ClientFactory(agency=agency)
+    records = {
+        "clients": carrier,
+        "policies": PolicyFactory(client=carrier),
+        "vehicles": VehicleFactory(client=carrier),
+    }
+    record = records[path]
+    before = getattr(model.objects.get(pk=record.pk), field)
+    answers: list = []
+
+    def write():
+        answers.append(make_api(manager).put(f"/v1/{path}/{record.pk}", change, format="json"))
+        connection.close()
+
+    with transaction.atomic():
+        client_update(user=both, instance=carrier, agency_id=other_agency.id)
+        writer = threading.Thread(target=write)
+        writer.start()
+        time.sleep(1.0)  # the write has found the record and waits for its lock
+    writer.join(30)
+
+    [answer] = answers
+    assert answer.status_code == 404, answer.content
+    assert answer["Content-Type"].startswith("application/problem+json")
+    moved = model.objects.get(pk=record.pk)
+    assert (getattr(moved, field), moved.updated_by_id) != (change[field], manager.id)
+    assert getattr(moved, field) == before
