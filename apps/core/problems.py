@@ -125,6 +125,20 @@ def race_message(exc: IntegrityError) -> str:
     return RACE_MESSAGE
 
 
+# PostgreSQL's deadlock_detected and serialization_failure: two writes to the same records at
+# once, one of them rolled back whole by the database. Nothing was written; sent again, it goes.
+WRITE_CONFLICTS = {"40P01", "40001"}
+
+
+class WriteConflict(ServiceUnavailable):
+    default_detail = (
+        "A concurrent write to the same records conflicted with this one; nothing was written. "
+        "Send it again."
+    )
+    default_code = "write_conflict"
+    wait = 1  # Retry-After
+
+
 class ProblemExceptionHandler(ExceptionHandler):
     """Maps Django and database exceptions to their HTTP meaning before formatting."""
 
@@ -141,6 +155,8 @@ class ProblemExceptionHandler(ExceptionHandler):
         if isinstance(exc, SuspiciousOperation):
             return exceptions.ParseError(suspicious_request(exc))
         if isinstance(exc, DatabaseError):
+            if getattr(exc.__cause__, "sqlstate", None) in WRITE_CONFLICTS:
+                return WriteConflict()
             return ServiceUnavailable("The database is unavailable; try again shortly.")
         if isinstance(exc, DjangoPermissionDenied):
             return exceptions.PermissionDenied(str(exc) or None)

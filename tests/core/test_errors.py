@@ -132,3 +132,28 @@ def test_schema_and_docs_need_no_credentials(client):
     docs = client.get("/v1/docs")
     assert docs.status_code == 200
     assert b"cdn" not in docs.content.lower()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("cause", ["DeadlockDetected", "SerializationFailure"])
+def test_a_write_conflict_is_a_503_to_send_again_not_an_unavailable_database(
+    api, carrier, monkeypatch, cause
+):
+    # PostgreSQL rolled the write back whole (two writes to the same records at once): the
+    # database is up, and the same request sent again goes through.
+    import psycopg
+    from django.db import OperationalError
+
+    from apps.clients.api.views import ClientViewSet
+
+    def conflicted(**kwargs):
+        error = OperationalError("deadlock detected")
+        error.__cause__ = getattr(psycopg.errors, cause)()
+        raise error
+
+    monkeypatch.setattr(ClientViewSet, "update_service", staticmethod(conflicted))
+    api.raise_request_exception = False  # a 5xx is reported (logged), then answered
+    body = assert_problem(api.put(f"/v1/clients/{carrier.id}", {"phone": "1"}, format="json"), 503)
+    assert body["detail"].startswith("A concurrent write to the same records conflicted")
+    response = api.put(f"/v1/clients/{carrier.id}", {"phone": "1"}, format="json")
+    assert response["Retry-After"] == "1"
