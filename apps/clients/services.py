@@ -10,11 +10,12 @@ from django.db import transaction
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
-from apps.core.services import left_behind, locked_for_update, model_update
+from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
 from apps.masterdata.models import City, ClientType, State
+from apps.policies.models import Policy
 
 
 class ClientFields(TypedDict, total=False):
@@ -138,6 +139,8 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
         from apps.vehicles.selectors import live_unit_ids
 
         units = live_unit_ids(client_id=client.pk)
+    if moved:  # its policies are updated (Client.save): locked before its units, as always
+        rows_lock(Policy.objects.filter(client_id=client.pk))
     with status_watch(client_ids=[client.pk], vehicle_ids=units):
         model_update(
             instance=client,

@@ -21,6 +21,7 @@ from django.db import transaction
 from apps.clients.models import Client
 from apps.compliance.monitoring import compliance_changes_emit, compliance_snapshot
 from apps.core.dates import today
+from apps.core.services import rows_lock
 from apps.coverages.models import VehicleCoverage
 from apps.events.services import event_emit, events_emit_many
 from apps.policies.models import Policy
@@ -80,6 +81,7 @@ def status_watch(
     # A client's verdict under a watched profile (issue 16) moves with the same writes as
     # its status; one query when no subscription watches a profile.
     with transaction.atomic():
+        _lock(clients, vehicles)
         before_c = client_statuses(clients, day) if clients else {}
         before_v = vehicle_statuses(vehicles, day) if vehicles else {}
         before_p = compliance_snapshot(on=day, client_ids=clients) if clients else {}
@@ -90,6 +92,18 @@ def status_watch(
         if before_p:
             after_p = compliance_snapshot(on=day, client_ids=clients)
             compliance_changes_emit(before=before_p, after=after_p, day=day)
+
+
+def _lock(clients: set[int], vehicles: set[int]) -> None:
+    """Lock the watched rows before reading their status: two writes that change one unit's
+    or client's status at once (two removals, a removal and a scheduling, a cancellation and a
+    new policy) then read it one after the other, and each announces the change it made (each
+    read the other's result). Clients before units: the order every write takes (a client, its
+    policies, their units)."""
+    if clients:
+        rows_lock(Client.objects.filter(pk__in_list=sorted(clients)))
+    if vehicles:
+        rows_lock(Vehicle.objects.filter(pk__in_list=sorted(vehicles)))
 
 
 def _changed(before: dict, after: dict) -> Iterator[tuple[int, tuple, str, str]]:

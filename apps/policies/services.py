@@ -10,9 +10,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from apps.agencies.models import Producer
+from apps.clients.models import Client
 from apps.clients.selectors import visible_client
 from apps.core.dates import today
-from apps.core.services import left_behind, locked_for_update, model_update
+from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
 from apps.coverages.services import coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -167,6 +168,9 @@ def _check_schedules(policy: Policy, coverage_type: CoverageType | None) -> None
 @transaction.atomic
 def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -> Policy:
     """Partial update; `deleted` soft-deletes or restores, `cancellation_date` cancels."""
+    # Its client first, as every write takes them (a client, its policies, their units): a
+    # client's move, a new policy of the client and this change come one after the other.
+    rows_lock(Client.objects.filter(pk=instance.client_id))
     policy = locked_for_update(Policy.objects.select_related("client"), user, instance.pk)
     was = (policy.client_id, policy.deleted, policy.cancellation_date)
     data: dict = {**changes}

@@ -68,3 +68,50 @@ def test_a_write_waiting_on_a_moving_client_answers_404(
     moved = model.objects.get(pk=record.pk)
     assert (getattr(moved, field), moved.updated_by_id) != (change[field], manager.id)
     assert getattr(moved, field) == before
+
+
+@pytest.mark.parametrize("path", ["policies", "vehicles", "drivers"])
+def test_a_record_created_on_a_client_being_deleted_is_refused(
+    master_data_back, make_api, manager, agency, path
+):
+    # The client's row is locked by the write that names it: the creation waits for the
+    # deletion and finds the client deleted, as it does one after the other (400).
+    carrier = ClientFactory(agency=agency)
+    bodies = {
+        "policies": {
+            "clientId": carrier.id,
+            "effectiveDate": "2026-01-01",
+            "expirationDate": "2027-01-01",
+            "coverageType": "AL",
+        },
+        "vehicles": {
+            "clientId": carrier.id,
+            "unit": "9",
+            "unitType": "Tractor",
+            "modelYear": 2021,
+            "makes": "Kenworth",
+            "serialNumber": "1XKYDP9X5MJ999999",
+        },
+        "drivers": {
+            "clientId": carrier.id,
+            "firstName": "Ann",
+            "lastName": "Lee",
+            "driverType": "Company Driver",
+        },
+    }
+    answers: list = []
+
+    def create():
+        answers.append(make_api(manager).post(f"/v1/{path}", bodies[path], format="json"))
+        connection.close()
+
+    with transaction.atomic():
+        client_update(user=manager, instance=carrier, deleted=True)
+        writer = threading.Thread(target=create)
+        writer.start()
+        time.sleep(1.0)
+    writer.join(30)
+
+    [answer] = answers
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["errors"][0]["field"] == "clientId"
