@@ -175,7 +175,14 @@ class LegacySearchMixin:
                 raise ValidationError(
                     {f"filter.{camel(k)}": v for k, v in filterset.errors.items()}
                 )
-            queryset = filterset.qs
+            try:
+                queryset = filterset.qs
+            except ValidationError as exc:  # a filter's own check, named as the body names it
+                if not isinstance(exc.detail, dict):
+                    raise
+                raise ValidationError(
+                    {f"filter.{camel(k)}": v for k, v in exc.detail.items()}
+                ) from None
         sort = data["sort_by"].strip()
         if sort and data["sort_order"].lower() == "desc":
             sort = ",".join(

@@ -333,3 +333,16 @@ def test_put_with_blank_name_is_400(api, carrier):
 
 def test_viewer_cannot_update(viewer_api, carrier):
     assert_problem(viewer_api.put(f"/v1/clients/{carrier.id}", {"phone": "1"}, format="json"), 403)
+
+
+def test_every_filtered_field_sorts(api, agency):
+    # Contract section 7: id, createdAt, updatedAt and every field a list filters on.
+    hazmat = ClientFactory(agency=agency, cargo_class="HAZMAT")
+    general = ClientFactory(agency=agency, cargo_class="GENERAL_FREIGHT")
+    listed = api.get("/v1/clients?sort=cargoClass").json()["results"]
+    assert [c["id"] for c in listed] == [general.id, hazmat.id]
+    assert [
+        p["builtIn"] for p in api.get("/v1/requirement-profiles?sort=-builtIn").json()["results"]
+    ][:1] == [True]
+    for sort in ("minValue", "-maxValue"):
+        assert api.get(f"/v1/vehicles?sort={sort}").status_code == 200

@@ -255,6 +255,13 @@ def test_legacy_search_rejects_bad_bodies(api, body):
     assert_problem(api.post("/v1/policies/search", body, format="json"), 400)
 
 
+@pytest.mark.parametrize("name", ["status", "coverageType", "clientId"])
+def test_legacy_search_names_a_bad_filter_as_the_body_does(api, name):
+    body = {"filter": {name: "not-one"}}
+    refused = assert_problem(api.post("/v1/policies/search", body, format="json"), 400)
+    assert [e["field"] for e in refused["errors"]] == [f"filter.{name}"]
+
+
 def test_policy_vehicles_lists_scheduled_units_with_filters(api, carrier):
     policy = PolicyFactory(client=carrier)
     from apps.masterdata.models import Make

@@ -190,6 +190,24 @@ def test_ping_and_redeliver_answer_202(api, private_ok):
     assert len(receiver.unique_ids()) == 1
 
 
+def test_the_delivery_log_sorts(api, private_ok):
+    hook = subscribe(api, "http://127.0.0.1:9/x")
+    pings = [api.post(f"/v1/webhooks/{hook['id']}/ping").json()["id"] for _ in range(3)]
+    WebhookDelivery.objects.filter(pk=pings[1]).update(attempts=5)
+    path = f"/v1/webhooks/{hook['id']}/deliveries"
+
+    def ids(**params):
+        response = api.get(path, params)
+        assert response.status_code == 200, response.content
+        return [d["id"] for d in response.json()["results"]]
+
+    assert ids() == pings[::-1]  # newest first
+    assert ids(sort="id") == pings
+    assert ids(sort="-attempts,id") == [pings[1], pings[0], pings[2]]
+    for bad in ("url", "nope"):  # a subscription's field is no delivery's
+        assert_problem(api.get(path, {"sort": bad}), 400)
+
+
 def test_ssrf_guard(api):
     for url in (
         "http://127.0.0.1/hook",

@@ -26,4 +26,5 @@ class ClientViewSet(ScopedViewSet):
         "clientTypeId": "client_type_id",
         "acordEnabled": "acord_enabled",
         "deleted": "deleted",
+        "cargoClass": "cargo_class",
     }

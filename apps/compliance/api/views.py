@@ -25,7 +25,13 @@ class RequirementProfileViewSet(mixins.DestroyModelMixin, ScopedViewSet):
     filterset_class = RequirementProfileFilterSet
     http_method_names = ["get", "post", "put", "delete", "head", "options"]
     default_sort = ("name",)
-    sort_fields = {"name": "name", "code": "code", "agencyId": "agency_id", "id": "id"}
+    sort_fields = {
+        "name": "name",
+        "code": "code",
+        "agencyId": "agency_id",
+        "id": "id",
+        "builtIn": "built_in",
+    }
 
     def destroy(self, request, *args, **kwargs):
         instance = self.get_object()

@@ -35,6 +35,8 @@ VEHICLE_SORT_FIELDS = {
     "garagingAddress": "garaging_address",
     "statedValue": "stated_value",
     "value": "stated_value",
+    "minValue": "stated_value",  # the range filters' field, as on a policy's vehicles
+    "maxValue": "stated_value",
     "status": "status",
     "clientId": "client_id",
     "modelYear": "model_year",

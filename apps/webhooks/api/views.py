@@ -12,6 +12,7 @@ from rest_framework.reverse import reverse
 
 from apps.core.pagination import PagePagination
 from apps.core.permissions import ModelPermissions
+from apps.core.sorting import SortFilter
 from apps.core.viewsets import ScopedViewSet
 from apps.webhooks.api.serializers import (
     DeliverySerializer,
@@ -44,6 +45,19 @@ class WebhookPermissions(ModelPermissions):
         if perm is None:
             return super().has_permission(request, view)
         return bool(request.user and request.user.is_authenticated and request.user.has_perm(perm))
+
+
+# The delivery log's sorts (contract section 7), beside `id` and `createdAt`; a delivery
+# changes when it is attempted, so `updatedAt` is its last attempt.
+DELIVERY_SORT_FIELDS = {
+    "updatedAt": "last_attempt_at",
+    "status": "status",
+    "attempts": "attempts",
+    "eventType": "event__type",
+    "responseStatus": "response_status",
+    "lastAttemptAt": "last_attempt_at",
+    "nextAttemptAt": "next_attempt_at",
+}
 
 
 @extend_schema_view(
@@ -90,13 +104,14 @@ class WebhookViewSet(mixins.DestroyModelMixin, ScopedViewSet):
         return Response(DeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses={200: DeliverySerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], sort_fields=DELIVERY_SORT_FIELDS, default_sort=("-id",))
     def deliveries(self, request, pk=None):
-        """The subscription's delivery log, newest first (paged)."""
+        """The subscription's delivery log, newest first (paged, sortable)."""
         webhook = self.get_object()
         paginator = PagePagination()
+        log = delivery_queryset(user=request.user, webhook=webhook)
         rows = paginator.paginate_queryset(
-            delivery_queryset(user=request.user, webhook=webhook), request, view=self
+            SortFilter().filter_queryset(request, log, self), request, view=self
         )
         return paginator.get_paginated_response(DeliverySerializer(rows, many=True).data)
 
