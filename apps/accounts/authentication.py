@@ -16,6 +16,7 @@ from apps.accounts.models import hash_api_key
 from apps.accounts.principal import attach_permissions, caller
 from apps.accounts.selectors import api_key_is_active
 from apps.core.memo import BoundedMemo
+from apps.core.params import MAX_BIGINT, is_ascii_int
 
 API_KEY_CHALLENGE = 'ApiKey realm="api", header="apiKey"'
 # Access tokens already verified by this process, until they expire: checking the signature
@@ -81,8 +82,20 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
                 check_api_key(request)
                 return None
             validated = self.get_validated_token(raw_token)
-            user_id = int(validated[jwt_settings.USER_ID_CLAIM])
-        except (AuthenticationFailed, InvalidToken, KeyError, TypeError, ValueError) as exc:
+            # A user id as this service signs them: ASCII digits within the key's range (a
+            # token signed elsewhere with our key must still not reach the database with 10^23).
+            claim = str(validated[jwt_settings.USER_ID_CLAIM])
+            if not (is_ascii_int(claim) and len(claim) <= 19 and int(claim) <= MAX_BIGINT):
+                raise ValueError("not a user id")
+            user_id = int(claim)
+        except (
+            AuthenticationFailed,
+            InvalidToken,
+            KeyError,
+            TypeError,
+            ValueError,
+            OverflowError,  # an `exp` past any date
+        ) as exc:
             check_api_key(request)  # a bad key is named before a bad token
             if isinstance(exc, AuthenticationFailed):
                 raise

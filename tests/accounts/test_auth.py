@@ -72,6 +72,28 @@ def test_token_signed_with_another_key_is_401(make_api, manager):
     assert_problem(client.get("/v1/clients"), 401)
 
 
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"user_id": "99999999999999999999999"},
+        {"user_id": 10**30},
+        {"user_id": "\u0662"},  # an Arabic-Indic two: int() reads it
+        {"user_id": "-1"},
+        {"exp": 10**20},
+    ],
+)
+def test_a_token_signed_with_our_key_but_odd_claims_is_401_not_500(make_api, manager, claims):
+    # Only a holder of the signing key can make one: still a 401, never a database error.
+    from django.conf import settings
+
+    payload = {**AccessToken.for_user(manager).payload, **claims}
+    signed = jwt.encode(payload, settings.SIMPLE_JWT["SIGNING_KEY"], "HS256")
+    client = make_api()
+    client.raise_request_exception = False
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {signed}")
+    assert_problem(client.get("/v1/clients"), 401)
+
+
 def test_token_pair_then_refresh_then_use(make_api, manager):
     client = make_api()
     response = client.post(
