@@ -84,10 +84,12 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
             validated = self.get_validated_token(raw_token)
             # A user id as this service signs them: ASCII digits within the key's range (a
             # token signed elsewhere with our key must still not reach the database with 10^23).
-            claim = str(validated[jwt_settings.USER_ID_CLAIM])
-            if not (is_ascii_int(claim) and len(claim) <= 19 and int(claim) <= MAX_BIGINT):
+            user_id = validated[jwt_settings.USER_ID_CLAIM]  # an int, as tokens are issued
+            if type(user_id) is not int:
+                text = str(user_id)
+                user_id = int(text) if is_ascii_int(text) and len(text) <= 19 else 0
+            if not 0 < user_id <= MAX_BIGINT:
                 raise ValueError("not a user id")
-            user_id = int(claim)
         except (
             AuthenticationFailed,
             InvalidToken,
