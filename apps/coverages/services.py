@@ -132,8 +132,17 @@ def coverage_assign(
 ):
     """Schedule a unit or driver (`target_id`, a vehicle's or a driver's id as `subject`
     says) on a policy of the same client: a new period, status 4 or 7."""
+    # The policy's row before the unit's: the order every write takes (a client, its policies,
+    # their units), so a client's move and a scheduling never wait on each other crosswise
+    # (a deadlock). A unit that is not there is still named first.
+    policy_refused = None
+    try:
+        policy = _visible(user, Policy, policy_id, "policy_id")
+    except ValidationError as refused:
+        policy_refused = refused
     target = _visible(user, subject.model, target_id, f"{subject.field}_id")
-    policy = _visible(user, Policy, policy_id, "policy_id")
+    if policy_refused is not None:
+        raise policy_refused
     if target.client_id != policy.client_id:
         raise ValidationError(
             {"policy_id": f"The policy and the {subject.noun} belong to different clients."}

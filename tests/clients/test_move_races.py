@@ -115,3 +115,46 @@ def test_a_record_created_on_a_client_being_deleted_is_refused(
     [answer] = answers
     assert answer.status_code == 400, answer.content
     assert answer.json()["errors"][0]["field"] == "clientId"
+
+
+def test_a_client_moving_while_its_unit_is_scheduled_does_not_deadlock(
+    master_data_back, make_api, manager, groups, agency, other_agency, monkeypatch
+):
+    # A move locks the client, its policies, then its units; a scheduling locks the policy,
+    # then the unit. It locked the unit first: each waited for the other's row, and
+    # PostgreSQL rolled one back (a 503). Here the scheduling holds its first rows a while.
+    from apps.coverages import services
+
+    both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    carrier = ClientFactory(agency=agency)
+    policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier)
+    real = services._visible
+
+    def slow(user, model, pk, field):
+        found = real(user, model, pk, field)
+        if model is Vehicle:
+            time.sleep(1.5)  # the move starts meanwhile
+        return found
+
+    monkeypatch.setattr(services, "_visible", slow)
+    answers: list = []
+
+    def schedule():
+        body = {
+            "vehicleId": unit.id,
+            "policyId": policy.id,
+            "policyAddedDate": str(policy.effective_date),
+        }
+        answers.append(make_api(manager).post("/v1/vehicles/coverages", body, format="json"))
+        connection.close()
+
+    scheduler = threading.Thread(target=schedule)
+    scheduler.start()
+    time.sleep(0.5)
+    client_update(user=both, instance=carrier, agency_id=other_agency.id)
+    scheduler.join(30)
+
+    [answer] = answers
+    assert answer.status_code == 201, answer.content
+    assert Vehicle.objects.get(pk=unit.pk).agency_id == other_agency.id
