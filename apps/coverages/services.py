@@ -12,6 +12,7 @@ from rest_framework.exceptions import NotFound
 from simple_history.utils import bulk_update_with_history
 
 from apps.core.dates import today
+from apps.core.models import live_q
 from apps.coverages.choices import (
     DRIVER_STATUSES,
     ENDING_STATUSES,
@@ -62,14 +63,16 @@ DRIVER = Subject(
 
 
 def _visible(user, model, pk: int, field: str):
-    """The live record the caller may see, locked: a policy's or unit's move (which checks that
-    nothing is scheduled on it) waits for this scheduling, or this one for the move."""
+    """The live record the caller may see, of a live client, locked: a policy's or unit's move
+    (which checks that nothing is scheduled on it) waits for this scheduling, or this one for
+    the move. A deleted client's units and policies are gone with it (as a new policy or unit
+    on it is refused)."""
     queryset = model.objects.for_user(user).select_for_update(of=("self",))
     if model is Policy:
         queryset = queryset.select_related("coverage_type").live()
     if model is Vehicle:
         queryset = queryset.live()
-    found = queryset.filter(pk=pk).first()
+    found = queryset.filter(live_q("client"), pk=pk).first()
     if found is None:
         raise ValidationError({field: f"No {model._meta.verbose_name} with this id."})
     return found

@@ -248,3 +248,16 @@ def test_a_pair_written_before_the_rule_still_ends_its_open_period(api, unit, po
     removed = change(api, unit, policy, 1, policyRemovedDate=days(-10))
     assert removed.status_code == 200 and removed.json()["id"] == open_period.id
     assert not verified(api, unit, days(0))
+
+
+def test_a_deleted_clients_unit_or_driver_cannot_be_scheduled(api, carrier, policy, unit):
+    # Its policies and units are gone with it, as a new policy or unit on it is refused.
+    driver = DriverFactory(client=carrier)
+    oa = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code="OA"))
+    deleted = api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
+    assert deleted.status_code == 200, deleted.content
+    refused = assert_problem(assign(api, unit, policy, policyAddedDate=days(-1)), 400)
+    assert field_errors(refused) == {"vehicleId": "No vehicle with this id."}
+    body = {"driverId": driver.id, "policyId": oa.id, "policyAddedDate": days(-1)}
+    refused = assert_problem(api.post("/v1/drivers/coverages", body, format="json"), 400)
+    assert field_errors(refused) == {"driverId": "No driver with this id."}
