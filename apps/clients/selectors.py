@@ -21,7 +21,10 @@ def visible_client(user, client_id: int, *, field: str = "client_id") -> Client:
     deletion or a move of the client and this write come one after the other, and a client
     deleted meanwhile is no longer live here (a policy or unit created on it answered 201)."""
     client = (
-        Client.objects.for_user(user).live().select_for_update(of=("self",)).filter(pk=client_id)
+        Client.objects.for_user(user)
+        .live()
+        .select_for_update(no_key=True, of=("self",))
+        .filter(pk=client_id)
     ).first()
     if client is None:
         raise ValidationError({field: "No client with this id."})

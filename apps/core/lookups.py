@@ -69,7 +69,7 @@ class InList(In):
         lhs, lhs_params = self.process_lhs(compiler, connection)
         _sqls, params = self.batch_process_rhs(compiler, connection, values)
         if not isinstance(as_array(list(params)), IntArray | TextArray):
-            return super().as_sql(compiler, connection)  # dates, a mix: JSON would not keep them
+            return super().as_sql(compiler, connection)  # Decimals, bools, a mix: kept as IN
         return f"{lhs} IN (SELECT value FROM json_each(%s))", (*lhs_params, json.dumps(params))
 
     def as_postgresql(self, compiler, connection):

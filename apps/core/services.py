@@ -88,7 +88,7 @@ def locked_for_update(queryset, user, pk: int, *, of: tuple[str, ...] = ("self",
     scope again on the row it waited for, and the write answers 404 as for a record never
     seen. `of`: the rows locked (the record's own; its client's too when the scope is read
     through the client)."""
-    found = queryset.for_user(user).select_for_update(of=of).filter(pk=pk).first()
+    found = queryset.for_user(user).select_for_update(no_key=True, of=of).filter(pk=pk).first()
     if found is None:
         raise Http404(f"No {queryset.model._meta.verbose_name} with this id.")
     return found
@@ -96,7 +96,25 @@ def locked_for_update(queryset, user, pk: int, *, of: tuple[str, ...] = ("self",
 
 def rows_lock(queryset) -> None:
     """Lock the queryset's rows for the transaction, in id order (the order every write takes
-    within a table, so two writes never wait on each other crosswise). Nothing to lock on
-    SQLite, which runs one writer at a time: no query there."""
+    within a table, so two writes never wait on each other crosswise). `FOR NO KEY UPDATE`:
+    it serialises writes of the rows, not the inserts of rows that point at them (an event, a
+    document of the client). Nothing to lock on SQLite, which runs one writer at a time: no
+    query there."""
     if connection.features.has_select_for_update:
-        list(queryset.order_by("pk").select_for_update(of=("self",)).values_list("pk", flat=True))
+        list(
+            queryset.order_by("pk")
+            .select_for_update(no_key=True, of=("self",))
+            .values_list("pk", flat=True)
+        )
+
+
+def client_lock_first(model, pk: int) -> None:
+    """Lock the client of the record `pk` (a policy, a unit, a document) before the record: the
+    order every write takes (a client, its policies, their units, their periods), so a write
+    and a client's move or deletion never wait on each other crosswise (a deadlock), and what
+    the write reads of the client after this is what the move or deletion left. Nothing on
+    SQLite."""
+    if connection.features.has_select_for_update:
+        client = model._meta.get_field("client").related_model
+        owner = model._base_manager.filter(pk=pk).values_list("client_id", flat=True)
+        rows_lock(client._base_manager.filter(pk__in=owner))

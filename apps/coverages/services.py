@@ -7,12 +7,14 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework.exceptions import NotFound
 from simple_history.utils import bulk_update_with_history
 
 from apps.core.dates import today
 from apps.core.models import live_q
+from apps.core.services import client_lock_first, rows_lock
 from apps.coverages.choices import (
     DRIVER_STATUSES,
     ENDING_STATUSES,
@@ -138,6 +140,7 @@ def coverage_assign(
     # The policy's row before the unit's: the order every write takes (a client, its policies,
     # their units), so a client's move and a scheduling never wait on each other crosswise
     # (a deadlock). A unit that is not there is still named first.
+    client_lock_first(Policy, policy_id)  # a deletion or move of the client comes first
     policy_refused = None
     try:
         policy = _visible(user, Policy, policy_id, "policy_id")
@@ -214,9 +217,13 @@ def coverage_update(
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
         raise ValidationError({"coverage_status": f"Must be one of {allowed}."})
+    # The policy's row before the period's, as every write takes them (a client, its policies,
+    # their units, their periods): a change of the policy's start, which moves its periods,
+    # and this change come one after the other.
+    rows_lock(Policy.objects.filter(pk=policy_id))
     coverage = (
         subject.coverage.objects.for_user(user)
-        .select_for_update()
+        .select_for_update(of=("self",))
         .select_related("policy")
         .filter(**{f"{subject.field}_id": target_id}, policy_id=policy_id)
         .order_by(*LATEST_FIRST)
@@ -298,8 +305,12 @@ def coverage_periods_follow_start(*, user, policy: Policy, was: dt.date) -> int:
     client = policy.client
     for subject in (VEHICLE, DRIVER):
         periods = subject.coverage.objects.filter(policy=policy)
+        # A period removed on its first day never covered a day (a removal without a date
+        # before the policy started): it follows the start whole, never refuses it.
+        never_covered = Q(policy_removed_date=F("policy_added_date"))
         ended = (
             periods.filter(policy_removed_date__lt=start)
+            .exclude(never_covered)
             .order_by("policy_removed_date")
             .values_list("policy_removed_date", flat=True)
             .first()
@@ -318,6 +329,8 @@ def coverage_periods_follow_start(*, user, policy: Policy, was: dt.date) -> int:
             moving = periods.filter(policy_added_date=was)
         moved = list(moving.select_for_update().order_by("pk"))
         for period in moved:
+            if period.policy_removed_date == period.policy_added_date:
+                period.policy_removed_date = start
             period.policy_added_date = start
             period.updated_by = user
             period.updated_at = now
@@ -326,7 +339,7 @@ def coverage_periods_follow_start(*, user, policy: Policy, was: dt.date) -> int:
         bulk_update_with_history(
             moved,
             subject.coverage,
-            ["policy_added_date", "updated_by", "updated_at"],
+            ["policy_added_date", "policy_removed_date", "updated_by", "updated_at"],
             batch_size=500,
             default_user=user,
         )

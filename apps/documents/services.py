@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from apps.clients.models import Client
 from apps.core.exceptions import UnprocessableEntity
-from apps.core.services import locked_for_update
+from apps.core.services import client_lock_first, locked_for_update
 from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.storage import check_upload, clean_file_name, remove, store
 from apps.events.services import event_emit
@@ -109,9 +109,8 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
     )
     try:
         with transaction.atomic():
-            current = locked_for_update(
-                Document.objects.select_related("client"), user, document.pk, of=("self", "client")
-            )
+            client_lock_first(Document, document.pk)
+            current = locked_for_update(Document.objects, user, document.pk)
             if current.deleted:
                 raise UnprocessableEntity("The document is deleted.")
             DocumentVersion.objects.create(
@@ -138,9 +137,8 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
 def document_delete(*, user, document: Document) -> None:
     """Soft-delete the row and remove its file and versions from storage; twice is a 422."""
     with transaction.atomic():
-        current = locked_for_update(
-            Document.objects.select_related("client"), user, document.pk, of=("self", "client")
-        )
+        client_lock_first(Document, document.pk)
+        current = locked_for_update(Document.objects, user, document.pk)
         if current.deleted:
             raise UnprocessableEntity("The document is already deleted.")
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]

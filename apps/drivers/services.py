@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.clients.selectors import visible_client
-from apps.core.services import locked_for_update, model_update
+from apps.core.services import client_lock_first, locked_for_update, model_update
 from apps.drivers.models import Driver, DriverVehicle, normalize_license_number
 from apps.masterdata.models import City, DriverType, LicenseType, State
 from apps.vehicles.models import Vehicle
@@ -100,7 +100,9 @@ def driver_vehicle_link(
 
     `driver_id` > 0 names an existing driver; 0 creates the driver from `new_driver` first.
     """
-    # Locked, so that a move of the vehicle (refused while it has drivers) waits for this link.
+    # Locked, so that a move of the vehicle (refused while it has drivers) waits for this link;
+    # its client first (a driver created here names it), as every write takes them.
+    client_lock_first(Vehicle, vehicle_id)
     vehicle = (
         Vehicle.objects.for_user(user)
         .select_for_update(of=("self",))

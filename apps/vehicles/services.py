@@ -10,7 +10,7 @@ from django.db import transaction
 
 from apps.agencies.services import agency_record_create, agency_record_update
 from apps.clients.selectors import visible_client
-from apps.core.services import left_behind, locked_for_update, model_update
+from apps.core.services import client_lock_first, left_behind, locked_for_update, model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
@@ -78,6 +78,7 @@ def vehicle_create(
 @transaction.atomic
 def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]) -> Vehicle:
     """Partial update of a vehicle."""
+    client_lock_first(Vehicle, instance.pk)  # so the client read below is the current one
     vehicle = locked_for_update(Vehicle.objects.select_related("client"), user, instance.pk)
     data: dict = {**changes}
     client = vehicle.client

@@ -186,8 +186,8 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.db.DatabaseCache"
     CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 100_000)
 # The caller (API key, user, agencies, permissions version) kept in the shared cache for this
 # long, retired at once by every write made through Django (apps.accounts.principal); a change
-# made behind Django's back (psql) takes effect within it. 0: read on every request. Only
-# with a shared cache: never in one process's memory.
+# made behind Django's back (psql) takes effect within it. 0: read on every request. On by
+# default only with Redis (every node); never with a cache in one process's memory.
 PRINCIPAL_CACHE_SECONDS = env.int(
     "PRINCIPAL_CACHE_SECONDS",
     default=5 if env("CACHE_URL", default="").startswith("redis") else 0,

@@ -108,3 +108,21 @@ def test_a_policy_already_in_force_keeps_the_dates_it_was_sent(api, carrier):
     assert moved.status_code == 200, moved.content
     [listed] = api.get(f"/v1/policies/{policy.id}/vehicles").json()["results"]
     assert listed["policyAddedDate"] == days(-50)
+
+
+@pytest.mark.parametrize("n", [15, 45])
+def test_a_unit_removed_before_the_start_stays_uncovered_wherever_the_start_moves(
+    api, carrier, renewal, n
+):
+    # Removed without a date before the renewal started, its period is its first day alone:
+    # it follows the start whole (never a day covered), and does not refuse a later start.
+    unit = VehicleFactory(client=carrier)
+    assign(api, unit, renewal)
+    removed = change(api, unit, renewal, 1)
+    assert removed.json()["policyRemovedDate"] == days(30)
+
+    moved = move_start(api, renewal, n)
+    assert moved.status_code == 200, moved.content
+    [listed] = api.get(f"/v1/policies/{renewal.id}/vehicles").json()["results"]
+    assert (listed["policyAddedDate"], listed["policyRemovedDate"]) == (days(n), days(n))
+    assert [verified(api, unit, days(d)) for d in (n, 20, 30, 50)] == [False] * 4
