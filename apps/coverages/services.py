@@ -294,7 +294,8 @@ def coverage_periods_follow_start(*, user, policy: Policy, was: dt.date) -> int:
     section 10: the date sent is ignored), so when that date moves from `was` before the
     policy has started, their periods follow: moved earlier, the periods that started on `was`
     start on the new date; moved later, none starts before it, and a period that ended before
-    it refuses the move (400: it would end before it starts). For the policy's update, in its
+    it refuses the move (400: it would end before it starts), but for one removed on its first
+    day, which never covered a day and moves whole. For the policy's update, in its
     transaction. A history row, a logged change and a `….rescheduled` event per period, written
     in bulk; how many periods moved."""
     start = policy.effective_date
