@@ -15,20 +15,11 @@ from apps.masterdata.models import CoverageType
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem
 from tests.coverages.test_coverages import assign, change
+from tests.coverages.test_period_history import days, verified
 from tests.factories import DriverFactory, PolicyFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 DAY = dt.timedelta(days=1)
-
-
-def days(n: int) -> str:
-    return (today() + n * DAY).isoformat()
-
-
-def verified(api, unit, on: str) -> bool:
-    response = api.get(f"/v1/coverages/vehicles?vin={unit.serial_number}&asOf={on}")
-    assert response.status_code == 200, response.content
-    return response.json()["results"][0]["verified"]
 
 
 @pytest.fixture
