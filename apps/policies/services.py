@@ -168,9 +168,11 @@ def _check_schedules(policy: Policy, coverage_type: CoverageType | None) -> None
 @transaction.atomic
 def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -> Policy:
     """Partial update; `deleted` soft-deletes or restores, `cancellation_date` cancels."""
-    # Its client first, as every write takes them (a client, its policies, their units): a
-    # client's move, a new policy of the client and this change come one after the other.
-    rows_lock(Client.objects.filter(pk=instance.client_id))
+    # Its client first, and the one it moves to, in id order, as every write takes them (a
+    # client, its policies, their units): a client's move, a new policy of the client, this
+    # change and a policy moving the other way come one after the other.
+    clients = {instance.client_id, changes.get("client_id", instance.client_id)}
+    rows_lock(Client.objects.filter(pk__in=clients))
     policy = locked_for_update(Policy.objects.select_related("client"), user, instance.pk)
     was = (policy.client_id, policy.deleted, policy.cancellation_date)
     data: dict = {**changes}
