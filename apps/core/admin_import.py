@@ -27,6 +27,7 @@ from django.urls import reverse
 from import_export import fields, resources, widgets
 from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
+from import_export.tmp_storages import CacheStorage
 from rest_framework.exceptions import APIException
 
 from apps.core.money import CENT, format_money
@@ -42,14 +43,25 @@ def cell_text(value) -> str:
     return str(value).strip()
 
 
+# What a spreadsheet reads as a formula at the start of a cell (CSV injection: a unit named
+# `=HYPERLINK(...)` through the API runs when staff open the export). Exported text starting
+# so gets a leading `'` (shown as text, not run); an import takes it off again, so an exported
+# file is still a valid import file.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 class TextWidget(widgets.Widget):
     """Text as typed; a number cell of an XLSX file (a licence number) without its ".0"."""
 
     def clean(self, value, row=None, **kwargs):
-        return cell_text(value)
+        text = cell_text(value)
+        if text.startswith("'") and text[1:].startswith(FORMULA_STARTS):
+            return text[1:]  # as `render` wrote it
+        return text
 
     def render(self, value, obj=None, **kwargs):
-        return value or ""
+        text = value or ""
+        return f"'{text}" if text.startswith(FORMULA_STARTS) else text
 
 
 class LookupWidget(widgets.Widget):
@@ -231,13 +243,29 @@ class ServiceResource(resources.ModelResource):
         instance._state.adding = False
 
 
+class ImportFileGone(Exception):
+    """The previewed file is no longer kept: imported already (a second click on Confirm, the
+    browser's Back), or expired."""
+
+
+class ImportFileStorage(CacheStorage):
+    """The previewed file, kept in the shared cache between preview and confirm (any node may
+    serve the confirm)."""
+
+    def read(self):
+        data = super().read()
+        if data is None:
+            raise ImportFileGone
+        return data
+
+
 class StaffImportExportMixin(ImportExportMixin):
     """Import and export on a scoped changelist, for staff who may add (import) or view
     (export) the model, all or nothing."""
 
     import_formats = [CSV, XLSX]
     export_formats = [CSV, XLSX]
-    tmp_storage_class = "import_export.tmp_storages.CacheStorage"  # shared across nodes
+    tmp_storage_class = ImportFileStorage  # shared across nodes
 
     def has_import_permission(self, request):
         return self.has_add_permission(request)
@@ -250,6 +278,19 @@ class StaffImportExportMixin(ImportExportMixin):
         kwargs.pop("request", None)
         kwargs["rollback_on_validation_errors"] = True
         return kwargs
+
+    def process_import(self, request, **kwargs):
+        try:
+            return super().process_import(request, **kwargs)
+        except ImportFileGone:  # the confirm of a file imported already: nothing to do twice
+            self.message_user(
+                request,
+                "This file was imported already, or its preview has expired: nothing more was "
+                "imported. Upload it again to import it again.",
+                messages.WARNING,
+            )
+            meta = self.model._meta
+            return HttpResponseRedirect(reverse(f"admin:{meta.app_label}_{meta.model_name}_import"))
 
     def process_result(self, result, request):
         if result.has_errors() or result.has_validation_errors():

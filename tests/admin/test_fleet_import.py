@@ -245,3 +245,49 @@ def test_a_year_is_ascii_digits_as_every_number_taken_from_outside(year):
     with pytest.raises(ValueError, match="is not a year like 2021"):
         YearWidget().clean(year)
     assert YearWidget().clean(" 2021 ") == 2021
+
+
+def test_confirming_an_imported_file_again_says_so(staff_client, carrier):
+    # A second click on Confirm, or the browser's Back and Confirm: the file was imported and
+    # is no longer kept. It answered 500; nothing was written twice.
+    preview = _preview(staff_client, _csv(GOOD))
+    assert "Import finished" in _confirm(staff_client, preview).content.decode()
+    again = _confirm(staff_client, preview)
+    assert again.status_code == 200
+    assert "imported already" in again.content.decode()
+    assert Vehicle.objects.filter(client=carrier).count() == len(GOOD)
+
+
+def test_export_neutralises_formulas_and_imports_them_back_as_typed(staff_client, carrier):
+    # Text an API user wrote can be a spreadsheet formula; staff opening the export would run it.
+    unit = VehicleFactory(
+        client=carrier,
+        unit='=HYPERLINK("http://evil","x")',
+        serial_number="1FUJGLDR7CLBP8834",
+        owner="=cmd|' /C calc'!A0",
+        garaging_address="@SUM(1+1)",
+    )
+    columns = ["dot", "unit", "vin", "year", "make", "unit_type", "owner", "garaging_address"]
+    form = {"format": "0", "resource": "0", **{f"vehicleresource_{c}": "on" for c in columns}}
+    body = staff_client.post("/admin/vehicles/vehicle/export/", form).content.decode()
+    [row] = list(csv.reader(io.StringIO(body)))[1:]
+    assert row[1] == "'" + unit.unit and row[6] == "'" + unit.owner and row[7] == "'@SUM(1+1)"
+    form["format"] = "1"
+    sheet = openpyxl.load_workbook(
+        io.BytesIO(staff_client.post("/admin/vehicles/vehicle/export/", form).content)
+    ).active
+    assert all(cell.data_type != "f" for line in sheet.iter_rows() for cell in line)
+    # The exported file imports back as typed: the quote is taken off again.
+    unit.delete()
+    row[2] = "1FUJGLDR7CLBP8835"
+    lines = io.StringIO()
+    csv.writer(lines).writerows([columns, row])
+    upload = SimpleUploadedFile("fleet.csv", lines.getvalue().encode())
+    assert (
+        "Import finished" in _confirm(staff_client, _preview(staff_client, upload)).content.decode()
+    )
+    imported = Vehicle.objects.get(serial_number="1FUJGLDR7CLBP8835")
+    assert (imported.unit, imported.owner) == (
+        '=HYPERLINK("http://evil","x")',
+        "=cmd|' /C calc'!A0",
+    )
