@@ -16,6 +16,7 @@ Exports write the same columns, so an exported file is a valid import file.
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
@@ -243,6 +244,32 @@ class ServiceResource(resources.ModelResource):
         instance._state.adding = False
 
 
+def spreadsheet_text(data: bytes) -> str:
+    """A CSV file's text as spreadsheets save it: UTF-16 with its byte order mark (Excel's
+    "Unicode text"), UTF-8 with or without one ("CSV UTF-8"), else Windows-1252 (Excel's plain
+    "CSV" on Windows), or Latin-1 when a byte is none of those. The document uploads accept the
+    same encodings."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:  # one of its five unassigned bytes
+        return data.decode("latin-1")
+
+
+class SpreadsheetCSV(CSV):
+    """CSV in any of the encodings `spreadsheet_text` reads."""
+
+    def create_dataset(self, in_stream, **kwargs):
+        if isinstance(in_stream, bytes):
+            in_stream = spreadsheet_text(in_stream)
+        return super().create_dataset(in_stream, **kwargs)
+
+
 class ImportFileGone(Exception):
     """The previewed file is no longer kept: imported already (a second click on Confirm, the
     browser's Back), or expired."""
@@ -263,7 +290,7 @@ class StaffImportExportMixin(ImportExportMixin):
     """Import and export on a scoped changelist, for staff who may add (import) or view
     (export) the model, all or nothing."""
 
-    import_formats = [CSV, XLSX]
+    import_formats = [SpreadsheetCSV, XLSX]
     export_formats = [CSV, XLSX]
     tmp_storage_class = ImportFileStorage  # shared across nodes
 

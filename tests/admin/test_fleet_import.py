@@ -291,3 +291,17 @@ def test_export_neutralises_formulas_and_imports_them_back_as_typed(staff_client
         '=HYPERLINK("http://evil","x")',
         "=cmd|' /C calc'!A0",
     )
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "utf-16", "utf-8-sig"])
+def test_a_csv_saved_by_a_spreadsheet_in_its_encoding_imports(staff_client, carrier, encoding):
+    # Excel's plain "CSV" on Windows is Windows-1252, its "Unicode text" UTF-16 with a byte
+    # order mark: both were refused with the library's "UnicodeDecodeError".
+    columns = ["dot", "unit", "vin", "year", "make", "unit_type", "owner"]
+    row = ["1234567", "L-1", "1FUJGLDR7CLBP0777", "2021", "Freightliner", "Tractor", "José Peña"]
+    lines = io.StringIO()
+    csv.writer(lines).writerows([columns, row])
+    upload = SimpleUploadedFile("fleet.csv", lines.getvalue().encode(encoding))
+    done = _confirm(staff_client, _preview(staff_client, upload))
+    assert "Import finished" in done.content.decode()
+    assert Vehicle.objects.get(serial_number="1FUJGLDR7CLBP0777").owner == "José Peña"
