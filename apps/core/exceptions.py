@@ -26,3 +26,14 @@ class ServiceUnavailable(APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "A backing service is unavailable; try again shortly."
     default_code = "service_unavailable"
+
+
+# Two writes to the same records at once, one rolled back whole by the database (PostgreSQL's
+# deadlock_detected or serialization_failure): nothing was written; sent again, it goes.
+class WriteConflict(ServiceUnavailable):
+    default_detail = (
+        "A concurrent write to the same records conflicted with this one; nothing was written. "
+        "Send it again."
+    )
+    default_code = "write_conflict"
+    wait = 1  # Retry-After

@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
-from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable
+from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable, WriteConflict
 from apps.core.models import unique_violations
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -125,18 +125,8 @@ def race_message(exc: IntegrityError) -> str:
     return RACE_MESSAGE
 
 
-# PostgreSQL's deadlock_detected and serialization_failure: two writes to the same records at
-# once, one of them rolled back whole by the database. Nothing was written; sent again, it goes.
+# PostgreSQL's deadlock_detected and serialization_failure: apps.core.exceptions.WriteConflict.
 WRITE_CONFLICTS = {"40P01", "40001"}
-
-
-class WriteConflict(ServiceUnavailable):
-    default_detail = (
-        "A concurrent write to the same records conflicted with this one; nothing was written. "
-        "Send it again."
-    )
-    default_code = "write_conflict"
-    wait = 1  # Retry-After
 
 
 class ProblemExceptionHandler(ExceptionHandler):
