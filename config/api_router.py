@@ -1,6 +1,6 @@
 """The one router mounted at /v1."""
 
-from django.urls import path
+from django.urls import path, register_converter
 from rest_framework.routers import SimpleRouter
 
 from apps.accounts.api.views import MeView, TokenRefreshView, TokenView
@@ -11,6 +11,7 @@ from apps.certificates.api.views import (
 )
 from apps.clients.api.views import ClientViewSet
 from apps.compliance.api.views import RequirementProfileViewSet
+from apps.core.converters import IdConverter
 from apps.coverages.api.views import (
     ClientVerificationView,
     DriverCoverageView,
@@ -31,6 +32,8 @@ from apps.reports.api.views import ReportRawDataView
 from apps.vehicles.api.views import LienholderDetailView, PolicyVehiclesView, VehicleViewSet
 from apps.webhooks.api.views import WebhookViewSet
 
+register_converter(IdConverter, "id")
+
 router = SimpleRouter(trailing_slash=False)
 router.register("clients", ClientViewSet, basename="client")
 router.register("policies", PolicyViewSet, basename="policy")
@@ -44,7 +47,7 @@ urlpatterns = [
     path("auth/token/refresh", TokenRefreshView.as_view(), name="auth-token-refresh"),
     path("me", MeView.as_view(), name="me"),
     path("events", EventFeedView.as_view(), name="events"),
-    path("vehicles/lienholders/<int:pk>", LienholderDetailView.as_view(), name="lienholder-detail"),
+    path("vehicles/lienholders/<id:pk>", LienholderDetailView.as_view(), name="lienholder-detail"),
     path("coverages/clients", ClientVerificationView.as_view(), name="verify-clients"),
     path("coverages/vehicles", VehicleVerificationView.as_view(), name="verify-vehicles"),
     path("coverages/vehicles/batch", FleetVerificationView.as_view(), name="verify-fleet"),
@@ -60,23 +63,23 @@ urlpatterns = [
         for module in ("client", "policy")
         for route in (
             path(
-                f"documents/<int:pk>/{module}",
+                f"documents/<id:pk>/{module}",
                 DocumentItemView.as_view(),
                 {"module": module},
                 name=f"document-item-{module}",
             ),
             path(
-                f"documents/<int:pk>/{module}/download",
+                f"documents/<id:pk>/{module}/download",
                 DocumentDownloadView.as_view(),
                 {"module": module},
                 name=f"document-download-{module}",
             ),
         )
     ),
-    path("reports/<int:pk>/raw-data", ReportRawDataView.as_view(), name="report-raw-data"),
+    path("reports/<id:pk>/raw-data", ReportRawDataView.as_view(), name="report-raw-data"),
     path("vehicles/coverages", VehicleCoverageView.as_view(), name="vehicle-coverages"),
     path("drivers/coverages", DriverCoverageView.as_view(), name="driver-coverages"),
-    path("policies/<int:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),
+    path("policies/<id:pk>/vehicles", PolicyVehiclesView.as_view(), name="policy-vehicles"),
     path("drivers/vehicles", DriverVehicleView.as_view(), name="driver-vehicles"),
     *router.urls,
 ]

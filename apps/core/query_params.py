@@ -112,21 +112,21 @@ class SingleValuedQueryMiddleware:
     def process_view(self, request, view_func, view_args, view_kwargs):
         if not request.path.startswith("/v1/"):
             return None
-        # Path ids: the URL patterns take any run of digits; past 2^63-1 no row can have it.
-        too_big = [
-            name
+        # Path ids: the URL patterns take any segment (apps/core/converters.py); one that is not
+        # ASCII digits, or past 2^63-1 where no row can have it, is a 400 naming it.
+        ids = [
+            (camel(name) if name != "pk" else "id", value)
             for name, value in view_kwargs.items()
-            if (name in ("pk", "id") or name.endswith("_id"))
-            and (int(value) if isinstance(value, int) else _digits(value)) > MAX_BIGINT
+            if name in ("pk", "id") or name.endswith("_id")
         ]
+        not_int = [
+            name for name, value in ids if not (isinstance(value, int) or is_ascii_int(value))
+        ]
+        if not_int:
+            return _problem([(name, "A valid integer is required.") for name in not_int], "invalid")
+        too_big = [name for name, value in ids if int(value) > MAX_BIGINT]
         if too_big:
-            return _problem(
-                [
-                    (camel(name) if name != "pk" else "id", "At most 9223372036854775807.")
-                    for name in too_big
-                ],
-                code="max_value",
-            )
+            return _problem([(name, f"At most {MAX_BIGINT}.") for name in too_big], "max_value")
         if "GET" not in request.__dict__:  # not read yet (WSGIRequest.GET is a cached_property)
             try:
                 request.GET = query_dict(request)

@@ -17,6 +17,7 @@ from rest_framework.reverse import reverse
 from rest_framework.viewsets import GenericViewSet
 
 from apps.core.camel_case import camel
+from apps.core.converters import ID_SEGMENT
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
 from apps.core.params import parse_positive_int
 from apps.core.prepared import record_by_key
@@ -42,7 +43,8 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
     create_service: Callable[..., Model] | None = None
     update_service: Callable[..., Model] | None = None
     http_method_names = ["get", "post", "put", "head", "options"]
-    lookup_value_regex = r"[0-9]+"
+    # Any segment: one that is not an integer is a 400 (apps/core/converters.py).
+    lookup_value_regex = ID_SEGMENT
     # The actions that answer one record: with `detail_*` declared, they read and show it whole.
     detail_actions = ("retrieve", "create", "update")
 

@@ -488,3 +488,48 @@ def test_path_id_beyond_2_63_is_400(api, path):
 
 def test_path_id_at_2_63_minus_1_is_an_ordinary_404(api):
     assert_problem(api.get("/v1/clients/9223372036854775807"), 404)
+
+
+# Contract section 13: every integer in a path is ASCII digits only, else 400 (as past 2^63-1).
+NOT_INTEGERS = ["abc", "1.5", "-1", "+1", "1e3", "0x1F", "%D9%A1", "%EF%BC%91", "1%20", "%201"]
+
+
+@pytest.mark.parametrize("raw", NOT_INTEGERS)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "/v1/clients/{}",
+        "/v1/policies/{}",
+        "/v1/vehicles/{}",
+        "/v1/drivers/{}",
+        "/v1/requirement-profiles/{}",
+        "/v1/webhooks/{}",
+        "/v1/webhooks/{}/deliveries",
+        "/v1/policies/{}/vehicles",
+        "/v1/documents/{}/client",
+        "/v1/documents/{}/policy/download",
+        "/v1/vehicles/lienholders/{}",
+        "/v1/reports/{}/raw-data",
+    ],
+)
+def test_path_id_that_is_not_an_ascii_integer_is_400(api, template, raw):
+    body = assert_problem(api.get(template.format(raw)), 400)
+    assert [(e["field"], e["code"]) for e in body["errors"]] == [("id", "invalid")]
+
+
+def test_a_delivery_id_that_is_not_an_integer_is_400_naming_it(api):
+    body = assert_problem(api.post("/v1/webhooks/1/deliveries/x1/redeliver"), 400)
+    assert [e["field"] for e in body["errors"]] == ["deliveryId"]
+
+
+def test_routes_beside_the_id_pattern_still_answer(api):
+    # Fixed words where an id could stand are routes of their own, matched first.
+    assert api.get("/v1/vehicles/coverages").status_code == 405
+    assert api.get("/v1/drivers/coverages").status_code == 405
+    assert api.get("/v1/drivers/search").status_code == 405
+    assert api.get("/v1/policies/search").status_code == 405
+    assert api.post("/v1/vehicles/lienholders", {}, format="json").status_code == 400
+    # A path no route has stays 404, whatever its id looks like.
+    assert_problem(api.get("/v1/clients/1/unknown"), 404)
+    assert_problem(api.get("/v1/clients/abc/unknown"), 404)
+    assert_problem(api.get("/v1/documents/abc/clientXYZ"), 404)

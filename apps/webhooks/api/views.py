@@ -10,6 +10,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from apps.core.converters import ID_SEGMENT
 from apps.core.pagination import PagePagination
 from apps.core.permissions import ModelPermissions
 from apps.core.sorting import SortFilter
@@ -119,7 +120,7 @@ class WebhookViewSet(mixins.DestroyModelMixin, ScopedViewSet):
     @action(
         detail=True,
         methods=["post"],
-        url_path=r"deliveries/(?P<delivery_id>[0-9]+)/redeliver",
+        url_path=rf"deliveries/(?P<delivery_id>{ID_SEGMENT})/redeliver",
     )
     def redeliver(self, request, pk=None, delivery_id=None):
         """Send a delivery again now (queued: 202)."""
