@@ -16,6 +16,7 @@ from django.urls import reverse
 from apps.compliance.selectors import requirement_profile_resolve
 from apps.core import counting
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
+from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.selectors import (
     ClientVerification,
@@ -66,11 +67,12 @@ def _us_date(value: dt.date | None) -> str:
     return value.strftime("%m/%d/%Y") if value else "—"
 
 
-def _timeline(coverages, on: dt.date) -> list[dict]:
+def _timeline(coverages, on: dt.date, *, unit) -> list[dict]:
 
     rows = []
+    context = {"on": on, "unit_live": is_live(unit, "client")}
     for coverage in coverages:
-        summary = AssignmentSummarySerializer(coverage, context={"on": on}).data
+        summary = AssignmentSummarySerializer(coverage, context=context).data
         rows.append(
             {
                 **summary,
@@ -107,9 +109,10 @@ def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
     ]
 
 
-def _driver_verified(driver_coverages, on: dt.date) -> bool:
+def _driver_verified(driver, driver_coverages, on: dt.date) -> bool:
     """A driver is verified when an OA/DD period covers them today (as the API says)."""
-    return any(c.covered_on(on) for c in driver_coverages)
+    live = is_live(driver, "client")
+    return any(c.covered_on(on, unit_live=live) for c in driver_coverages)
 
 
 _TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")
@@ -125,7 +128,7 @@ def _periods(coverages) -> list:
 def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     """Coverage timeline, today's verification, drivers, lienholder, documents, audit."""
     periods = _periods(VehicleCoverage.objects.filter(vehicle=vehicle))
-    timeline = _timeline(periods, on)
+    timeline = _timeline(periods, on, unit=vehicle)
     # Today's verification is the verification endpoint's own answer for this VIN.
     matches = [
         r
@@ -134,7 +137,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
     ]
     links = list(
         DriverVehicle.objects.filter(vehicle=vehicle)
-        .select_related("driver")
+        .select_related("driver", "driver__client")
         .order_by("driver__last_name", "driver__first_name", "id")
     )
     driver_coverages: dict[int, list] = {}
@@ -147,7 +150,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
             "name": str(link.driver),
             "license": link.driver.license_number,
             "url": admin_url(link.driver),
-            "verified": _driver_verified(driver_coverages.get(link.driver_id, []), on),
+            "verified": _driver_verified(link.driver, driver_coverages.get(link.driver_id, []), on),
         }
         for link in links
     ]
@@ -177,7 +180,7 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
     """The driver's OA/DD timeline, today's verification, vehicles, documents, audit."""
 
     periods = _periods(DriverCoverage.objects.filter(driver=driver))
-    timeline = _timeline(periods, on)
+    timeline = _timeline(periods, on, unit=driver)
     vehicles = [
         {"name": str(link.vehicle), "url": admin_url(link.vehicle)}
         for link in DriverVehicle.objects.filter(driver=driver)

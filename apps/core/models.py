@@ -85,6 +85,19 @@ def live_q(*paths: str) -> Q:
     return Q(**{(f"{path}__deleted" if path else "deleted"): False for path in paths or ("",)})
 
 
+def is_live(record, *owners: str) -> bool:
+    """`live_q` for a loaded record: it and each owner a path names (``"client"``) not
+    soft-deleted. A record without ``deleted`` (a driver) is live by itself; its client still
+    counts."""
+    for path in ("", *owners):
+        target = record
+        for name in filter(None, path.split("__")):
+            target = getattr(target, name)
+        if getattr(target, "deleted", False):
+            return False
+    return True
+
+
 class SoftDeleteQuerySet(AgencyScopedQuerySet):
     """Agency-scoped records that are soft-deleted (``deleted=True``) rather than removed."""
 

@@ -71,10 +71,12 @@ class Coverage(TimeStampedModel):
             self.policy_removed_date is None or self.policy_removed_date > on
         )
 
-    def covered_on(self, on: dt.date) -> bool:
-        """Covered on D: the period includes D and its policy is in force on D (SQL:
-        `covered_q`)."""
-        return self.covers_on(on) and self.policy.in_force_on(on)
+    def covered_on(self, on: dt.date, *, unit_live: bool) -> bool:
+        """Covered on D: the period includes D, its policy is in force on D, and its unit is
+        live (`unit_live`: `is_live(unit, "client")`, which the caller has loaded). A deleted
+        vehicle, or any unit of a deleted client, is covered by nothing, as verification finds
+        no such unit (SQL: `covered_q`, on units read with `live("client")`)."""
+        return unit_live and self.covers_on(on) and self.policy.in_force_on(on)
 
 
 class VehicleCoverage(Coverage):

@@ -12,6 +12,7 @@ import datetime as dt
 from rest_framework import serializers
 
 from apps.core.dates import today
+from apps.core.models import is_live
 from apps.core.money import format_money
 from apps.core.serializers import MoneyField, ShapedSerializer
 from apps.coverages.choices import CoverageStatus
@@ -25,6 +26,12 @@ def context_date(serializer: serializers.Field) -> dt.date:
     if "on" not in context:
         context["on"] = today()
     return context["on"]
+
+
+def set_context_unit(serializer: serializers.Serializer, unit) -> None:
+    """Whether the vehicle or driver a rendering shows is live (`is_live(unit, "client")`), for
+    its periods' `covered` (`Coverage.covered_on`): set by the detail that renders them."""
+    serializer.context["unit_live"] = is_live(unit, "client")
 
 
 class CoverageStatusNameField(serializers.CharField):
@@ -58,7 +65,8 @@ class AssignmentSummarySerializer(serializers.Serializer):
         return coverage.policy.status_on(context_date(self))
 
     def get_covered(self, coverage) -> bool:
-        return coverage.covered_on(context_date(self))
+        # The detail showing the periods has said whether their unit is live (set_context_unit).
+        return coverage.covered_on(context_date(self), unit_live=self.context["unit_live"])
 
 
 class LimitSerializer(ShapedSerializer):

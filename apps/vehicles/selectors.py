@@ -57,7 +57,9 @@ def vehicle_detail_queryset(*, user) -> QuerySet[Vehicle]:
         ),
         Prefetch(
             "driver_links",
-            queryset=DriverVehicle.objects.select_related("driver").order_by("created_at", "id"),
+            queryset=DriverVehicle.objects.select_related("driver", "driver__client").order_by(
+                "created_at", "id"
+            ),
         ),
         Prefetch(
             "driver_links__driver__coverages",

@@ -1,6 +1,8 @@
 """The rule "covered on a date" is one rule written twice, side by side in apps/coverages/models.py:
 `Coverage.covered_on` for a loaded period and `covered_q` / `covered_on()` in SQL. These
-tests run both on a grid of periods, policies and dates and require the same answers."""
+tests run both on a grid of periods, policies and dates and require the same answers. The SQL
+form runs on units read live (verification reads `live("client")`); the Python form is told
+whether its unit is, and a unit that is not is covered by nothing."""
 
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ def test_covered_on_in_python_and_sql_agree_on_every_date(db):
         in_sql = set(
             VehicleCoverage.objects.filter(pk__in=ids).covered_on(on).values_list("pk", flat=True)
         )
-        assert in_sql == {p.pk for p in periods if p.covered_on(on)}, on
+        assert in_sql == {p.pk for p in periods if p.covered_on(on, unit_live=True)}, on
+        assert not [p for p in periods if p.covered_on(on, unit_live=False)], on
         covering = VehicleCoverage.objects.filter(pk__in=ids).covering_on(on)
         assert set(covering.values_list("pk", flat=True)) == {
             p.pk for p in periods if p.covers_on(on)
@@ -60,5 +63,5 @@ def test_a_period_is_not_coverage_when_its_policy_is_not_in_force(db):
     period = VehicleCoverageFactory(vehicle=VehicleFactory(client=policy.client), policy=policy)
 
     assert period.covers_on(START + dt.timedelta(days=10))
-    assert not period.covered_on(START + dt.timedelta(days=10))
-    assert period.covered_on(START + dt.timedelta(days=4))
+    assert not period.covered_on(START + dt.timedelta(days=10), unit_live=True)
+    assert period.covered_on(START + dt.timedelta(days=4), unit_live=True)

@@ -13,7 +13,11 @@ from apps.core.serializers import (
     reference_id_field,
     require_on_create,
 )
-from apps.coverages.serializers import AssignmentSummarySerializer, context_date
+from apps.coverages.serializers import (
+    AssignmentSummarySerializer,
+    context_date,
+    set_context_unit,
+)
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
 from apps.masterdata.lookup import (
@@ -93,9 +97,13 @@ class DriverDetailSerializer(DriverSerializer):
     class Meta(DriverSerializer.Meta):
         fields = [*DriverSerializer.Meta.fields, "vehicles", "coverages", "verified"]
 
+    def to_representation(self, driver):
+        set_context_unit(self, driver)
+        return super().to_representation(driver)
+
     def get_verified(self, driver) -> bool:
-        on = context_date(self)
-        return any(c.covered_on(on) for c in driver.coverages.all())
+        on, live = context_date(self), self.context["unit_live"]
+        return any(c.covered_on(on, unit_live=live) for c in driver.coverages.all())
 
 
 class DriverVehicleRequestSerializer(DriverSerializer):

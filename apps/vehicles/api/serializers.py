@@ -6,6 +6,7 @@ from rest_framework import serializers
 from apps.core.dates import today
 from apps.core.history import audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
+from apps.core.models import is_live
 from apps.core.serializers import (
     AUDIT_FIELDS,
     AuditedModelSerializer,
@@ -24,6 +25,7 @@ from apps.coverages.serializers import (
     AssignmentSummarySerializer,
     CoverageStatusNameField,
     context_date,
+    set_context_unit,
 )
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
@@ -155,8 +157,8 @@ class VehicleDriverSerializer(serializers.Serializer):
     driver_coverages = serializers.SerializerMethodField()
 
     def _in_force(self, link) -> list:
-        on = context_date(self)
-        return [c for c in link.driver.coverages.all() if c.covered_on(on)]
+        on, live = context_date(self), is_live(link.driver, "client")
+        return [c for c in link.driver.coverages.all() if c.covered_on(on, unit_live=live)]
 
     def get_verified(self, link) -> bool:
         return bool(self._in_force(link))
@@ -228,9 +230,13 @@ class VehicleDetailSerializer(VehicleSerializer):
             "audit",
         ]
 
+    def to_representation(self, vehicle):
+        set_context_unit(self, vehicle)
+        return super().to_representation(vehicle)
+
     def _covering(self, vehicle) -> list:
-        on = context_date(self)
-        return [a for a in vehicle.coverages.all() if a.covered_on(on)]
+        on, live = context_date(self), self.context["unit_live"]
+        return [a for a in vehicle.coverages.all() if a.covered_on(on, unit_live=live)]
 
     def get_coverage_types(self, vehicle) -> list[str]:
         return sorted({a.policy.coverage_type.code for a in self._covering(vehicle)})
