@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import django_filters
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from apps.core.filters import IdFilter, UpperChoiceFilter
@@ -11,13 +12,22 @@ from apps.drivers.models import Driver, normalize_license_number
 from apps.masterdata.lookup import MasterDataFilter
 from apps.masterdata.models import State
 
+# Each word of `q` is one more condition (`filter_q`); about a thousand overflowed SQLite's
+# expression depth. No driver's name, email and licence have more words than this.
+MAX_SEARCH_WORDS = 20
+
+
+def at_most_search_words(value: str) -> None:
+    if len(value.split()) > MAX_SEARCH_WORDS:
+        raise ValidationError(f"At most {MAX_SEARCH_WORDS} words.", code="max_words")
+
 
 class DriverFilterSet(django_filters.FilterSet):
     clientId = IdFilter(field_name="client_id")
     status = UpperChoiceFilter(field_name="status", choices=DriverStatus.values)
     licenseNumber = django_filters.CharFilter(method="filter_license_number")
     licenseState = MasterDataFilter(State, field_name="license_state")
-    q = django_filters.CharFilter(method="filter_q")
+    q = django_filters.CharFilter(method="filter_q", validators=[at_most_search_words])
 
     class Meta:
         model = Driver

@@ -232,3 +232,17 @@ def test_link_needs_change_driver(viewer_api, carrier):
         ),
         403,
     )
+
+
+def test_a_search_of_more_words_than_a_name_has_is_400_not_a_database_error(api, carrier):
+    # Each word is one more condition; about a thousand overflowed SQLite's expression depth
+    # and answered 503 "database unavailable", which no retry could cure.
+    maria = DriverFactory(client=carrier, first_name="Maria", last_name="Gonzalez")
+    words = " ".join(["maria"] * 20)
+    assert [d["id"] for d in api.get(f"/v1/drivers?q={words}").json()["results"]] == [maria.id]
+    for many in (21, 1000):
+        words = " ".join(["maria"] * many)
+        body = assert_problem(api.get(f"/v1/drivers?q={words}"), 400)
+        assert [e["field"] for e in body["errors"]] == ["q"]
+        legacy = api.post("/v1/drivers/search", {"filter": {"q": words}}, format="json")
+        assert [e["field"] for e in assert_problem(legacy, 400)["errors"]] == ["filter.q"]
