@@ -42,7 +42,11 @@ def format_money(amount: Decimal | str | int | None) -> str | None:
 
 
 def format_dollars(amount: Decimal | str) -> str:
-    """'$1,000,000': an amount in whole dollars, as the printed ACORD 25 shows limits."""
+    """'$1,000,000': a limit as the printed ACORD 25 shows it, in whole dollars when it is
+    whole, else with its cents ('$749,999.50'): rounded, it could print more cover than the
+    policy has (the federal minimum for 749,999.50)."""
     if not isinstance(amount, Decimal):
         amount = Decimal(amount)
-    return f"${amount:,.0f}"
+    if amount == amount.to_integral_value():
+        return f"${amount:,.0f}"
+    return f"${amount:,.2f}"

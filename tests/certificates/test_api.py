@@ -385,3 +385,17 @@ def test_a_bad_record_parameter_is_named_before_the_holder(api, world):
     assert [e["field"] for e in body["errors"]] == ["id"]
     # The check by number: an unknown number is 404 whatever the holder says.
     assert_problem(api.get("/v1/certificates/C-1-20260101-XXXX", {"holderName": long_name}), 404)
+
+
+def test_pdf_prints_a_limit_with_cents_as_it_is_never_rounded_up(api, world):
+    # `$750,000` for 749,999.50 would certify the federal minimum the policy does not meet.
+    auto = PolicyLimit.objects.get(policy__policy_number="GWC-AL-1")
+    auto.amount = Decimal("749999.50")
+    auto.save()
+    general = PolicyLimit.objects.get(name="Each Occurrence")
+    general.amount = Decimal("999999.99")
+    general.save()
+    text = _pdf_text(api.get("/v1/certificates/clients?dot=1234567&format=pdf").content)
+    assert "$749,999.50" in text and "$750,000" not in text
+    assert "$999,999.99" in text
+    assert "$2,000,000" in text and "$2,000,000.00" not in text  # whole dollars stay whole
