@@ -38,6 +38,12 @@ def certificate_number(kind: str, record_id: int, as_of: dt.date) -> str:
     return f"{kind}-{record_id}-{as_of:%Y%m%d}-{_signature(kind, record_id, as_of)}"
 
 
+def certificate_kind(number: str) -> str | None:
+    """ "C" or "V" for anything shaped like a certificate number, genuine or not; None else."""
+    match = NUMBER_RE.match(number.strip().upper())
+    return match["kind"] if match else None
+
+
 def parse_certificate_number(number: str) -> CertificateRef | None:
     """The reference a genuine number encodes, or None for anything else."""
     match = NUMBER_RE.match(number.strip().upper())

@@ -344,6 +344,15 @@ def test_a_certificate_number_of_a_kind_the_caller_may_not_see_is_403(api, make_
     body = assert_problem(make_api(clerk).get(f"/v1/certificates/{vehicle_number}"), 403)
     assert "kind of certificate" in body["detail"]
     assert make_api(clerk).get(f"/v1/certificates/{client_number}").status_code == 200
+    # A forged number of that kind is refused alike: the answer does not tell a genuine
+    # signature from a forged one (contract 13), for this agency's numbers or another's.
+    forged = vehicle_number[:-1] + ("0" if vehicle_number[-1] != "0" else "1")
+    assert (
+        "kind of certificate"
+        in assert_problem(make_api(clerk).get(f"/v1/certificates/{forged}"), 403)["detail"]
+    )
+    other_vehicle = "V-99999-20260101-0123456789"
+    assert_problem(make_api(clerk).get(f"/v1/certificates/{other_vehicle}"), 403)
 
 
 # --- the holder parameters, and the order in which bad parameters are named ---------------

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.certificates.builder import Certificate, client_certificate, vehicle_certificate
-from apps.certificates.numbers import parse_certificate_number
+from apps.certificates.numbers import certificate_kind, parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
 from apps.certificates.serializers import CertificateSerializer
 from apps.core.params import (
@@ -152,14 +152,19 @@ class CertificateCheckView(CertificateView):
 
     @extend_schema(responses=RESPONSES, operation_id="certificates_check")
     def get(self, request, number: str):
+        kind = certificate_kind(number)
+        if kind is None:
+            raise NotFound(NO_SUCH_CERTIFICATE)
+        # Looking a certificate up again shows what issuing it shows: it needs the same
+        # permissions as the endpoint that issues that kind of certificate. The kind is the
+        # number's first letter, so the refusal comes before the signature is checked: a
+        # forged number is refused as a genuine one is, and tells nothing of signatures.
+        kind_view = ClientCertificateView if kind == "C" else VehicleCertificateView
+        if not request.user.has_perms(kind_view.required_permissions):
+            self.permission_denied(request, message="You may not see this kind of certificate.")
         ref = parse_certificate_number(number)
         if ref is None:
             raise NotFound(NO_SUCH_CERTIFICATE)
-        # Looking a certificate up again shows what issuing it shows: it needs the same
-        # permissions as the endpoint that issues that kind of certificate.
-        kind_view = ClientCertificateView if ref.kind == "C" else VehicleCertificateView
-        if not request.user.has_perms(kind_view.required_permissions):
-            self.permission_denied(request, message="You may not see this kind of certificate.")
         holder = self.params_class.parse(request)
         # Whatever the builder cannot find (a record of another agency, or nothing in force
         # on that date) answers as a forged number does, so a genuine number reveals nothing.
