@@ -16,14 +16,19 @@ from apps.policies.models import Policy
 
 
 def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy | None]:
-    """The visible, live client or policy an upload names; a 400 on its field otherwise."""
+    """The visible, live client or policy an upload names (a policy of a live client: a deleted
+    client's policies stay live, its documents go with it); a 400 on its field otherwise."""
     if module == Module.CLIENT:
         client = Client.objects.for_user(user).live().filter(pk=owner_id).first()
         if client is None:
             raise ValidationError({"client_id": "No client with this id."})
         return client, None
     policy = (
-        Policy.objects.for_user(user).select_related("client").live().filter(pk=owner_id).first()
+        Policy.objects.for_user(user)
+        .select_related("client")
+        .live("client")
+        .filter(pk=owner_id)
+        .first()
     )
     if policy is None:
         raise ValidationError({"policy_id": "No policy with this id."})
@@ -95,9 +100,11 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
         raise UnprocessableEntity("The document is deleted.")
     # A deleted client or policy takes no new file, as it takes no new upload (400 there:
     # the upload names it; here it is the document's own).
-    owner = document.policy if document.policy_id else document.client
-    if owner.deleted:
-        raise UnprocessableEntity(f"The document's {owner._meta.verbose_name} is deleted.")
+    # A policy's document is also gone with the policy's client, whose policies stay live.
+    owners = (document.policy, document.client) if document.policy_id else (document.client,)
+    for owner in owners:
+        if owner.deleted:
+            raise UnprocessableEntity(f"The document's {owner._meta.verbose_name} is deleted.")
     file_name = clean_file_name(getattr(file, "name", None))
     content_type = check_upload(file)
     storage_name = store(

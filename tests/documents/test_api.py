@@ -416,3 +416,18 @@ def test_admin_lists_documents_under_the_client_and_lets_staff_download(
     response = client.get(f"/admin/documents/document/{document['id']}/download/")
     assert response.status_code == 200
     assert b"".join(response.streaming_content) == PNG
+
+
+def test_a_deleted_clients_policy_takes_no_new_file_either(api, carrier, policy):
+    # The policy stays live when its client is deleted; its documents go with the client.
+    document = upload(api, policy, module="policies").json()
+    deleted = api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
+    assert deleted.status_code == 200, deleted.content
+    replacement = {"file": SimpleUploadedFile("v2.pdf", PDF)}
+    refused = api.put(f"/v1/documents/{document['id']}/policy", replacement, format="multipart")
+    assert assert_problem(refused, 422)["detail"] == "The document's client is deleted."
+    new = {"file": SimpleUploadedFile("new.pdf", PDF), "policyId": policy.id}
+    body = assert_problem(api.post("/v1/documents/policies", new, format="multipart"), 400)
+    assert [e["field"] for e in body["errors"]] == ["policyId"]
+    assert Document.objects.get().file_name == "coi.pdf"
+    assert not DocumentVersion.objects.exists()
