@@ -218,6 +218,8 @@ class AsOfParam(QueryParam):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> dt.date:
+        if not data.isascii():  # strptime takes any script's digits (a fullwidth 2)
+            self.fail("invalid")
         for fmt in DATE_FORMATS:
             try:
                 return dt.datetime.strptime(data.strip(), fmt).date()

@@ -116,6 +116,10 @@ def test_deleted_client_leaves_verification(api, carrier, covered):
         "id=0",
         "dot=1&asOf=tomorrow",
         "dot=1&asOf=2026-02-30",
+        # strptime reads any script's digits; a date's are ASCII (contract 13, as a DOT's).
+        "dot=1&asOf=%EF%BC%92026-11-27",
+        "dot=1&asOf=2026-11-%D9%A27",
+        "dot=1&asOf=11-27-%EF%BC%92026",
     ],
 )
 def test_bad_client_queries_are_400(api, query):
