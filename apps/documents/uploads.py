@@ -14,6 +14,7 @@ import tempfile
 from django.core.files.uploadhandler import FileUploadHandler, TemporaryFileUploadHandler
 from django.core.handlers.wsgi import LimitedStream
 
+from apps.core.camel_case import snake
 from apps.core.exceptions import PayloadTooLarge
 
 MAX_FILE_BYTES = 26_214_400  # 25 MiB: accepted; one byte more is not
@@ -47,7 +48,8 @@ class LimitedUploadHandler(FileUploadHandler):
         return raw_data
 
     def file_complete(self, file_size):
-        self.digests[self.field_name] = self._hash.hexdigest()
+        # Under the name the parser gives the part (`FILE` is read as `file`).
+        self.digests[snake(self.field_name)] = self._hash.hexdigest()
         return None
 
 

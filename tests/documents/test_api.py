@@ -431,3 +431,18 @@ def test_a_deleted_clients_policy_takes_no_new_file_either(api, carrier, policy)
     assert [e["field"] for e in body["errors"]] == ["policyId"]
     assert Document.objects.get().file_name == "coi.pdf"
     assert not DocumentVersion.objects.exists()
+
+
+def test_a_file_part_named_in_capitals_is_hashed_as_the_parser_reads_it(api, carrier):
+    # The parser reads `FILE` as `file`; its SHA-256 was kept under the name as sent, so the
+    # upload failed on an internal field and a replacement stored a blank digest.
+    data = {"FILE": SimpleUploadedFile("coi.pdf", PDF), "clientId": carrier.id}
+    created = api.post("/v1/documents/clients", data, format="multipart")
+    assert created.status_code == 201, created.content
+    assert created.json()["sha256"] == hashlib.sha256(PDF).hexdigest()
+    replacement = {"FILE": SimpleUploadedFile("v2.png", PNG)}
+    replaced = api.put(
+        f"/v1/documents/{created.json()['id']}/client", replacement, format="multipart"
+    )
+    assert replaced.status_code == 200, replaced.content
+    assert replaced.json()["sha256"] == hashlib.sha256(PNG).hexdigest()
