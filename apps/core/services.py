@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from django.core.exceptions import ValidationError
 from django.db import connection, models
 from django.db.models.deletion import ProtectedError, RestrictedError
 from django.http import Http404
 
 from apps.core.exceptions import Conflict
+from apps.core.models import SoftDeleteQuerySet, live_q
 
 M = TypeVar("M", bound=models.Model)
 
@@ -91,6 +93,21 @@ def locked_for_update(queryset, user, pk: int, *, of: tuple[str, ...] = ("self",
     found = queryset.for_user(user).select_for_update(no_key=True, of=of).filter(pk=pk).first()
     if found is None:
         raise Http404(f"No {queryset.model._meta.verbose_name} with this id.")
+    return found
+
+
+def live_reference(queryset, user, pk: int, *, field: str):
+    """The record `pk` that a write names (`vehicleId`, `driverId`, `policyId`), locked: one the
+    caller may see, live, of a live client, or a 400 naming `field` (never a hint it exists). A
+    soft-deleted record, and a deleted client's records, are gone for every write that refers to
+    them, as a new policy or unit on a deleted client is refused. The lock makes a move of the
+    record (which checks what refers to it) and this write come one after the other."""
+    queryset = queryset.for_user(user).select_for_update(of=("self",))
+    if isinstance(queryset, SoftDeleteQuerySet):
+        queryset = queryset.live()
+    found = queryset.filter(live_q("client"), pk=pk).first()
+    if found is None:
+        raise ValidationError({field: f"No {queryset.model._meta.verbose_name} with this id."})
     return found
 
 

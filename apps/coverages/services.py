@@ -13,8 +13,7 @@ from rest_framework.exceptions import NotFound
 from simple_history.utils import bulk_update_with_history
 
 from apps.core.dates import today
-from apps.core.models import live_q
-from apps.core.services import client_lock_first, rows_lock
+from apps.core.services import client_lock_first, live_reference, rows_lock
 from apps.coverages.choices import (
     DRIVER_STATUSES,
     ENDING_STATUSES,
@@ -65,19 +64,11 @@ DRIVER = Subject(
 
 
 def _visible(user, model, pk: int, field: str):
-    """The live record the caller may see, of a live client, locked: a policy's or unit's move
-    (which checks that nothing is scheduled on it) waits for this scheduling, or this one for
-    the move. A deleted client's units and policies are gone with it (as a new policy or unit
-    on it is refused)."""
-    queryset = model.objects.for_user(user).select_for_update(of=("self",))
-    if model is Policy:
-        queryset = queryset.select_related("coverage_type").live()
-    if model is Vehicle:
-        queryset = queryset.live()
-    found = queryset.filter(live_q("client"), pk=pk).first()
-    if found is None:
-        raise ValidationError({field: f"No {model._meta.verbose_name} with this id."})
-    return found
+    """The record a scheduling names (`live_reference`): a policy's or unit's move (which
+    checks that nothing is scheduled on it) waits for this scheduling, or this one for the
+    move."""
+    queryset = model.objects.select_related("coverage_type") if model is Policy else model.objects
+    return live_reference(queryset, user, pk, field=field)
 
 
 def _emit(coverage, subject: Subject, kind: str, client) -> None:

@@ -9,7 +9,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.clients.selectors import visible_client
-from apps.core.services import client_lock_first, locked_for_update, model_update
+from apps.core.services import (
+    client_lock_first,
+    live_reference,
+    locked_for_update,
+    model_update,
+)
 from apps.drivers.models import Driver, DriverVehicle, normalize_license_number
 from apps.masterdata.models import City, DriverType, LicenseType, State
 from apps.vehicles.models import Vehicle
@@ -100,18 +105,11 @@ def driver_vehicle_link(
 
     `driver_id` > 0 names an existing driver; 0 creates the driver from `new_driver` first.
     """
-    # Locked, so that a move of the vehicle (refused while it has drivers) waits for this link;
-    # its client first (a driver created here names it), as every write takes them.
+    # The vehicle and the driver locked, so that a move of either (refused while it has links)
+    # waits for this link; their client first (a driver created here names it), as every write
+    # takes them. Both live, of a live client, as a scheduling finds them.
     client_lock_first(Vehicle, vehicle_id)
-    vehicle = (
-        Vehicle.objects.for_user(user)
-        .select_for_update(of=("self",))
-        .select_related("client")
-        .filter(pk=vehicle_id)
-        .first()
-    )
-    if vehicle is None:
-        raise ValidationError({"vehicle_id": "No vehicle with this id."})
+    vehicle = live_reference(Vehicle.objects, user, vehicle_id, field="vehicle_id")
     if driver_id == 0:
         if not user.has_perm("drivers.add_driver"):
             raise PermissionDenied("Creating a driver needs the add_driver permission.")
@@ -125,9 +123,7 @@ def driver_vehicle_link(
         new_driver.setdefault("driver_type", DriverType.objects.by_name(DEFAULT_DRIVER_TYPE).get())
         driver = driver_create(user=user, client_id=vehicle.client_id, **new_driver)
     else:
-        driver = Driver.objects.for_user(user).filter(pk=driver_id).first()
-        if driver is None:
-            raise ValidationError({"driver_id": "No driver with this id."})
+        driver = live_reference(Driver.objects, user, driver_id, field="driver_id")
         if driver.client_id != vehicle.client_id:
             raise ValidationError({"driver_id": "The driver belongs to another client."})
     link = DriverVehicle(driver=driver, vehicle=vehicle, created_by=user)

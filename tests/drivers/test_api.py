@@ -246,3 +246,35 @@ def test_a_search_of_more_words_than_a_name_has_is_400_not_a_database_error(api,
         assert [e["field"] for e in body["errors"]] == ["q"]
         legacy = api.post("/v1/drivers/search", {"filter": {"q": words}}, format="json")
         assert [e["field"] for e in assert_problem(legacy, 400)["errors"]] == ["filter.q"]
+
+
+def test_link_refuses_a_deleted_vehicle(api, carrier):
+    # As scheduling it answers: a soft-deleted unit is gone for the writes that name it.
+    driver, vehicle = DriverFactory(client=carrier), VehicleFactory(client=carrier)
+    deleted = api.put(f"/v1/vehicles/{vehicle.id}", {"deleted": True}, format="json")
+    assert deleted.status_code == 200, deleted.content
+    for body in (
+        {"vehicleId": vehicle.id, "driverId": driver.id},
+        {"vehicleId": vehicle.id, "driverId": 0, "firstName": "Ghost", "lastName": "Rider"},
+    ):
+        refused = assert_problem(api.post("/v1/drivers/vehicles", body, format="json"), 400)
+        assert field_errors(refused) == {"vehicleId": "No vehicle with this id."}
+    assert list(Driver.objects.all()) == [driver]
+    assert not DriverVehicle.objects.exists()
+
+
+def test_link_refuses_a_deleted_clients_vehicle_and_driver(api, carrier, agency):
+    driver, vehicle = DriverFactory(client=carrier), VehicleFactory(client=carrier)
+    live_vehicle = VehicleFactory(client=ClientFactory(agency=agency))
+    deleted = api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
+    assert deleted.status_code == 200, deleted.content
+    for body, field in (
+        ({"vehicleId": vehicle.id, "driverId": driver.id}, "vehicleId"),
+        ({"vehicleId": vehicle.id, "driverId": 0, "firstName": "A", "lastName": "B"}, "vehicleId"),
+        ({"vehicleId": live_vehicle.id, "driverId": driver.id}, "driverId"),
+    ):
+        refused = assert_problem(api.post("/v1/drivers/vehicles", body, format="json"), 400)
+        noun = "vehicle" if field == "vehicleId" else "driver"
+        assert field_errors(refused) == {field: f"No {noun} with this id."}
+    assert list(Driver.objects.all()) == [driver]
+    assert not DriverVehicle.objects.exists()
