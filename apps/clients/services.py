@@ -14,7 +14,7 @@ from apps.core.services import left_behind, locked_for_update, model_update, row
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit
-from apps.masterdata.models import City, ClientType, State
+from apps.masterdata.models import City, ClientType, State, address_check
 from apps.policies.models import Policy
 
 
@@ -48,6 +48,7 @@ class ClientChanges(ClientFields, total=False):
 
 
 CLIENT_FIELDS = tuple(ClientFields.__annotations__)
+ADDRESSES = (("city", "state"), ("mailing_city", "mailing_state"))  # (city, its state)
 
 
 def _producer_of(agency: Agency, producer_id: int | None) -> Producer | None:
@@ -97,6 +98,7 @@ def client_create(
     client.producer = _producer_of(agency, producer_id)
     client.parent_client = _check_parent(user, client, agency.pk, parent_client_id)
     client.mark_deleted(deleted)
+    address_check(client, fields, ADDRESSES)
     client.full_clean()
     client.save()
     client_event_emit(type="client.created", client=client, data=record("client", client))
@@ -132,6 +134,7 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
         )
     if "deleted" in changes:
         data.update(client.deletion_changes(changes["deleted"]))
+    address_check(client, data, ADDRESSES)
     # Deleting or restoring a client changes the status of each of its live units too
     # (verification answers INACTIVE for a deleted client's units): watch them as well.
     units = []

@@ -16,7 +16,7 @@ from apps.core.services import (
     model_update,
 )
 from apps.drivers.models import Driver, DriverVehicle, normalize_license_number
-from apps.masterdata.models import City, DriverType, LicenseType, State
+from apps.masterdata.models import City, DriverType, LicenseType, State, address_check
 from apps.vehicles.models import Vehicle
 
 
@@ -71,6 +71,7 @@ def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Dr
     client = visible_client(user, client_id)
     driver = Driver(client=client, created_by=user, updated_by=user, **_normalized(fields))
     _check_dates(driver)
+    address_check(driver, fields)
     driver.full_clean()
     driver.save()
     return driver
@@ -87,6 +88,7 @@ def driver_update(*, user, instance: Driver, **changes: Unpack[DriverChanges]) -
                 {"client_id": "A driver with vehicles or coverage cannot move to another client."}
             )
         data["client"] = visible_client(user, changes["client_id"])
+    address_check(driver, data)
     model_update(
         instance=driver,
         fields=(*DRIVER_FIELDS, "client"),

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from apps.core.camel_case import camel
 from apps.core.serializers import StrictCharField
-from apps.masterdata.models import City, CoverageType, State, name_key
+from apps.masterdata.models import City, CoverageType, State, city_outside_state, name_key
 
 
 def resolve(model: type[Model], value) -> Model:
@@ -157,20 +157,31 @@ class UnresolvedCity:
 
 
 def resolve_cities(attrs: dict, instance, pairs: list[tuple[str, str]]) -> dict:
-    """Resolve each (city field, state field) pair in validated attrs, in place.
+    """Resolve each (city field, state field) pair in validated attrs, in place, and keep each
+    city in its state (`city_outside_state`), naming the field the request sent: the city by
+    name, by id (`cityId`), or the state sent alone when the stored city is not in it.
 
     The state is the one written in the same request, else the record's current one.
     """
     errors = {}
     for city_field, state_field in pairs:
         raw = attrs.get(city_field)
-        if not isinstance(raw, UnresolvedCity):
-            continue
         state = attrs.get(state_field, getattr(instance, state_field, None) if instance else None)
-        try:
-            attrs[city_field] = resolve_city(state, raw.value)
-        except serializers.ValidationError as exc:
-            errors[city_field] = exc.detail
+        if isinstance(raw, UnresolvedCity):
+            try:
+                attrs[city_field] = resolve_city(state, raw.value)
+            except serializers.ValidationError as exc:
+                errors[city_field] = exc.detail
+            continue
+        if city_field in attrs:  # by id (`cityId`), or none
+            field, city = f"{city_field}_id", raw
+        elif state_field in attrs and instance is not None:
+            field, city = state_field, getattr(instance, city_field)
+        else:
+            continue
+        message = city_outside_state(city, state)
+        if message:
+            errors[field] = message
     if errors:
         raise serializers.ValidationError(errors)
     return attrs

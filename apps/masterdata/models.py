@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from apps.core.models import ConstraintRulesMixin
@@ -73,6 +76,36 @@ class City(NamedModel):
 
     def __str__(self) -> str:
         return f"{self.name}, {self.state.code}" if self.state_id else self.name
+
+
+def city_outside_state(city: City | None, state: State | None) -> str | None:
+    """The rule of every postal address, written once: its city is one of its state's (a city
+    needs its state). Why `city` breaks it, else None."""
+    if city is None:
+        return None
+    if state is None:
+        return "A city needs its state."
+    if city.state_id != state.pk:
+        return f"{city} is not in {state.name}."
+    return None
+
+
+def address_check(record, changes: Mapping, pairs=(("city", "state"),)) -> None:
+    """Each (city field, state field) address of `record` that `changes` writes keeps its city in
+    its state, as it will be: the fields changed, else the record's. A 400 on the city, or on
+    the state when only the state changes (the stored city is not in the new one). An address
+    the write leaves alone is not checked."""
+    errors = {}
+    for city_field, state_field in pairs:
+        if city_field not in changes and state_field not in changes:
+            continue
+        city = changes.get(city_field, getattr(record, city_field))
+        state = changes.get(state_field, getattr(record, state_field))
+        message = city_outside_state(city, state)
+        if message:
+            errors[city_field if city_field in changes else state_field] = message
+    if errors:
+        raise ValidationError(errors)
 
 
 class UnitType(NamedModel):

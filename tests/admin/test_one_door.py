@@ -14,7 +14,7 @@ from apps.coverages.models import CoverageEvent, VehicleCoverage
 from apps.documents.models import Module
 from apps.documents.services import document_upload
 from apps.drivers.models import DriverVehicle
-from apps.masterdata.models import UnitType
+from apps.masterdata.models import City, UnitType
 from apps.policies.models import PolicyLimit
 from apps.reports.models import PolicyPremiumReport
 from tests.admin.formdata import form_data
@@ -377,3 +377,29 @@ def test_a_periods_status_offers_only_the_statuses_of_its_kind(staff_client, age
     page = staff_client.get(f"/admin/coverages/vehiclecoverage/{period.pk}/change/")
     offered = {v for v, _label in page.context["adminform"].form.fields["coverage_status"].choices}
     assert offered - {""} == {1, 2, 4}
+
+
+def test_a_drivers_city_stays_in_its_state_in_the_admin(staff_client, agency):
+    # The city and the state are picked apart on the form: the service holds them together.
+    dallas = City.objects.get(name="Dallas", state__code="TX")
+    driver = DriverFactory(client=ClientFactory(agency=agency), state=dallas.state, city=dallas)
+    omaha = City.objects.get(name="Omaha", state__code="NE")
+
+    response = change(staff_client, driver, city=omaha.pk)
+    assert response.status_code == 200
+    assert "Omaha, NE is not in Texas." in response.content.decode()
+    response = change(staff_client, driver, state=omaha.state_id)
+    assert "Dallas, TX is not in Nebraska." in response.content.decode()
+    driver.refresh_from_db()
+    assert (driver.state_id, driver.city_id) == (dallas.state_id, dallas.pk)
+
+
+def test_a_clients_mailing_city_stays_in_its_state_in_the_admin(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    omaha = City.objects.get(name="Omaha", state__code="NE")
+
+    response = change(staff_client, carrier, mailing_state=carrier.state_id, mailing_city=omaha.pk)
+    assert response.status_code == 200
+    assert "Omaha, NE is not in Texas." in response.content.decode()
+    carrier.refresh_from_db()
+    assert carrier.mailing_city_id is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.clients.models import Client
-from apps.masterdata.models import ClientType
+from apps.masterdata.models import City, ClientType
 from tests.conftest import assert_problem
 from tests.factories import ClientFactory, ProducerFactory
 
@@ -298,6 +298,25 @@ def test_put_is_a_partial_update(api, carrier):
 def test_put_city_uses_the_clients_current_state(api, carrier):
     response = api.put(f"/v1/clients/{carrier.id}", {"city": "El Paso"}, format="json")
     assert response.status_code == 200 and response.json()["city"] == "El Paso"
+
+
+def test_put_keeps_each_address_city_in_its_state(api, carrier):
+    omaha = City.objects.get(name="Omaha", state__code="NE")
+    tulsa = City.objects.get(name="Tulsa", state__code="OK")
+    api.put(
+        f"/v1/clients/{carrier.id}", {"mailingState": "OK", "mailingCity": "Tulsa"}, format="json"
+    )
+    for body, errors in (
+        ({"cityId": omaha.id}, {"cityId": "Omaha, NE is not in Texas."}),
+        ({"mailingCityId": omaha.id}, {"mailingCityId": "Omaha, NE is not in Oklahoma."}),
+        ({"mailingState": "KS"}, {"mailingState": "Tulsa, OK is not in Kansas."}),
+        ({"mailingState": None}, {"mailingState": "A city needs its state."}),
+    ):
+        refused = assert_problem(api.put(f"/v1/clients/{carrier.id}", body, format="json"), 400)
+        assert field_errors(refused) == errors
+    carrier.refresh_from_db()
+    assert (carrier.city_id, carrier.mailing_city_id) == (None, tulsa.id)
+    assert api.put(f"/v1/clients/{carrier.id}", {"state": "KS"}, format="json").status_code == 200
 
 
 def test_put_naming_an_unauthorized_agency_is_403(api, carrier, other_agency):

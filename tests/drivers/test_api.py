@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.drivers.models import Driver, DriverVehicle
+from apps.masterdata.models import City, State
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem
 from tests.factories import ClientFactory, DriverFactory, VehicleFactory
@@ -110,6 +111,38 @@ def test_filters_and_legacy_search_agree(api, carrier, agency):
     ).json()
     assert searched["items"] == listed["results"]
     assert searched["totalCount"] == 2
+
+
+def city(name: str, state: str) -> City:
+    return City.objects.get(name=name, state__code=state)
+
+
+def test_create_refuses_a_city_id_of_another_state(api, carrier):
+    nebraska = State.objects.get(code="NE")
+    body = payload(carrier, stateId=nebraska.id, cityId=city("Dallas", "TX").id)
+    refused = assert_problem(api.post("/v1/drivers", body, format="json"), 400)
+    assert field_errors(refused) == {"cityId": "Dallas, TX is not in Nebraska."}
+    assert not Driver.objects.exists()
+
+
+def test_put_keeps_the_city_in_the_state(api, carrier):
+    dallas = city("Dallas", "TX")
+    driver = DriverFactory(client=carrier, state=dallas.state, city=dallas)
+    omaha = city("Omaha", "NE")
+    for body, errors in (
+        ({"cityId": omaha.id}, {"cityId": "Omaha, NE is not in Texas."}),
+        ({"state": "Nebraska"}, {"state": "Dallas, TX is not in Nebraska."}),
+        ({"stateId": omaha.state_id}, {"state": "Dallas, TX is not in Nebraska."}),
+    ):
+        refused = assert_problem(api.put(f"/v1/drivers/{driver.id}", body, format="json"), 400)
+        assert field_errors(refused) == errors
+    driver.refresh_from_db()
+    assert (driver.state_id, driver.city_id) == (dallas.state_id, dallas.id)
+    moved = api.put(f"/v1/drivers/{driver.id}", {"state": "NE", "cityId": omaha.id}, format="json")
+    assert moved.status_code == 200, moved.content
+    assert (moved.json()["state"], moved.json()["city"]) == ("Nebraska", "Omaha")
+    assert api.put(f"/v1/drivers/{driver.id}", {"city": None}, format="json").status_code == 200
+    assert api.put(f"/v1/drivers/{driver.id}", {"state": "TX"}, format="json").status_code == 200
 
 
 def test_put_is_partial(api, carrier):
