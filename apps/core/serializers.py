@@ -157,11 +157,15 @@ class DriverDateField(serializers.DateField):
     """Driver dates: MM-dd-yyyy on output, MM-dd-yyyy or ISO on input (spec section 2)."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("format", "%m-%d-%Y")
         kwargs.setdefault("input_formats", ["%m-%d-%Y", "%Y-%m-%d"])
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
         super().__init__(**kwargs)
+
+    def to_representation(self, value):
+        # Not strftime's %Y, which leaves a year before 1000 short on glibc ("01-01-1"), a date
+        # the input refuses: four digits always, so that what is read can be sent back.
+        return f"{value.month:02d}-{value.day:02d}-{value.year:04d}"
 
 
 class StrictCharField(serializers.CharField):

@@ -50,6 +50,27 @@ def test_create_with_mm_dd_yyyy_dates_and_names(api, carrier):
     assert body["coverages"] == [] and body["verified"] is False
 
 
+def test_dates_before_the_year_1000_keep_four_digits(api, carrier):
+    # What is read can be sent back: MM-dd-yyyy always has a four-digit year.
+    dates = {
+        "dateOfBirth": "0001-01-01",
+        "hireDate": "0999-06-30",
+        "licenseExpirationDate": "0999-12-31",
+    }
+    created = api.post("/v1/drivers", payload(carrier, **dates), format="json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    read = {field: body[field] for field in dates}
+    assert read == {
+        "dateOfBirth": "01-01-0001",
+        "hireDate": "06-30-0999",
+        "licenseExpirationDate": "12-31-0999",
+    }
+    sent_back = api.put(f"/v1/drivers/{body['id']}", read, format="json")
+    assert sent_back.status_code == 200, sent_back.content
+    assert {field: sent_back.json()[field] for field in dates} == read
+
+
 @pytest.mark.parametrize("missing", ["clientId", "firstName", "lastName", "driverType"])
 def test_create_requires_fields(api, carrier, missing):
     body = payload(carrier)
