@@ -21,6 +21,7 @@ from apps.core.converters import ID_SEGMENT
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
 from apps.core.params import parse_positive_int
 from apps.core.prepared import record_by_key
+from apps.core.query_params import repeatable_params
 from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, sort_fields_of
 
@@ -163,12 +164,20 @@ class LegacySearchMixin:
             data["page_size"], field="pageSize", default=DEFAULT_LIMIT, maximum=MAX_LIMIT
         )
         params = QueryDict(mutable=True)
+        repeatable = repeatable_params(type(self))
+        repeated = {}
         for key, value in (data["filter"] or {}).items():
             key = camel(key)
             if isinstance(value, list):
+                # Several values where the GET list takes one parameter once: refused as it
+                # refuses the parameter sent twice, never the last value taken silently.
+                if len(value) > 1 and key not in repeatable:
+                    repeated[f"filter.{key}"] = "Send this parameter once."
                 params.setlist(key, [_param(v) for v in value])
             elif value is not None:
                 params[key] = _param(value)
+        if repeated:
+            raise ValidationError(repeated, code="repeated")
         queryset = self.get_queryset()
         filterset_class = getattr(self, "filterset_class", None)
         if filterset_class is not None:

@@ -166,6 +166,22 @@ def test_put_keeps_the_city_in_the_state(api, carrier):
     assert api.put(f"/v1/drivers/{driver.id}", {"state": "TX"}, format="json").status_code == 200
 
 
+def test_legacy_search_refuses_several_values_of_a_single_value_filter(api, carrier):
+    # As the GET list refuses the parameter sent twice (contract 13), never the last value.
+    active = DriverFactory(client=carrier, status="ACTIVE")
+    DriverFactory(client=carrier, status="TERMINATED")
+    repeated = assert_problem(api.get("/v1/drivers?status=TERMINATED&status=ACTIVE"), 400)
+    assert field_errors(repeated) == {"status": "Send this parameter once."}
+    body = {"filter": {"status": ["TERMINATED", "ACTIVE"], "clientId": [carrier.id, carrier.id]}}
+    refused = assert_problem(api.post("/v1/drivers/search", body, format="json"), 400)
+    assert field_errors(refused) == {
+        "filter.status": "Send this parameter once.",
+        "filter.clientId": "Send this parameter once.",
+    }
+    one = api.post("/v1/drivers/search", {"filter": {"status": ["ACTIVE"]}}, format="json")
+    assert [d["id"] for d in one.json()["items"]] == [active.id]
+
+
 def test_put_is_partial(api, carrier):
     driver = DriverFactory(client=carrier, first_name="Ana")
     body = api.put(f"/v1/drivers/{driver.id}", {"hireDate": "02-03-2020"}, format="json").json()

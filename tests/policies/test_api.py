@@ -262,6 +262,17 @@ def test_legacy_search_names_a_bad_filter_as_the_body_does(api, name):
     assert [e["field"] for e in refused["errors"]] == [f"filter.{name}"]
 
 
+def test_legacy_search_refuses_several_values_of_a_single_value_filter(api, carrier, agency):
+    other = ClientFactory(agency=agency)
+    PolicyFactory(client=carrier)
+    PolicyFactory(client=other)
+    body = {"filter": {"clientId": [other.id, carrier.id]}}
+    refused = assert_problem(api.post("/v1/policies/search", body, format="json"), 400)
+    assert [(e["field"], e["message"]) for e in refused["errors"]] == [
+        ("filter.clientId", "Send this parameter once.")
+    ]
+
+
 def test_policy_vehicles_lists_scheduled_units_with_filters(api, carrier):
     policy = PolicyFactory(client=carrier)
     from apps.masterdata.models import Make
