@@ -59,6 +59,14 @@ def test_schedule_on_active_policy(api, unit, policy):
     assert CoverageEvent.objects.filter(vehicle_coverage_id=response.json()["id"]).count() == 1
 
 
+def test_a_unit_scheduled_points_location_at_the_vehicle(api, unit, policy):
+    # The period has no URL of its own: the vehicle's detail shows it.
+    response = assign(api, unit, policy, policyAddedDate=today().isoformat())
+    assert response.status_code == 201, response.content
+    assert response["Location"].endswith(f"/v1/vehicles/{unit.id}")
+    assert api.get(response["Location"]).json()["id"] == unit.id
+
+
 @pytest.mark.parametrize("added", [None, "outside-before", "on-expiration"])
 def test_active_policy_needs_an_added_date_inside_the_term(api, unit, policy, added):
     extra = {}
@@ -198,6 +206,16 @@ def test_driver_schedule_change_and_remove(api, carrier, oa_policy):
     assert removed.status_code == 200 and removed.json()["coverageStatus"] == 1
     detail = api.get(f"/v1/drivers/{driver.id}").json()
     assert detail["coverages"][0]["coverageStatus"] == 1
+
+
+def test_a_driver_scheduled_points_location_at_the_driver(api, carrier, oa_policy):
+    driver = DriverFactory(client=carrier)
+    body = {"driverId": driver.id, "policyId": oa_policy.id, "policyAddedDate": today().isoformat()}
+    response = api.post("/v1/drivers/coverages", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response["Location"].endswith(f"/v1/drivers/{driver.id}")
+    shown = api.get(response["Location"]).json()
+    assert [c["assignmentId"] for c in shown["coverages"]] == [response.json()["id"]]
 
 
 def test_driver_needs_an_oa_or_dd_policy(api, carrier, policy):

@@ -259,6 +259,22 @@ def test_driver_id_zero_creates_the_driver(api, carrier):
     assert DriverVehicle.objects.filter(vehicle=vehicle, driver_id=body["driverId"]).exists()
 
 
+def test_a_link_points_location_at_the_driver(api, carrier):
+    # The link has no URL of its own: the driver's detail lists its vehicles (a new one too).
+    driver, vehicle = DriverFactory(client=carrier), VehicleFactory(client=carrier)
+    for body in (
+        {"vehicleId": vehicle.id, "driverId": driver.id},
+        {"vehicleId": vehicle.id, "driverId": 0, "firstName": "New", "lastName": "Driver"},
+    ):
+        response = api.post("/v1/drivers/vehicles", body, format="json")
+        assert response.status_code == 201, response.content
+        driver_id = response.json()["driverId"]
+        assert response["Location"].endswith(f"/v1/drivers/{driver_id}")
+        shown = api.get(response["Location"]).json()
+        assert [v["vehicleId"] for v in shown["vehicles"]] == [vehicle.id]
+    assert driver_id != driver.id
+
+
 @pytest.mark.parametrize("missing", ["firstName", "lastName"])
 def test_driver_id_zero_requires_names(api, carrier, missing):
     vehicle = VehicleFactory(client=carrier)

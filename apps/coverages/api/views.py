@@ -5,6 +5,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from apps.core.dates import today
@@ -123,7 +124,16 @@ class CoverageView(APIView):
             coverage = coverage_assign(
                 user=request.user, subject=self.subject, **self.arguments(body)
             )
-        return Response(self.output_serializer(coverage).data, status=status.HTTP_201_CREATED)
+        # A period has no URL of its own: the vehicle's or driver's detail shows it.
+        field = self.subject.field
+        location = reverse(
+            f"{field}-detail", kwargs={"pk": getattr(coverage, f"{field}_id")}, request=request
+        )
+        return Response(
+            self.output_serializer(coverage).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
 
     def put(self, request):
         body = self.update_serializer(data=request.data)

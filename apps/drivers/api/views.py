@@ -4,6 +4,7 @@ from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from apps.core.permissions import HasPermissions
@@ -71,4 +72,11 @@ class DriverVehicleView(APIView):
             "created_at": link.created_at,
             "driver": driver,
         }
-        return Response(DriverVehicleSerializer(data).data, status=status.HTTP_201_CREATED)
+        # A link has no URL of its own: the driver's detail lists its vehicles (a driver created
+        # here included).
+        location = reverse("driver-detail", kwargs={"pk": link.driver_id}, request=request)
+        return Response(
+            DriverVehicleSerializer(data).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
