@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
 
 from apps.compliance.models import RequirementProfile
+from apps.compliance.selectors import profile_subscriptions
 from apps.compliance.services import (
     insurer_update,
     requirement_profile_create,
@@ -14,6 +14,7 @@ from apps.compliance.services import (
 from apps.core.admin import ServiceFormAdmin
 from apps.masterdata.admin import MasterDataAdmin
 from apps.masterdata.models import Insurer
+from apps.webhooks.models import Webhook
 
 RULES_HELP = (
     'A JSON list, e.g. [{"kind": "coverage", "coverageType": "AL", "minimumLimit": '
@@ -38,6 +39,7 @@ class RequirementProfileAdmin(ServiceFormAdmin):
     form = RequirementProfileForm
     create_service = staticmethod(requirement_profile_create)
     update_service = staticmethod(requirement_profile_update)
+    delete_service = staticmethod(requirement_profile_delete)
     service_fields = ("name", "code", "rules")
     service_relations = ("agency",)  # on the add form only: read-only once created
     list_display = ["name", "code", "agency", "rule_count", "kinds", "built_in", "updated_at"]
@@ -59,14 +61,17 @@ class RequirementProfileAdmin(ServiceFormAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
-    def delete_model(self, request, obj):
-        if obj.built_in:
-            raise PermissionDenied
-        requirement_profile_delete(user=request.user, instance=obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset.exclude(built_in=True):
-            requirement_profile_delete(user=request.user, instance=obj)
+    def get_deleted_objects(self, objs, request):
+        """The subscriptions that name a profile keep it (the service refuses to delete it):
+        listed as protected, so the confirmation page says so and offers no delete, as it
+        does for a record a foreign key protects (a subscription names its profile by id)."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        subscriptions = profile_subscriptions(profile_ids=[obj.pk for obj in objs])
+        protected = [
+            *protected,
+            *(f"{Webhook._meta.verbose_name.capitalize()}: {hook.url}" for hook in subscriptions),
+        ]
+        return deleted, counts, perms_needed, protected
 
     @admin.display(description="rules")
     def rule_count(self, obj):

@@ -9,11 +9,18 @@ from django.db.models import QuerySet
 from apps.compliance.evaluation import CompiledProfile
 from apps.compliance.models import RequirementProfile
 from apps.core.params import is_ascii_int
+from apps.webhooks.models import Webhook
 
 
 def requirement_profile_queryset(*, user) -> QuerySet[RequirementProfile]:
     """Every profile of the agencies the user may act for."""
     return RequirementProfile.objects.for_user(user).select_related("agency")
+
+
+def profile_subscriptions(*, profile_ids: list[int]) -> QuerySet[Webhook]:
+    """The webhook subscriptions that name one of the profiles: they keep it in use."""
+    # A subscription names its profile by id (no foreign key), in the profile's own agency.
+    return Webhook.objects.filter(profile_id__in=profile_ids).order_by("id")
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,11 @@ from apps.compliance.rules import (
     FEDERAL_MINIMUM_RULES,
     rules_clean,
 )
+from apps.compliance.selectors import profile_subscriptions
 from apps.core.exceptions import Conflict
 from apps.core.services import delete_unused, model_update
 from apps.masterdata.models import Insurer
 from apps.masterdata.services import InsurerFields, masterdata_update
-from apps.webhooks.models import Webhook
 
 
 def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
@@ -117,10 +117,10 @@ def requirement_profile_delete(*, user, instance: RequirementProfile) -> None:
     if instance.built_in:
         raise Conflict("The built-in federal-minimum profile cannot be deleted.")
     in_use = "The profile is in use (a webhook subscription names it)."
-    # A subscription names its profile by id (no foreign key): looked for here, with the
-    # profile locked, as a subscription naming it locks it (apps.webhooks.services._check).
+    # Looked for with the profile locked, as a subscription naming it locks it
+    # (apps.webhooks.services._check).
     RequirementProfile.objects.select_for_update().filter(pk=instance.pk).exists()
-    if Webhook.objects.filter(profile_id=instance.pk).exists():
+    if profile_subscriptions(profile_ids=[instance.pk]).exists():
         raise Conflict(in_use)
     delete_unused(instance, in_use)
 

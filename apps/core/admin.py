@@ -9,7 +9,7 @@ from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
 from django.db.models import IntegerField, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404
@@ -21,6 +21,9 @@ from apps.core import counting
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
+
+# What a delete service raises to refuse (409 or 400 in the API); PermissionDenied stays a 403.
+DELETE_REFUSALS = (ValidationError, APIException)
 
 
 def _scoped(queryset, user):
@@ -210,12 +213,37 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
                 service(obj)
                 done += 1
             except (ValidationError, PermissionDenied, APIException) as exc:
-                detail = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", []))
-                failed.append(f"{obj}: {detail or exc}")
+                failed.append(f"{obj}: {refusal_message(exc)}")
         if done:
             self.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
         for failure in failed:
             self.message_user(request, failure, messages.ERROR)
+
+
+def refusal_message(exc: Exception) -> str:
+    """A service's refusal as staff read it: the API's detail, or the validation messages."""
+    detail = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", [])) or exc
+    return str(detail)
+
+
+def _deletes_all_or_nothing(delete_selected):
+    """Django's "Delete selected" action run in one transaction, as its delete page is: a record
+    the service refuses (in use since the confirmation page was shown) leaves every selected
+    record in place and is said in a message, where Django's action would have answered 500
+    after deleting the records before it."""
+
+    @functools.wraps(delete_selected)
+    def action(modeladmin, request, queryset):
+        try:
+            with transaction.atomic(using=router.db_for_write(modeladmin.model)):
+                return delete_selected(modeladmin, request, queryset)
+        except DELETE_REFUSALS as exc:
+            modeladmin.message_user(
+                request, f"Nothing was deleted. {refusal_message(exc)}", messages.ERROR
+            )
+            return None
+
+    return action
 
 
 class _DryRun(Exception):
@@ -233,8 +261,7 @@ def service_errors(form, exc: Exception) -> None:
             for error in errors:
                 form.add_error(field, error.messages)
         return
-    detail = getattr(exc, "detail", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)
-    form.add_error(None, str(detail))
+    form.add_error(None, refusal_message(exc))
 
 
 class ServiceFormAdmin(AgencyScopedAdmin):
@@ -269,7 +296,17 @@ class ServiceFormAdmin(AgencyScopedAdmin):
 
     def delete_queryset(self, request, queryset):
         for obj in queryset:
-            self.delete_model(request, obj)
+            try:
+                self.delete_model(request, obj)
+            except DELETE_REFUSALS as exc:
+                raise ValidationError(f"{obj}: {refusal_message(exc)}") from exc
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            delete_selected, name, description = actions["delete_selected"]
+            actions[name] = (_deletes_all_or_nothing(delete_selected), name, description)
+        return actions
 
     def service_save(self, request, instance, cleaned_data: dict, change: bool):
         """Map the form to the service's keyword arguments and call create or update."""

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from html import unescape
 
 import pytest
+from django.contrib.admin import ModelAdmin
+from django.contrib.admin.models import DELETION, LogEntry
 
+from apps.compliance.admin import RequirementProfileAdmin
 from apps.compliance.models import RequirementProfile
 from apps.masterdata.models import Insurer
 from tests.factories import UserFactory
@@ -69,3 +73,65 @@ def test_insurer_rating_is_editable_in_the_list(client, agency):
     assert "am_best_rating" in page and "A++ (Superior)" in page
     insurer.refresh_from_db()
     assert insurer.am_best_rating == ""
+
+
+def _profile_named_by_a_subscription(api, name: str) -> RequirementProfile:
+    rules = [{"kind": "coverage", "coverageType": "AL"}]
+    created = api.post("/v1/requirement-profiles", {"name": name, "rules": rules}, format="json")
+    assert created.status_code == 201, created.content
+    subscribed = api.post(
+        "/v1/webhooks",
+        {
+            "url": "https://93.184.216.34/hook",
+            "profileId": created.json()["id"],
+            "eventTypes": ["compliance.changed"],
+        },
+        format="json",
+    )
+    assert subscribed.status_code == 201, subscribed.content
+    return RequirementProfile.objects.get(pk=created.json()["id"])
+
+
+def test_bulk_delete_with_a_profile_in_use_deletes_nothing(client, staff, api, agency):
+    unused = RequirementProfile.objects.create(
+        agency=agency, name="Aaa unused", code="aaa-unused", rules=[{"kind": "federal_minimum"}]
+    )
+    in_use = _profile_named_by_a_subscription(api, "Zzz in use")
+    client.force_login(staff)
+    selection = {"action": "delete_selected", "_selected_action": [unused.pk, in_use.pk]}
+    confirmation = client.post(URL, selection)
+    assert confirmation.status_code == 200
+    page = unescape(confirmation.content.decode())
+    assert "https://93.184.216.34/hook" in page and 'name="post"' not in page
+    response = client.post(URL, {**selection, "post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert set(RequirementProfile.objects.filter(pk__in=[unused.pk, in_use.pk])) == {
+        unused,
+        in_use,
+    }
+
+
+def test_bulk_delete_refused_meanwhile_is_all_or_nothing(client, staff, api, agency, monkeypatch):
+    """A subscription made after the confirmation page was shown: the service refuses, the
+    admin says so and the profiles deleted before it in the selection are back."""
+    unused = RequirementProfile.objects.create(
+        agency=agency, name="Aaa unused", code="aaa-unused", rules=[{"kind": "federal_minimum"}]
+    )
+    in_use = _profile_named_by_a_subscription(api, "Zzz in use")
+    monkeypatch.setattr(RequirementProfileAdmin, "get_deleted_objects", _nothing_in_use)
+    client.force_login(staff)
+    response = client.post(
+        URL,
+        {"action": "delete_selected", "_selected_action": [unused.pk, in_use.pk], "post": "yes"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    page = unescape(response.content.decode())
+    assert "Zzz in use: The profile is in use (a webhook subscription names it)." in page
+    assert "Successfully deleted" not in page
+    assert RequirementProfile.objects.filter(pk__in=[unused.pk, in_use.pk]).count() == 2
+    assert not LogEntry.objects.filter(action_flag=DELETION).exists()
+
+
+def _nothing_in_use(self, objs, request):
+    return ModelAdmin.get_deleted_objects(self, objs, request)
