@@ -12,7 +12,8 @@ from django.core.paginator import Paginator
 from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
 from django.db.models import IntegerField, QuerySet
 from django.forms.models import BaseInlineFormSet
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.functional import cached_property
 from rest_framework.exceptions import APIException
 from simple_history.admin import SimpleHistoryAdmin
@@ -300,6 +301,22 @@ class ServiceFormAdmin(AgencyScopedAdmin):
                 self.delete_model(request, obj)
             except DELETE_REFUSALS as exc:
                 raise ValidationError(f"{obj}: {refusal_message(exc)}") from exc
+
+    def delete_view(self, request, object_id, extra_context=None):
+        # Django's delete page rolls back a failed delete but answers 500: a record the
+        # service refuses (in use since the page was shown) goes back to its page, with why.
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except DELETE_REFUSALS as exc:
+            self.message_user(request, refusal_message(exc), messages.ERROR)
+            opts = self.opts
+            return HttpResponseRedirect(
+                reverse(
+                    f"admin:{opts.app_label}_{opts.model_name}_change",
+                    args=[object_id],
+                    current_app=self.admin_site.name,
+                )
+            )
 
     def get_actions(self, request):
         actions = super().get_actions(request)

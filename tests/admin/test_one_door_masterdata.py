@@ -11,11 +11,12 @@ import pytest
 from apps.accounts.models import ApiKey
 from apps.accounts.services import api_key_create
 from apps.events.models import Event
+from apps.masterdata.admin import NamedAdmin
 from apps.masterdata.models import CoverageType, Make, State
 from apps.policies.models import PolicyLimit
 from apps.webhooks.models import Webhook
 from tests.admin.formdata import form_data
-from tests.factories import PolicyFactory, UserFactory
+from tests.factories import PolicyFactory, UserFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -44,6 +45,21 @@ def test_a_make_added_and_renamed_in_the_admin_is_found_by_its_name(root_client)
     data = form_data(root_client.get(url).content.decode(), name="Zeta Trucks")
     assert root_client.post(url, data).status_code == 302
     assert Make.objects.by_name("zeta trucks").get().pk == make.pk
+
+
+def test_a_make_in_use_since_the_delete_page_is_refused_with_a_message(root_client, monkeypatch):
+    """Named by a unit saved after the confirmation page was shown: the service refuses (its
+    409 in the API) and the admin says so on the make's page, where Django answered 500."""
+    make = Make.objects.create(name="Zeta")
+    VehicleFactory(make=make)
+    monkeypatch.setattr(
+        NamedAdmin, "get_deleted_objects", lambda self, objs, request: ([], {}, set(), [])
+    )
+    url = f"/admin/masterdata/make/{make.pk}/delete/"
+    response = root_client.post(url, {"post": "yes"}, follow=True)
+    assert response.redirect_chain == [(f"/admin/masterdata/make/{make.pk}/change/", 302)]
+    assert "The make 'Zeta' is in use and cannot be deleted." in unescape(response.content.decode())
+    assert Make.objects.filter(pk=make.pk).exists()
 
 
 def test_states_are_read_only(root_client):

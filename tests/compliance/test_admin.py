@@ -133,5 +133,28 @@ def test_bulk_delete_refused_meanwhile_is_all_or_nothing(client, staff, api, age
     assert not LogEntry.objects.filter(action_flag=DELETION).exists()
 
 
+def test_delete_page_of_a_profile_in_use_offers_no_delete(client, staff, api):
+    in_use = _profile_named_by_a_subscription(api, "In use")
+    client.force_login(staff)
+    url = f"{URL}{in_use.pk}/delete/"
+    page = unescape(client.get(url).content.decode())
+    assert "https://93.184.216.34/hook" in page and 'name="post"' not in page
+    assert client.post(url, {"post": "yes"}).status_code == 200
+    assert RequirementProfile.objects.filter(pk=in_use.pk).exists()
+
+
+def test_delete_refused_meanwhile_is_a_message_not_a_500(client, staff, api, monkeypatch):
+    in_use = _profile_named_by_a_subscription(api, "In use")
+    monkeypatch.setattr(RequirementProfileAdmin, "get_deleted_objects", _nothing_in_use)
+    client.force_login(staff)
+    response = client.post(f"{URL}{in_use.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert response["Location"] == f"{URL}{in_use.pk}/change/"
+    page = unescape(client.get(response["Location"]).content.decode())
+    assert "The profile is in use (a webhook subscription names it)." in page
+    assert RequirementProfile.objects.filter(pk=in_use.pk).exists()
+    assert not LogEntry.objects.filter(action_flag=DELETION).exists()
+
+
 def _nothing_in_use(self, objs, request):
     return ModelAdmin.get_deleted_objects(self, objs, request)
