@@ -247,13 +247,14 @@ def _judge(
                 if renewal == "short"
                 else ", with no renewal on file"
             )
+            days = "1 day" if left == 1 else f"{left} days"
             reasons.append(
                 Reason(
                     EXPIRES_SOON,
                     code,
                     f"{compiled.notice_days} days",
                     end.isoformat(),
-                    f"The {code} policy {ends} {end.isoformat()}, in {left} days{missing}.",
+                    f"The {code} policy {ends} {end.isoformat()}, in {days}{missing}.",
                 )
             )
     return reasons

@@ -331,6 +331,17 @@ def test_a_cancellation_to_come_cautions_like_an_expiration(api, carrier, shippe
     assert _check(api, shipper)["result"] == "PASS"
 
 
+def test_a_coverage_ending_tomorrow_says_in_1_day(api, carrier, shipper):
+    cancelled = today() + DAY
+    _policy(carrier, "AL", cancellation_date=cancelled)
+    _policy(carrier, "MTC", "100000", limit="Cargo Limit")
+    [reason] = _check(api, shipper)["reasons"]
+    assert reason["message"] == (
+        f"The AL policy is cancelled from {cancelled.isoformat()}, in 1 day, with no renewal "
+        "on file."
+    )
+
+
 def test_hard_and_soft_together_fail(api, carrier, shipper):
     _policy(carrier, "AL", "1000000")
     _rated("B")
