@@ -54,21 +54,36 @@ def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
     return len(missing)
 
 
-def _code_from_name(name: str) -> str:
-    code = slugify(name)[:50].strip("-") or "profile"
-    return f"profile-{code}" if code.isdigit() else code
+def _code_from_name(name: str, agency_id: int) -> str:
+    """The name's slug ("profile" for a name with no ASCII letter or digit), numbered from 2
+    when the agency has it already: the caller sent no code, so none of theirs can clash."""
+    base = slugify(name)[:50].strip("-") or "profile"
+    if base.isdigit():
+        base = f"profile-{base}"[:50]
+    taken = set(
+        RequirementProfile.objects.filter(
+            agency_id=agency_id, code__startswith=base[:40]
+        ).values_list("code", flat=True)
+    )
+    code, number = base, 1
+    while code in taken:
+        number += 1
+        suffix = f"-{number}"
+        code = base[: 50 - len(suffix)].rstrip("-") + suffix
+    return code
 
 
 @transaction.atomic
 def requirement_profile_create(
     *, user, name: str, rules: list, code: str = "", agency_id: int | None = None
 ) -> RequirementProfile:
-    """Create a profile in one of the caller's agencies; the code defaults to the name's slug."""
+    """Create a profile in one of the caller's agencies; the code defaults to the name's slug
+    (numbered when the agency has that code already)."""
     agency = authorized_agency(user, agency_id, implied=True)
     profile = RequirementProfile(
         agency=agency,
         name=name,
-        code=code or _code_from_name(name),
+        code=code or _code_from_name(name, agency.pk),
         rules=rules_clean(rules),
         created_by=user,
         updated_by=user,

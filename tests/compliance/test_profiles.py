@@ -132,8 +132,35 @@ def test_built_in_profile_cannot_be_changed_or_deleted(api, agency):
 
 def test_duplicate_code_in_agency_is_409(api):
     api.post(URL, SHIPPER, format="json")
-    assert_problem(api.post(URL, SHIPPER, format="json"), 409)
+    assert_problem(api.post(URL, {**SHIPPER, "code": "shipper-contract"}, format="json"), 409)
     assert_problem(api.post(URL, {**SHIPPER, "code": "federal-minimum"}, format="json"), 409)
+
+
+def test_a_default_code_taken_already_gets_a_number(api):
+    """The caller sent no code: the one made from the name never collides (409 is for a code
+    the caller chose)."""
+    rules = [{"kind": "federal_minimum"}]
+    codes = []
+    for name in ["!!!", "東京", "Shipper contract", "Shipper contract", "Shipper contract"]:
+        response = api.post(URL, {"name": name, "rules": rules}, format="json")
+        assert response.status_code == 201, response.content
+        codes.append(response.json()["code"])
+    assert codes == [
+        "profile",
+        "profile-2",
+        "shipper-contract",
+        "shipper-contract-2",
+        "shipper-contract-3",
+    ]
+
+
+def test_a_default_code_with_a_number_stays_within_fifty_characters(api):
+    name = "A" * 60
+    rules = [{"kind": "federal_minimum"}]
+    first = api.post(URL, {"name": name, "rules": rules}, format="json").json()["code"]
+    second = api.post(URL, {"name": name, "rules": rules}, format="json")
+    assert second.status_code == 201, second.content
+    assert first == "a" * 50 and second.json()["code"] == "a" * 48 + "-2"
 
 
 @pytest.mark.parametrize(
