@@ -21,6 +21,8 @@ from apps.events.services import EVENT_TYPES, event_emit
 from apps.webhooks.delivery import TargetRefused, target_check
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
+# Sent only to the subscriptions that name the profile the verdict is under.
+PROFILE_EVENT = "compliance.changed"
 # A rotated-out secret keeps signing this long, so receivers can switch without a gap.
 ROTATION_OVERLAP = dt.timedelta(hours=24)
 
@@ -81,6 +83,19 @@ def _check(webhook: Webhook, fields=("event_types", "client_ids", "profile_id", 
     unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES)) if "event_types" in fields else []
     if unknown:
         raise ValidationError({"event_types": f"Unknown event types: {', '.join(unknown)}."})
+    if (
+        {"event_types", "profile_id"} & set(fields)
+        and webhook.profile_id is None
+        and PROFILE_EVENT in webhook.event_types
+    ):
+        # Never delivered without a profile (`_matches`): a subscription that asks for it
+        # would wait for it in silence.
+        raise ValidationError(
+            {
+                "profile_id": f"Required when eventTypes names {PROFILE_EVENT}: the "
+                "requirement profile whose verdicts it announces."
+            }
+        )
     if "client_ids" in fields and webhook.client_ids:
         found = set(
             Client.objects.filter(
@@ -167,8 +182,12 @@ def _matches(webhook: Webhook, event: Event) -> bool:
         return False
     if webhook.client_ids and event.client_id not in webhook.client_ids:
         return False
-    if event.type == "compliance.changed" and webhook.profile_id is not None:
-        return event.data.get("profileId") in (None, webhook.profile_id)
+    if event.type == PROFILE_EVENT:
+        # A verdict is a profile's: only its subscribers get it (contract 14 and 15).
+        return webhook.profile_id is not None and event.data.get("profileId") in (
+            None,
+            webhook.profile_id,
+        )
     return True
 
 

@@ -13,6 +13,7 @@ from apps.masterdata.models import CoverageType
 from apps.policies.models import PolicyLimit
 from apps.webhooks.models import Webhook, WebhookDelivery
 from tests.admin.formdata import form_data
+from tests.conftest import assert_problem
 from tests.factories import ClientFactory, PolicyFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -242,3 +243,48 @@ def test_a_new_insurer_rating_in_the_admin_emits_compliance_changed(client, api,
     [event] = _changes(api)
     assert (event["data"]["from"], event["data"]["to"]) == ("PASS", "CAUTION")
     assert [r["code"] for r in event["data"]["reasons"]] == ["INSURER_RATING_BELOW_MINIMUM"]
+
+
+def _subscribe(api, **fields):
+    return api.post("/v1/webhooks", {"url": "https://93.184.216.34/hook", **fields}, format="json")
+
+
+def test_a_subscription_without_a_profile_gets_no_compliance_changed(api, carrier, watched):
+    _, hook = watched
+    everything = _subscribe(api, eventTypes=[])
+    assert everything.status_code == 201, everything.content
+    policy = _al(carrier)
+    response = api.put(
+        f"/v1/policies/{policy.id}",
+        {"limits": [{"name": "Combined Single Limit", "amount": "500000.00"}]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    [event] = _changes(api)  # the feed lists the agency's events as before
+    delivered = WebhookDelivery.objects.filter(event_id=event["id"].removeprefix("evt_"))
+    assert list(delivered.values_list("webhook_id", flat=True)) == [hook.id]
+    # The subscription to every type still gets the policy's own event.
+    assert WebhookDelivery.objects.filter(
+        webhook_id=everything.json()["id"], event__type="policy.updated"
+    ).exists()
+
+
+def test_compliance_changed_without_a_profile_is_a_400_on_profile_id(api, watched):
+    profile, _ = watched
+    message = "Required when eventTypes names compliance.changed"
+    refused = _subscribe(api, eventTypes=["compliance.changed", "policy.created"])
+    body = assert_problem(refused, 400)
+    [error] = body["errors"]
+    assert error["field"] == "profileId" and error["message"].startswith(message)
+    made = _subscribe(api, eventTypes=["compliance.changed"], profileId=profile)
+    assert made.status_code == 201, made.content
+    url = f"/v1/webhooks/{made.json()['id']}"
+    assert_problem(api.put(url, {"profileId": None}, format="json"), 400)
+    plain = _subscribe(api, eventTypes=["policy.created"]).json()
+    assert_problem(
+        api.put(
+            f"/v1/webhooks/{plain['id']}", {"eventTypes": ["compliance.changed"]}, format="json"
+        ),
+        400,
+    )
+    assert api.put(url, {"description": "kept"}, format="json").status_code == 200
