@@ -127,16 +127,24 @@ def policy_limit(policy, name: str | None) -> Decimal | None:
     return max((amount for limit, amount in limits if limit not in NOT_COVER), default=None)
 
 
-def _renewal(compiled: CompiledProfile, code: str, policy, same_type: list, cargo_class) -> str:
+def _renewal(
+    compiled: CompiledProfile, code: str, policy, same_type: list, cargo_class, unit_schedule
+) -> str:
     """Whether another policy of the line takes over on or before this one ends (expires, or
     is cancelled first): "renewed" when one does and reaches the required limits, "short" when
     the only ones that do fall short of them (the day it starts, the verdict fails), "" when
-    none does."""
+    none does. For a unit judged on the policies it is scheduled on (`unit_schedule`, its
+    periods by policy id), one takes over only if the unit is scheduled on it by then."""
     end = policy.ends_on
     successors = [
         other
         for other in same_type
-        if other is not policy and other.status_on(end) == PolicyStatus.ACTIVE
+        if other is not policy
+        and other.status_on(end) == PolicyStatus.ACTIVE
+        and (
+            unit_schedule is None
+            or any(period.covers_on(end) for period in unit_schedule.get(other.id, ()))
+        )
     ]
     if not successors:
         return ""
@@ -185,7 +193,7 @@ def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) ->
 
 
 def _judge(
-    compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on
+    compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on, unit_schedule=None
 ) -> list[Reason]:
     """Every reason one policy gives against the requirements on its coverage type."""
     reasons = _limit_reasons(compiled, code, policy, cargo_class)
@@ -239,7 +247,8 @@ def _judge(
         end = policy.ends_on  # a cancellation to come ends the coverage first
         left = (end - on).days
         if left <= compiled.notice_days and (
-            (renewal := _renewal(compiled, code, policy, same_type, cargo_class)) != "renewed"
+            (renewal := _renewal(compiled, code, policy, same_type, cargo_class, unit_schedule))
+            != "renewed"
         ):
             ends = "expires on" if end == policy.expiration_date else "is cancelled from"
             missing = (
@@ -279,11 +288,15 @@ def verdict(
     cargo_class: str,
     on: dt.date,
     unit_policies: list | None = None,
+    unit_schedule: dict[int, list] | None = None,
 ) -> Verdict:
     """The verdict of one result (its `compliance` object).
 
     `policies` are the client's policies from verification (in force on D and later ones);
-    `unit_policies`, for a unit, the policies it is scheduled on and covered by on D.
+    `unit_policies`, for a unit, the policies it is scheduled on and covered by on D, and
+    `unit_schedule` its periods on policies not ended on D, by policy id (each with
+    `covers_on`), read when the profile has an expiration notice: a renewal takes over for the
+    unit if one of them covers the unit by then.
     """
     reasons: list[Reason] = []
     by_type: dict[str, list] = {}
@@ -296,6 +309,7 @@ def verdict(
         same_type = by_type.get(code, [])
         in_force = [p for p in same_type if p.in_force_on(on)]
         candidates = in_force
+        schedule = None
         if unit_policies is not None:
             on_unit = on_unit_by_type.get(code, [])
             schedules_units = (
@@ -315,6 +329,7 @@ def verdict(
                     )
                     continue
                 candidates = on_unit
+                schedule = unit_schedule or {}
         if not candidates:
             rule = compiled.coverage.get(code)
             required = rule["minimum_limit"] if rule is not None else None
@@ -330,7 +345,9 @@ def verdict(
                 )
             )
             continue
-        judged = [(p, _judge(compiled, code, p, same_type, cargo_class, on)) for p in candidates]
+        judged = [
+            (p, _judge(compiled, code, p, same_type, cargo_class, on, schedule)) for p in candidates
+        ]
         reasons.extend(_best(judged))
     if any(r.hard for r in reasons):
         result = FAIL

@@ -37,6 +37,11 @@ class ProfileChoice:
     def for_agency(self, agency_id: int) -> CompiledProfile:
         return self.by_agency.get(agency_id, self.fallback)
 
+    @property
+    def notices(self) -> bool:
+        """Whether a profile it names has an expiration notice (which looks for renewals)."""
+        return any(c.notice_days is not None for c in (self.fallback, *self.by_agency.values()))
+
 
 def requirement_profile_resolve(*, user, ref: str) -> ProfileChoice | None:
     """The visible profile(s) `ref` (an id or a code) names, or None: one query."""

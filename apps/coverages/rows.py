@@ -20,6 +20,7 @@ from collections import namedtuple
 from decimal import Decimal
 from typing import NamedTuple
 
+from apps.coverages.models import Coverage
 from apps.policies.models import PolicyTerm
 
 
@@ -117,6 +118,18 @@ class PeriodRow(NamedTuple):
     policy: PolicyRow
 
 
+class SchedulingRow(NamedTuple):
+    """A unit's period on one of its client's policies, not ended on D: whether a renewal
+    takes over for the unit (it must be scheduled on it by then)."""
+
+    vehicle_id: int
+    policy_id: int
+    policy_added_date: dt.date
+    policy_removed_date: dt.date | None
+
+    covers_on = Coverage.covers_on  # the period includes D: the model's rule
+
+
 # The columns each reader asks `values_list()` for, in the order its rows take them.
 CLIENT_COLUMNS = ("id", "client_name", "dot", "cargo_class", "agency_id", "agency__name")
 POLICY_COLUMNS = (
@@ -153,6 +166,7 @@ VEHICLE_COLUMNS = (
     *(f"client__{column}" for column in CLIENT_COLUMNS[1:]),
 )
 PERIOD_COLUMNS = ("id", "vehicle_id", "policy_id", "coverage_status", "policy_added_date")
+SCHEDULING_COLUMNS = SchedulingRow._fields
 
 
 def tuple_constructor(row_class):

@@ -30,11 +30,13 @@ from apps.coverages.rows import (
     CLIENT_COLUMNS,
     PERIOD_COLUMNS,
     POLICY_COLUMNS,
+    SCHEDULING_COLUMNS,
     VEHICLE_COLUMNS,
     ClientRow,
     LimitRow,
     PeriodRow,
     PolicyRow,
+    SchedulingRow,
     VehicleRow,
     client_rows,
     new_limit,
@@ -190,6 +192,7 @@ def _compliance(
     policies: list[PolicyRow],
     on: dt.date,
     unit_policies: list[PolicyRow] | None = None,
+    unit_schedule: dict[int, list[SchedulingRow]] | None = None,
 ) -> Verdict | None:
     """The client's (or unit's) verdict under the profile asked for; None without a profile or
     for what was not found."""
@@ -201,6 +204,7 @@ def _compliance(
         cargo_class=client.cargo_class,
         on=on,
         unit_policies=unit_policies,
+        unit_schedule=unit_schedule,
     )
 
 
@@ -515,6 +519,7 @@ def _vehicle_verification(
     on: dt.date,
     profile: ProfileChoice | None,
     client_policies: dict[int, list[PolicyRow]],
+    schedules: dict[int, dict[int, list[SchedulingRow]]],
     key_name: str | None = None,
     key: str | None = None,
 ) -> VehicleVerification:
@@ -529,6 +534,7 @@ def _vehicle_verification(
             client_policies.get(vehicle.client_id, []),
             on,
             unit_policies=[p.policy for p in periods],
+            unit_schedule=schedules.get(vehicle.id, {}),
         )
     status = ACTIVE if periods else INACTIVE
     return VehicleVerification(
@@ -557,8 +563,11 @@ def verify_vehicles(
         )
     vehicles, periods = _units_and_periods(rows)
     client_policies = _unit_clients_policies(profile, vehicles, on)
+    schedules = _unit_schedules(profile, vehicles, on)
     return [
-        _vehicle_verification(vehicle, periods.get(vehicle.id, []), on, profile, client_policies)
+        _vehicle_verification(
+            vehicle, periods.get(vehicle.id, []), on, profile, client_policies, schedules
+        )
         for vehicle in vehicles
     ]
 
@@ -567,6 +576,29 @@ def _unit_clients_policies(profile, vehicles: list[VehicleRow], on: dt.date) -> 
     if profile is None:
         return {}
     return policies_by_client({v.client_id for v in vehicles}, on)
+
+
+_SCHEDULINGS = PreparedQuery(
+    lambda vehicles, on: (
+        VehicleCoverage.objects.filter(vehicle_id__in_list=vehicles)
+        .filter(not_ended_q(on, "policy__"))
+        .order_by()
+        .values_list(*SCHEDULING_COLUMNS)
+    ),
+    arrays=("vehicles",),
+)
+
+
+def _unit_schedules(profile, vehicles: list[VehicleRow], on: dt.date) -> dict:
+    """Each unit's periods on policies not ended on D, by policy id (one query), where a
+    renewal is looked for: only with a profile that has an expiration notice."""
+    if profile is None or not profile.notices:
+        return {}
+    schedules: dict[int, dict[int, list[SchedulingRow]]] = defaultdict(lambda: defaultdict(list))
+    new_row = tuple_constructor(SchedulingRow)
+    for row in _SCHEDULINGS.fetch(vehicles=[v.id for v in vehicles], on=on):
+        schedules[row[0]][row[1]].append(new_row(row))
+    return schedules
 
 
 class VerificationAnswer(NamedTuple):
@@ -609,6 +641,7 @@ def verify_fleet(
     vehicles = vehicle_rows(found)
     periods = covering_period_rows((v.id for v in vehicles), on)
     client_policies = _unit_clients_policies(profile, vehicles, on)
+    schedules = _unit_schedules(profile, vehicles, on)
     by_vin: dict[str, list[VehicleRow]] = defaultdict(list)
     by_plate: dict[str, list[VehicleRow]] = defaultdict(list)
     for vehicle in vehicles:
@@ -624,7 +657,7 @@ def verify_fleet(
             best = next((v for v in matches if periods.get(v.id)), best)
         unit_periods = periods.get(best.id, []) if best else []
         return _vehicle_verification(
-            best, unit_periods, on, profile, client_policies, key_name, key
+            best, unit_periods, on, profile, client_policies, schedules, key_name, key
         )
 
     results = [entry("vin", vin, by_vin.get(vin, [])) for vin in dict.fromkeys(vins)]

@@ -407,6 +407,44 @@ def test_vehicle_under_a_profile_with_cargo_is_not_scheduled_on_cargo(api, fleet
     assert _codes(compliance) == [("UNIT_NOT_SCHEDULED", "MTC")]
 
 
+def test_a_renewal_the_unit_is_not_scheduled_on_does_not_take_over_for_it(api, carrier):
+    """The unit is judged on the policies it is scheduled on: the client's renewal silences
+    the notice for the client, not for a unit that the renewal does not schedule."""
+    profile = _profile(
+        api,
+        [
+            {"kind": "coverage", "coverageType": "AL", "minimumLimit": "1000000.00"},
+            {"kind": "expiration_notice", "days": 30},
+        ],
+        "Repro notice",
+    )
+    expires = today() + 18 * DAY
+    current = _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
+    renewal = _policy(carrier, "AL", effective_date=expires, expiration_date=expires + 365 * DAY)
+    unit = VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8834")
+    VehicleCoverageFactory(vehicle=unit, policy=current)
+    compliance = _unit(api, unit.serial_number, profile)
+    assert compliance["result"] == "CAUTION"
+    [reason] = compliance["reasons"]
+    assert (reason["code"], reason["message"]) == (
+        "EXPIRES_SOON",
+        f"The AL policy expires on {expires.isoformat()}, in 18 days, with no renewal on file.",
+    )
+    batch = api.post(
+        "/v1/coverages/vehicles/batch",
+        {"vins": [unit.serial_number], "profile": profile},
+        format="json",
+    )
+    assert batch.status_code == 200, batch.content
+    assert batch.json()["results"][0]["compliance"] == compliance
+    assert _check(api, profile)["result"] == "PASS"  # the client has its renewal
+    scheduled = api.post(
+        "/v1/vehicles/coverages", {"vehicleId": unit.id, "policyId": renewal.id}, format="json"
+    )
+    assert scheduled.status_code == 201, scheduled.content
+    assert _unit(api, unit.serial_number, profile)["result"] == "PASS"
+
+
 def test_batch_carries_compliance_and_a_summary(api, fleet, shipper):
     body = {
         "vins": ["1FUJGLDR7CLBP8834", "3AKJHHDR5LSLA1234", "1HGCM82633A004352"],
