@@ -2,15 +2,25 @@
 
 The static frame (boxes, captions, column heads) is drawn once per document into a PDF form
 XObject and placed with doForm, so each certificate only adds its own text. Text is real PDF
-text in the standard Helvetica fonts, so it can be selected and searched.
+text, so it can be selected and searched: in the standard Helvetica fonts (nothing embedded)
+while it is Windows-1252, the standard fonts' encoding; any other letter (Łódź, №, Ğ) in
+DejaVu Sans, shipped in apps/certificates/fonts and embedded as a subset of the glyphs used,
+and Chinese, Japanese kana and Hangul in the PDF's standard CJK fonts, which viewers supply
+(`CertificateCanvas`). ReportLab drew each letter the standard fonts lack as a black square.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import io
+import unicodedata
+from pathlib import Path
 
 from reportlab.lib.pagesizes import letter
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from apps.certificates.serializers import CertificateSerializer
@@ -44,6 +54,90 @@ COLUMN_HEADS = [
     "POLICY EXP\n(MM/DD/YYYY)",
     "LIMITS",
 ]
+
+
+FONTS = Path(__file__).resolve().parent / "fonts"
+UNICODE_FONTS = {"regular": "DejaVuSans", "bold": "DejaVuSans-Bold"}
+CJK_FONTS = {"HANGUL": "HYSMyeongJo-Medium", "HIRAGANA": "HeiseiMin-W3", "KATAKANA": "HeiseiMin-W3"}
+CJK_HAN = "STSong-Light"
+
+
+@functools.cache
+def _register_unicode_fonts() -> None:
+    """Loaded at the first text that needs them (parsing the TTFs takes a moment)."""
+    for name in UNICODE_FONTS.values():
+        pdfmetrics.registerFont(TTFont(name, FONTS / f"{name}.ttf"))
+    for name in {*CJK_FONTS.values(), CJK_HAN}:
+        pdfmetrics.registerFont(UnicodeCIDFont(name))
+
+
+@functools.lru_cache(maxsize=4096)
+def _font_for(char: str, font: str) -> str:
+    """The font that shows `char` for text set in the standard `font`."""
+    try:
+        char.encode("cp1252")
+        return font
+    except UnicodeEncodeError:
+        pass
+    name = unicodedata.name(char, "")
+    for script, cjk_font in CJK_FONTS.items():
+        if name.startswith(script):
+            return cjk_font
+    if name.startswith("CJK ") or name.startswith("FULLWIDTH ") or name.startswith("IDEOGRAPHIC"):
+        return CJK_HAN
+    return UNICODE_FONTS["bold" if "Bold" in font else "regular"]
+
+
+def _runs(text: str, font: str) -> list[tuple[str, str]] | None:
+    """`text` as (font, part) runs, or None when the standard `font` shows all of it."""
+    if text.isascii() or font not in pdfmetrics.standardFonts:
+        return None
+    try:
+        text.encode("cp1252")
+        return None
+    except UnicodeEncodeError:
+        pass
+    _register_unicode_fonts()
+    runs: list[tuple[str, str]] = []
+    for char in text:
+        run_font = _font_for(char, font)
+        if runs and runs[-1][0] == run_font:
+            runs[-1] = (run_font, runs[-1][1] + char)
+        else:
+            runs.append((run_font, char))
+    return runs
+
+
+class CertificateCanvas(Canvas):
+    """A canvas whose text calls show every letter (the module's docstring says how)."""
+
+    def stringWidth(self, text, fontName=None, fontSize=None):
+        font, size = fontName or self._fontname, fontSize or self._fontsize
+        runs = _runs(text, font)
+        if runs is None:
+            return super().stringWidth(text, font, size)
+        return sum(pdfmetrics.stringWidth(part, run_font, size) for run_font, part in runs)
+
+    def drawString(self, x, y, text, *args, **kwargs):
+        runs = _runs(text, self._fontname)
+        if runs is None:
+            return super().drawString(x, y, text, *args, **kwargs)
+        # One text object, its font switched run by run: the line stays one line of text.
+        text_object = self.beginText(x, y)
+        for run_font, part in runs:
+            text_object.setFont(run_font, self._fontsize, self._leading)
+            text_object.textOut(part)
+        self.drawText(text_object)
+        # The PDF keeps the last run's font past the text object; the canvas believes its own
+        # is current and would not name it again before the next text.
+        self.setFont(self._fontname, self._fontsize, self._leading)
+        return None
+
+    def drawRightString(self, x, y, text, *args, **kwargs):
+        return self.drawString(x - self.stringWidth(text), y, text)
+
+    def drawCentredString(self, x, y, text, *args, **kwargs):
+        return self.drawString(x - self.stringWidth(text) / 2, y, text)
 
 
 def _date(iso: str | None) -> str:
@@ -221,7 +315,7 @@ def certificate_pdf(certificate) -> bytes:
 def render_certificate_pdf(cert: dict) -> bytes:
     """The certificate (the builder's dictionary, snake_case keys) as PDF bytes."""
     buffer = io.BytesIO()
-    c = Canvas(buffer, pagesize=letter, pageCompression=1)
+    c = CertificateCanvas(buffer, pagesize=letter, pageCompression=1)
     c.setTitle(f"ACORD 25 certificate {cert['certificate_number']}")
     c.setAuthor(cert["producer"]["name"])
     c.setSubject(f"Certificate of liability insurance for {cert['insured']['name']}")

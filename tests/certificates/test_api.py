@@ -408,3 +408,24 @@ def test_pdf_prints_a_limit_with_cents_as_it_is_never_rounded_up(api, world):
     assert "$749,999.50" in text and "$750,000" not in text
     assert "$999,999.99" in text
     assert "$2,000,000" in text and "$2,000,000.00" not in text  # whole dollars stay whole
+
+
+def test_pdf_draws_names_beyond_latin_1_with_their_own_letters(api, world):
+    # The standard Helvetica encodes Windows-1252 only; ReportLab drew every other letter as a
+    # black square (ZapfDingbats "n"): "Łódź Trans № 1 运输" read "■ód■ Trans ■ 1 ■■".
+    from apps.clients.models import Client
+
+    Client.objects.filter(dot="1234567").update(client_name="Łódź Trans № 1 Ğüneş 运输 カ 한")
+    pdf = api.get("/v1/certificates/clients?dot=1234567&format=pdf").content
+    assert b"ZapfDingbats" not in pdf
+    text = _pdf_text(pdf)
+    assert "Łódź Trans № 1 Ğüneş" in text
+    # The next line, drawn without choosing a font again, is in the standard font again.
+    assert "2500 Logistics Pkwy" in text
+    assert b"DejaVuSans" in pdf  # the embedded subset that has them
+    for cid_font in (b"STSong-Light", b"HeiseiMin-W3", b"HYSMyeongJo-Medium"):
+        assert cid_font in pdf  # Chinese, Japanese kana and Hangul: the viewer's CJK fonts
+    # Latin-1 text stays in the standard fonts, with nothing embedded.
+    Client.objects.filter(dot="1234567").update(client_name="Café Müller Freight")
+    pdf = api.get("/v1/certificates/clients?dot=1234567&format=pdf").content
+    assert "Café Müller Freight" in _pdf_text(pdf) and b"DejaVuSans" not in pdf
