@@ -28,6 +28,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from apps.compliance.monitoring import compliance_changes_for_day
+from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.status import client_statuses, status_events, vehicle_statuses
 from apps.events.models import CalendarMark
@@ -54,22 +55,20 @@ def _policy_data(policy: dict, **extra) -> dict:
     }
 
 
-def calendar_events_emit(*, day: dt.date) -> int:
-    """Emit the day's calendar events and the status changes they cause; how many.
-    Call inside a transaction that has claimed the day (see `calendar_run`)."""
-    expiring = [day + dt.timedelta(days=n) for n in EXPIRING_DAYS]
+def _expiring_on(day: dt.date) -> list[dt.date]:
+    """The expiration dates whose notice falls on `day` (30 and 7 days before)."""
+    return [day + dt.timedelta(days=n) for n in EXPIRING_DAYS]
+
+
+def _day_policies(day: dt.date, condition: Q) -> list[dict]:
+    """The live policies recorded by the end of `day` that match `condition`."""
     # A policy recorded after the day (a missed day caught up later) was announced by its
     # own write, not by the day.
     day_end = dt.datetime.combine(day + DAY, dt.time.min, tzinfo=timezone.get_current_timezone())
-    policies = list(
+    return list(
         Policy.objects.live("client")
         .filter(created_at__lt=day_end)
-        .filter(
-            Q(effective_date=day)
-            | Q(expiration_date=day)
-            | Q(expiration_date__in=expiring)
-            | Q(cancellation_date=day)
-        )
+        .filter(condition)
         .values(
             "id",
             "policy_number",
@@ -82,6 +81,11 @@ def calendar_events_emit(*, day: dt.date) -> int:
         )
         .order_by("id")
     )
+
+
+def _wanted(policies: list[dict], day: dt.date) -> list[tuple[str, dict, dict]]:
+    """The calendar events the day brings to `policies`: (type, policy, extra data)."""
+    expiring = _expiring_on(day)
     wanted = []
     for policy in policies:
         status = policy_status(
@@ -99,6 +103,32 @@ def calendar_events_emit(*, day: dt.date) -> int:
         for n, when in zip(EXPIRING_DAYS, expiring, strict=True):
             if policy["expiration_date"] == when:
                 wanted.append(("policy.expiring", policy, {"days_left": n}))
+    return wanted
+
+
+def _items(wanted: list[tuple[str, dict, dict]], day: dt.date) -> list[dict]:
+    return [
+        {
+            "type": type_,
+            "agency_id": policy["client__agency_id"],
+            "client_id": policy["client_id"],
+            "data": _policy_data(policy, as_of=day, **extra),
+        }
+        for type_, policy, extra in wanted
+    ]
+
+
+def calendar_events_emit(*, day: dt.date) -> int:
+    """Emit the day's calendar events and the status changes they cause; how many.
+    Call inside a transaction that has claimed the day (see `calendar_run`)."""
+    policies = _day_policies(
+        day,
+        Q(effective_date=day)
+        | Q(expiration_date=day)
+        | Q(expiration_date__in=_expiring_on(day))
+        | Q(cancellation_date=day),
+    )
+    wanted = _wanted(policies, day)
     # The unique (policy, type, day) constraint: a second emission for the same day fails.
     CalendarMark.objects.bulk_create(
         [CalendarMark(policy_id=p["id"], type=t, day=day) for t, p, _ in wanted]
@@ -128,19 +158,33 @@ def calendar_events_emit(*, day: dt.date) -> int:
             "vehicle.status_changed": Watched(before_v, after_v, ("vehicleId",), 2),
         },
     )
-    items = [
-        {
-            "type": type_,
-            "agency_id": policy["client__agency_id"],
-            "client_id": policy["client_id"],
-            "data": _policy_data(policy, as_of=day, **extra),
-        }
-        for type_, policy, extra in wanted
-    ]
-    items += status_events(before_c, after_c, before_v, after_v, day)
+    items = _items(wanted, day) + status_events(before_c, after_c, before_v, after_v, day)
     if not items:
         return 0
     return len(events_emit_many(items))
+
+
+def expiring_notice_on_write(*, policy_id: int) -> int:
+    """Announce the `policy.expiring` notice of a policy written (created, or its expiration
+    moved) on its 30- or 7-day mark after today's job has run; how many (0 or 1).
+
+    Before the job runs, the job finds the policy as it is; after, the day is claimed and no
+    job would look at it again, so the notice would never come. Claimed with the job's own
+    (policy, type, day) mark: once, however many writes follow."""
+    day = today()
+    if not CalendarMark.objects.filter(**CalendarMark.DAY_RUN, day=day).exists():
+        return 0  # the day's job will see the policy as it is now
+    policies = _day_policies(day, Q(pk=policy_id, expiration_date__in=_expiring_on(day)))
+    wanted = []
+    for type_, policy, extra in _wanted(policies, day):
+        if type_ != "policy.expiring":
+            continue  # the status a write moves, it announces itself (status_watch)
+        _, claimed = CalendarMark.objects.get_or_create(policy_id=policy["id"], type=type_, day=day)
+        if claimed:
+            wanted.append((type_, policy, extra))
+    if not wanted:
+        return 0
+    return len(events_emit_many(_items(wanted, day)))
 
 
 def calendar_run(*, day: dt.date) -> int:

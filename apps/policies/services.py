@@ -14,6 +14,7 @@ from apps.clients.models import Client
 from apps.clients.selectors import visible_client
 from apps.core.dates import today
 from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
+from apps.coverages.calendar import expiring_notice_on_write
 from apps.coverages.services import coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -144,6 +145,7 @@ def policy_create(
         _replace_limits(policy, limits or [])
         _replace_rates(policy, rates or [])
     client_event_emit(type="policy.created", client=client, data=record("policy", policy))
+    expiring_notice_on_write(policy_id=policy.pk)
     return policy
 
 
@@ -230,4 +232,5 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
     elif policy.cancellation_date is not None and policy.cancellation_date != was[2]:
         kind = "cancelled"
     client_event_emit(type=f"policy.{kind}", client=policy.client, data=record("policy", policy))
+    expiring_notice_on_write(policy_id=policy.pk)
     return policy

@@ -1,0 +1,84 @@
+"""policy.expiring fires 30 and 7 days before a policy's expiration, once each (contract
+section 14), also for a policy written on its mark day after that day's calendar job ran
+(at worker start-up, at midnight): the write announces it, with the job's own mark, so
+neither a second write nor a second run of the job announces it again."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.core.dates import today
+from apps.coverages.calendar import calendar_run
+
+pytestmark = pytest.mark.django_db
+DAY = dt.timedelta(days=1)
+
+
+def notices(api) -> list[tuple[int, int, str]]:
+    response = api.get("/v1/events", {"limit": 500, "type": "policy.expiring"})
+    assert response.status_code == 200, response.content
+    return [
+        (e["data"]["policyId"], e["data"]["daysLeft"], e["data"]["asOf"])
+        for e in response.json()["results"]
+    ]
+
+
+def create(api, client, expires: dt.date) -> int:
+    body = {
+        "clientId": client.id,
+        "effectiveDate": (today() - 300 * DAY).isoformat(),
+        "expirationDate": expires.isoformat(),
+        "coverageType": "AL",
+    }
+    response = api.post("/v1/policies", body, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def expire_on(api, policy_id: int, expires: dt.date) -> None:
+    body = {"expirationDate": expires.isoformat()}
+    response = api.put(f"/v1/policies/{policy_id}", body, format="json")
+    assert response.status_code == 200, response.content
+
+
+@pytest.mark.parametrize("days", [30, 7])
+def test_policy_created_on_its_mark_after_the_days_job_is_announced_once(api, carrier, days):
+    calendar_run(day=today())
+    policy_id = create(api, carrier, today() + days * DAY)
+    assert notices(api) == [(policy_id, days, today().isoformat())]
+    expire_on(api, policy_id, today() + (days + 1) * DAY)
+    expire_on(api, policy_id, today() + days * DAY)  # back on the mark: announced already
+    assert calendar_run(day=today()) == 0
+    assert notices(api) == [(policy_id, days, today().isoformat())]
+
+
+def test_expiration_moved_onto_its_mark_after_the_days_job_is_announced_once(api, carrier):
+    policy_id = create(api, carrier, today() + 100 * DAY)
+    calendar_run(day=today())
+    assert notices(api) == []
+    expire_on(api, policy_id, today() + 7 * DAY)
+    expire_on(api, policy_id, today() + 7 * DAY)
+    assert notices(api) == [(policy_id, 7, today().isoformat())]
+
+
+def test_policy_written_before_the_days_job_is_announced_by_the_job_once(api, carrier):
+    created = create(api, carrier, today() + 30 * DAY)
+    moved = create(api, carrier, today() + 100 * DAY)
+    expire_on(api, moved, today() + 7 * DAY)
+    assert notices(api) == []  # the day's job announces them
+    calendar_run(day=today())
+    expire_on(api, created, today() + 30 * DAY)
+    assert calendar_run(day=today()) == 0
+    assert sorted(notices(api)) == [
+        (created, 30, today().isoformat()),
+        (moved, 7, today().isoformat()),
+    ]
+
+
+def test_policy_off_its_mark_after_the_days_job_is_not_announced(api, carrier):
+    calendar_run(day=today())
+    policy_id = create(api, carrier, today() + 29 * DAY)
+    expire_on(api, policy_id, today() + 8 * DAY)
+    assert notices(api) == []
