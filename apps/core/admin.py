@@ -325,15 +325,18 @@ class ServiceFormAdmin(AgencyScopedAdmin):
             actions[name] = (_deletes_all_or_nothing(delete_selected), name, description)
         return actions
 
-    def service_save(self, request, instance, cleaned_data: dict, change: bool):
-        """Map the form to the service's keyword arguments and call create or update."""
+    def service_save(self, request, instance, cleaned_data: dict, change: bool, **replaced):
+        """Map the form to the service's keyword arguments and call create or update;
+        `replaced`: the collections its inlines replace (`ServiceCollectionInline`)."""
         data = {name: cleaned_data[name] for name in self.service_fields if name in cleaned_data}
         for relation in self.service_relations:
             if relation in cleaned_data:
                 value = cleaned_data[relation]
                 data[f"{relation}_id"] = value.pk if value is not None else None
         if change:
-            return type(self).update_service(user=request.user, instance=instance, **data)
+            return type(self).update_service(
+                user=request.user, instance=instance, **data, **replaced
+            )
         return type(self).create_service(user=request.user, **data)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
@@ -358,19 +361,36 @@ class ServiceFormAdmin(AgencyScopedAdmin):
 
         return ServiceForm
 
-    def save_model(self, request, obj, form, change):
-        saved = self.service_save(request, obj, form.cleaned_data, change=change)
+    @staticmethod
+    def _saved(obj, form, saved) -> None:
         # The admin goes on with `obj` (change message, redirect): make it what was saved.
         for field in obj._meta.concrete_fields:
             setattr(obj, field.attname, getattr(saved, field.attname))
         obj._state.adding = False
         form.instance = saved
 
+    def save_model(self, request, obj, form, change):
+        if change:
+            return  # in save_related, with the collections its inlines replace
+        self._saved(obj, form, self.service_save(request, obj, form.cleaned_data, change=False))
+
+    def save_related(self, request, form, formsets, change):
+        if change:
+            # The record and its collections (a policy's limits and rates) in one service
+            # call, as one PUT makes them: one change, one event, carrying the new record.
+            replaced: dict = {}
+            for formset in formsets:
+                collection = getattr(formset, "service_collection", None)
+                if collection is not None and formset.has_changed():
+                    replaced.update(collection.service_changes(collection.kept_rows(formset)))
+            obj = form.instance
+            saved = self.service_save(request, obj, form.cleaned_data, change=True, **replaced)
+            self._saved(obj, form, saved)
+        super().save_related(request, form, formsets, change)
+
     def save_formset(self, request, form, formset, change):
-        collection = getattr(formset, "service_collection", None)
-        if collection is not None:
-            if formset.has_changed():
-                collection.service_replace(request, form.instance, collection.kept_rows(formset))
+        if getattr(formset, "service_collection", None) is not None:
+            # Replaced by the record's own service call (save_related).
             formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
             return []
         inline = getattr(formset, "service_inline", None)
@@ -549,13 +569,21 @@ class ServiceInline(AgencyScopedInline):
 class ServiceCollectionInline(AgencyScopedInline):
     """Rows the parent's service replaces as a whole (a policy's limits, its rates).
 
-    The formset validates as Django does, then runs `service_replace` with every row that
-    stays inside a rolled-back savepoint, so the service's rules decide; the parent's
-    ServiceFormAdmin then calls it for real. Shown on saved parents only.
+    The formset validates as Django does, then runs the parent's update service with every
+    row that stays (`service_changes`) inside a rolled-back savepoint, so the service's rules
+    decide; the parent's ServiceFormAdmin then passes them to its one call for real. Shown on
+    saved parents only.
     """
 
-    def service_replace(self, request, parent, rows: list[dict]):
+    update_service = None  # the parent's `<entity>_update(*, user, instance, **changes)`
+
+    def service_changes(self, rows: list[dict]) -> dict:
+        """The update service's keyword argument that replaces the collection with `rows`."""
         raise NotImplementedError
+
+    def service_replace(self, request, parent, rows: list[dict]):
+        changes = self.service_changes(rows)
+        return type(self).update_service(user=request.user, instance=parent, **changes)
 
     def has_add_permission(self, request, obj=None):
         return obj is not None and super().has_add_permission(request, obj)

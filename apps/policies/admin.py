@@ -31,11 +31,11 @@ class PolicyLimitInline(ServiceCollectionInline):
     model = PolicyLimit
     fields = ["name", "amount", "position"]
     show_change_link = False
+    update_service = staticmethod(policy_update)
 
-    def service_replace(self, request, parent, rows):
+    def service_changes(self, rows):
         ordered = sorted(rows, key=lambda row: row.get("position") or 0)
-        limits = [{"name": row["name"], "amount": row["amount"]} for row in ordered]
-        return policy_update(user=request.user, instance=parent, limits=limits)
+        return {"limits": [{"name": row["name"], "amount": row["amount"]} for row in ordered]}
 
 
 class PolicyRateInline(ServiceCollectionInline):
@@ -44,10 +44,11 @@ class PolicyRateInline(ServiceCollectionInline):
     model = PolicyRate
     fields = ["unit_type", *RATE_FIELDS]
     show_change_link = False
+    update_service = staticmethod(policy_update)
 
-    def service_replace(self, request, parent, rows):
-        rates = [{field: row.get(field) for field in ("unit_type", *RATE_FIELDS)} for row in rows]
-        return policy_update(user=request.user, instance=parent, rates=rates)
+    def service_changes(self, rows):
+        fields = ("unit_type", *RATE_FIELDS)
+        return {"rates": [{field: row.get(field) for field in fields} for row in rows]}
 
 
 class ScheduledUnitInline(CoveragePeriodInline):

@@ -14,6 +14,7 @@ from apps.coverages.models import CoverageEvent, VehicleCoverage
 from apps.documents.models import Module
 from apps.documents.services import document_upload
 from apps.drivers.models import DriverVehicle
+from apps.events.models import Event
 from apps.masterdata.models import City, UnitType
 from apps.policies.models import PolicyLimit
 from apps.reports.models import PolicyPremiumReport
@@ -138,6 +139,18 @@ def test_policy_limits_inline_saves_through_the_service(staff_client, agency):
     }
     policy.refresh_from_db()
     assert policy.updated_by == staff_client.user
+
+
+def test_policy_limits_changed_in_the_admin_are_one_policy_updated_with_them(staff_client, agency):
+    """As a PUT of the limits: one policy.updated, carrying the new limits."""
+    policy = PolicyFactory(client=ClientFactory(agency=agency))
+    PolicyLimit.objects.create(policy=policy, name="Combined Single Limit", amount=1_000_000)
+    response = change(staff_client, policy, **{"limits-0-amount": "2000000.00"})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    events = Event.objects.filter(type__startswith="policy.", data__id=policy.pk)
+    assert [(e.type, e.data["limits"]) for e in events] == [
+        ("policy.updated", [{"name": "Combined Single Limit", "amount": "2000000.00"}])
+    ]
 
 
 def test_policy_rates_inline_refuses_a_negative_rate(staff_client, agency):
