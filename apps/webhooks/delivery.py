@@ -28,6 +28,7 @@ from apps.events.serializers import EventSerializer
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 TIMEOUT_SECONDS = 10.0
+PAUSED = "The subscription is paused."
 # A worker holds a delivery this long: longer than any attempt (the 10 s timeout).
 LEASE = dt.timedelta(seconds=60)
 RETRY_WINDOW = dt.timedelta(hours=72)
@@ -271,9 +272,12 @@ def deliveries_claim(
     sending them needs in one query. A worker killed after this leaves them held until the
     lease lapses; then any worker claims them again (at least once)."""
     now = timezone.now()
-    due = WebhookDelivery.objects.filter(
-        status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-    ).filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
+    due = (
+        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
+        # A paused subscription's deliveries wait, unattempted, until it is re-activated.
+        .filter(webhook__in=Webhook.objects.filter(active=True))
+    )
     if delivery_id is not None:
         due = due.filter(pk=delivery_id)
     if exclude_webhooks:
@@ -296,7 +300,10 @@ def deliveries_claim(
 
 
 def deliveries_release(ids: list[int]) -> None:
-    """Give back claimed deliveries that were not attempted (a worker stopping)."""
+    """Give back claimed deliveries that were not attempted (a worker stopping, a
+    subscription paused since the claim)."""
+    if not ids:
+        return
     WebhookDelivery.objects.filter(pk__in=ids, status=DeliveryStatus.PENDING).update(
         locked_until=None, attempts=F("attempts") - 1
     )
@@ -327,8 +334,8 @@ def _target_for(url: str) -> Target:
 def delivery_send(job: Job) -> Outcome:
     """POST one claimed delivery (no database access: safe in any thread)."""
     status_code, error, text = None, "", ""
-    if not job.active and job.event_type != "webhook.ping":
-        return Outcome(job, None, "The subscription is inactive.", "", 0)
+    if not job.active:  # paused since the claim: given back unattempted (outcomes_record)
+        return Outcome(job, None, PAUSED, "", 0)
     started = time.monotonic()
     try:
         target = _target_for(job.url)
@@ -354,12 +361,18 @@ def _delivered(outcome: Outcome) -> bool:
 
 
 def outcomes_record(outcomes: list[Outcome]) -> list[str]:
-    """Record what the attempts gave, in order ("delivered", "retry" or "failed"): the 2xx
-    ones in one update per distinct (status, answer), the rest one by one (410 deactivates,
-    a failure is retried after a backoff or given up after the retry window)."""
+    """Record what the attempts gave, in order ("delivered", "retry", "failed", or "held" for
+    a subscription paused since the claim): the 2xx ones in one update per distinct (status,
+    answer), the rest one by one (410 deactivates, a failure is retried after a backoff or
+    given up after the retry window)."""
     results: dict[int, str] = {}
     delivered: dict[tuple[int, str], list[Outcome]] = {}
+    held = [o.job.id for o in outcomes if not o.job.active]
+    deliveries_release(held)
+    results.update(dict.fromkeys(held, "held"))
     for outcome in outcomes:
+        if not outcome.job.active:
+            continue
         if _delivered(outcome):
             delivered.setdefault((outcome.status_code, outcome.text), []).append(outcome)
         else:
@@ -379,8 +392,7 @@ def _record_failure(outcome: Outcome) -> str:
             _write([outcome], DeliveryStatus.FAILED, error="410 Gone")
         return "failed"
     next_at = timezone.now() + dt.timedelta(seconds=retry_delay(job.attempts))
-    inactive = not job.active and job.event_type != "webhook.ping" and code is None
-    if inactive or next_at > job.created_at + RETRY_WINDOW:
+    if next_at > job.created_at + RETRY_WINDOW:
         _write([outcome], DeliveryStatus.FAILED)
         return "failed"
     # Due again at next_at: whichever worker polls after then claims it.

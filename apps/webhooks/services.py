@@ -14,11 +14,12 @@ from django.utils import timezone
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
 from apps.compliance.models import RequirementProfile
+from apps.core.exceptions import Conflict
 from apps.core.params import MAX_BIGINT
 from apps.core.services import model_update
 from apps.events.models import Event
 from apps.events.services import EVENT_TYPES, event_emit
-from apps.webhooks.delivery import TargetRefused, target_check
+from apps.webhooks.delivery import PAUSED, RETRY_WINDOW, TargetRefused, target_check
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 # Sent only to the subscriptions that name the profile the verdict is under.
@@ -147,6 +148,8 @@ def webhook_update(
     data: dict = {**changes}
     if changes.get("active"):
         data["deactivated_reason"] = ""
+        if not webhook.active:
+            _pause_outlived(webhook)
     # A field sent as it is stored (a whole subscription sent back) is no change to check.
     changing = {name for name, value in changes.items() if getattr(webhook, name) != value}
     model_update(
@@ -157,6 +160,28 @@ def webhook_update(
         check=lambda checked: _check(checked, fields=changing),
     )
     return webhook
+
+
+def _pause_outlived(webhook: Webhook) -> None:
+    """Deliveries held by a pause resume when it ends, within their retry window; those the
+    pause outlived fail unsent, as they would have after their last retry."""
+    WebhookDelivery.objects.filter(
+        webhook=webhook,
+        status=DeliveryStatus.PENDING,
+        created_at__lt=timezone.now() - RETRY_WINDOW,
+    ).update(
+        status=DeliveryStatus.FAILED,
+        error="The retry window ended while the subscription was paused.",
+        next_attempt_at=None,
+        locked_until=None,
+    )
+
+
+def _not_paused(webhook_id: int) -> None:
+    """Nothing is sent to a paused subscription: sending on demand (a redelivery, a ping)
+    would be accepted and then never sent."""
+    if not Webhook.objects.select_for_update().filter(pk=webhook_id, active=True).exists():
+        raise Conflict(f"{PAUSED} Re-activate it (active: true) to send to it.")
 
 
 @transaction.atomic
@@ -235,7 +260,9 @@ def deliveries_fan_out_many(*, events: list[Event]) -> list[WebhookDelivery]:
 
 @transaction.atomic
 def delivery_redeliver(*, user, delivery: WebhookDelivery) -> WebhookDelivery:
-    """Send a delivery again now, whatever its state (a receiver deduplicates on the id)."""
+    """Send a delivery again now, whatever its state (a receiver deduplicates on the id);
+    not to a paused subscription (409)."""
+    _not_paused(delivery.webhook_id)
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), locked_until=None
     )
@@ -245,8 +272,9 @@ def delivery_redeliver(*, user, delivery: WebhookDelivery) -> WebhookDelivery:
 
 @transaction.atomic
 def webhook_ping(*, user, webhook: Webhook) -> WebhookDelivery:
-    """A `webhook.ping` event delivered to this subscription only."""
-
+    """A `webhook.ping` event delivered to this subscription only; not to a paused one
+    (409)."""
+    _not_paused(webhook.pk)
     event = event_emit(
         type="webhook.ping",
         agency_id=webhook.agency_id,
