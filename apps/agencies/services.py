@@ -33,6 +33,16 @@ def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> 
     return agency
 
 
+def agency_kept(user, record, agency_id: int | None, *, noun: str) -> None:
+    """A record stays in its agency: a write naming another one is refused, 403 when the
+    caller is not authorized for that agency (existing or not, as everywhere a write names
+    an agency), else 400."""
+    if agency_id is None or agency_id == record.agency_id:
+        return
+    authorized_agency(user, agency_id)
+    raise ValidationError({"agency_id": f"A {noun} cannot move to another agency."})
+
+
 def agency_record_create(*, user, model, agency_id: int, **fields):
     """A record an agency keeps (a producer, a lienholder), in an agency the user acts for."""
     record = model(agency=authorized_agency(user, agency_id), **fields)
@@ -45,9 +55,7 @@ def agency_record_update(*, user, instance, fields, changes):
     """Partial update of a record an agency keeps (a producer, a lienholder): found among
     the user's agencies' records, and never moved to another agency."""
     record = type(instance).objects.for_user(user).select_for_update().get(pk=instance.pk)
-    if changes.get("agency_id", record.agency_id) != record.agency_id:
-        noun = record._meta.verbose_name
-        raise ValidationError({"agency_id": f"A {noun} cannot move to another agency."})
+    agency_kept(user, record, changes.get("agency_id"), noun=record._meta.verbose_name)
     model_update(instance=record, fields=fields, data=changes)
     return record
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypedDict, Unpack
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
-from apps.agencies.services import authorized_agency
+from apps.agencies.services import agency_kept, authorized_agency
 from apps.compliance.models import RequirementProfile
 from apps.compliance.monitoring import (
     clients_insured_by,
@@ -108,8 +107,7 @@ def requirement_profile_update(
     profile = RequirementProfile.objects.select_for_update().get(pk=instance.pk)
     if profile.built_in:
         raise Conflict("The built-in federal-minimum profile cannot be changed.")
-    if changes.get("agency_id", profile.agency_id) != profile.agency_id:
-        raise ValidationError({"agency_id": "A profile cannot move to another agency."})
+    agency_kept(user, profile, changes.get("agency_id"), noun="profile")
     data: dict = {**changes}
     if not data.get("code"):
         data.pop("code", None)

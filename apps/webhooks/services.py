@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from apps.agencies.services import authorized_agency
+from apps.agencies.services import agency_kept, authorized_agency
 from apps.clients.models import Client
 from apps.compliance.models import RequirementProfile
 from apps.core.exceptions import Conflict
@@ -143,8 +143,9 @@ def webhook_update(
     *, user, instance: Webhook, agency_id: int | None = None, **changes: Unpack[WebhookFields]
 ) -> Webhook:
     """Partial update; reactivating clears the reason it was deactivated. A subscription
-    stays in its agency (`agency_id`, if given, is its own: the API checks it)."""
+    stays in its agency (`agency_id`, if given, must be its own)."""
     webhook = Webhook.objects.select_for_update().get(pk=instance.pk)
+    agency_kept(user, webhook, agency_id, noun="subscription")
     data: dict = {**changes}
     if changes.get("active"):
         data["deactivated_reason"] = ""

@@ -273,6 +273,25 @@ def test_create_in_another_agency_is_403(api, other_agency):
     assert_problem(api.post(URL, body, format="json"), 403)
 
 
+def test_update_naming_an_agency_not_served_is_403(api, other_agency):
+    # Contract section 4: existing or not, as the create and a client's update answer.
+    pk = api.post(URL, SHIPPER, format="json").json()["id"]
+    for agency_id in (other_agency.id, 999):
+        body = {"agencyId": agency_id, "name": "Moved"}
+        assert_problem(api.put(f"{URL}/{pk}", body, format="json"), 403)
+    assert api.get(f"{URL}/{pk}").json()["name"] == SHIPPER["name"]
+
+
+def test_update_naming_another_served_agency_is_400(make_api, groups, agency, other_agency):
+    both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    client = make_api(both)
+    pk = client.post(URL, {**SHIPPER, "agencyId": agency.id}, format="json").json()["id"]
+    body = {"agencyId": other_agency.id}
+    assert _field(assert_problem(client.put(f"{URL}/{pk}", body, format="json"), 400)) == {
+        "agencyId"
+    }
+
+
 def test_user_of_several_agencies_names_the_agency(make_api, groups, agency, other_agency):
     both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
     client = make_api(both)

@@ -361,6 +361,26 @@ def test_errors_and_permissions(api, viewer_api, other_api, make_api, private_ok
     assert_problem(api.get(f"/v1/webhooks/{hook['id']}"), 404)
 
 
+def test_an_update_naming_an_agency_not_served_is_403(api, other_agency, private_ok):
+    # Contract section 4: existing or not, as the create and a client's update answer.
+    hook = subscribe(api, "http://127.0.0.1:9/a")
+    for agency_id in (other_agency.id, 999):
+        body = {"agencyId": agency_id, "description": "moved"}
+        assert_problem(api.put(f"/v1/webhooks/{hook['id']}", body, format="json"), 403)
+    assert api.get(f"/v1/webhooks/{hook['id']}").json()["description"] == hook["description"]
+
+
+def test_an_update_naming_another_served_agency_is_400(
+    make_api, groups, agency, other_agency, private_ok
+):
+    both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    api = make_api(both)
+    hook = subscribe(api, "http://127.0.0.1:9/a", agencyId=agency.id)
+    body = {"agencyId": other_agency.id}
+    problem = assert_problem(api.put(f"/v1/webhooks/{hook['id']}", body, format="json"), 400)
+    assert [e["field"] for e in problem["errors"]] == ["agencyId"]
+
+
 def test_several_agencies_must_name_one(make_api, groups, agency, other_agency, private_ok):
     both = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
     api = make_api(both)

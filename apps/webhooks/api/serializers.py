@@ -37,11 +37,6 @@ class WebhookSerializer(serializers.Serializer):
     def validate(self, attrs):
         if self.instance is None and "url" not in attrs:
             raise serializers.ValidationError({"url": ["This field is required."]})
-        moved = self.instance is not None and "agency_id" in attrs
-        if moved and attrs["agency_id"] != self.instance.agency_id:
-            raise serializers.ValidationError(
-                {"agency_id": ["A subscription cannot move to another agency."]}
-            )
         for key in ("event_types", "client_ids"):
             if key in attrs:
                 attrs[key] = list(dict.fromkeys(attrs[key]))
