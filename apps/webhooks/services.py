@@ -6,6 +6,7 @@ import base64
 import datetime as dt
 import secrets as pysecrets
 from typing import TypedDict, Unpack
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -117,6 +118,10 @@ def _check(webhook: Webhook, fields=("event_types", "client_ids", "profile_id", 
     ):
         raise ValidationError({"profile_id": "No requirement profile with this id."})
     if "url" in fields:
+        # Never sent (the signature is how a receiver authenticates a delivery), and shown
+        # back by every read of the subscription.
+        if "@" in urlsplit(webhook.url).netloc:
+            raise ValidationError({"url": "The URL must not contain credentials (user:password@)."})
         try:
             target_check(webhook.url)
         except TargetRefused as exc:

@@ -245,6 +245,22 @@ def test_a_port_out_of_range_is_a_400_on_the_url(api, private_ok):
     assert Webhook.objects.count() == 1
 
 
+def test_credentials_in_the_url_are_a_400_on_the_url(api, private_ok):
+    # They would be shown back in every GET and never sent: the signature authenticates.
+    hook = subscribe(api, "http://127.0.0.1:9/x")
+    for url in ("http://user:pw@127.0.0.1:9/x", "https://user@93.184.216.34/x"):
+        for refused in (
+            api.post("/v1/webhooks", {"url": url}, format="json"),
+            api.put(f"/v1/webhooks/{hook['id']}", {"url": url}, format="json"),
+        ):
+            body = assert_problem(refused, 400)
+            assert [(e["field"], e["message"]) for e in body["errors"]] == [
+                ("url", "The URL must not contain credentials (user:password@).")
+            ], body
+    assert Webhook.objects.get(pk=hook["id"]).url == "http://127.0.0.1:9/x"
+    assert Webhook.objects.count() == 1
+
+
 def test_an_update_checks_only_the_fields_it_sends(
     api, make_api, groups, agency, other_agency, carrier, private_ok, settings
 ):
