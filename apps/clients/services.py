@@ -145,7 +145,7 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
     if moved:  # its policies are updated (Client.save): locked before its units, as always
         rows_lock(Policy.objects.filter(client_id=client.pk))
     with status_watch(client_ids=[client.pk], vehicle_ids=units):
-        model_update(
+        _, changed = model_update(
             instance=client,
             fields=(*CLIENT_FIELDS, "agency", "producer", "parent_client", "deleted", "deleted_at"),
             data=data,
@@ -160,6 +160,8 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             client.vehicles.exclude(lienholder=None).exclude(
                 lienholder__agency_id=agency_id
             ).update(lienholder=None)
+    if not changed:
+        return client  # nothing to announce: an event means the client's fields changed
     kind = "updated"
     if client.deleted != was_deleted:
         kind = "deleted" if client.deleted else "restored"

@@ -87,30 +87,40 @@ def _producer(
     return None
 
 
-def _replace_limits(policy: Policy, limits: list[PolicyLimitRow]) -> None:
+def _replace_limits(policy: Policy, limits: list[PolicyLimitRow]) -> bool:
+    """The policy's limits, in order; whether they changed."""
     names = [limit["name"] for limit in limits]
     if len(names) != len(set(names)):
         raise ValidationError({"limits": "Each limit may appear once."})
     if any(limit["amount"] < 0 for limit in limits):  # the API's and the admin's rule, once
         raise ValidationError({"limits": "A limit cannot be negative."})
+    kept = list(policy.limits.order_by("position", "id").values_list("name", "amount"))
+    if kept == [(limit["name"], limit["amount"]) for limit in limits]:
+        return False
     policy.limits.all().delete()
     PolicyLimit.objects.bulk_create(
         PolicyLimit(policy=policy, name=limit["name"], amount=limit["amount"], position=n)
         for n, limit in enumerate(limits)
     )
+    return True
 
 
 RATE_FIELDS = ("annual_rate", "rate_per_100_value", "minimum_premium")
 
 
-def _replace_rates(policy: Policy, rates: list[PolicyRateRow]) -> None:
-    """The policy's rating, one row per unit type, every amount zero or more."""
+def _replace_rates(policy: Policy, rates: list[PolicyRateRow]) -> bool:
+    """The policy's rating, one row per unit type, every amount zero or more; whether it
+    changed."""
     unit_types = [rate["unit_type"].pk for rate in rates]
     if len(unit_types) != len(set(unit_types)):
         raise ValidationError({"rates": "Each unit type may be rated once."})
     for rate in rates:
         if any((rate.get(field) or 0) < 0 for field in RATE_FIELDS):
             raise ValidationError({"rates": "Rates and minimum premiums cannot be negative."})
+    kept = set(policy.rates.values_list("unit_type_id", *RATE_FIELDS))
+    wanted = {(rate["unit_type"].pk, *(rate.get(f) or 0 for f in RATE_FIELDS)) for rate in rates}
+    if kept == wanted:
+        return False
     policy.rates.all().delete()
     PolicyRate.objects.bulk_create(
         PolicyRate(
@@ -120,6 +130,7 @@ def _replace_rates(policy: Policy, rates: list[PolicyRateRow]) -> None:
         )
         for rate in rates
     )
+    return True
 
 
 @transaction.atomic
@@ -219,13 +230,16 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             for document in policy.documents.all():  # a policy's documents follow it
                 document.client = client
                 document.save(update_fields=["client"])
+        replaced = False
         if "limits" in changes:
-            _replace_limits(policy, changes["limits"] or [])
+            replaced = _replace_limits(policy, changes["limits"] or [])
         if "rates" in changes:
-            _replace_rates(policy, changes["rates"] or [])
-        if not changed and ("limits" in changes or "rates" in changes):
+            replaced = _replace_rates(policy, changes["rates"] or []) or replaced
+        if not changed and replaced:
             policy.updated_by = user  # the limits and rates are the policy's: it changed
             policy.save(update_fields=["updated_by", "updated_at"])
+    if not (changed or replaced):
+        return policy  # nothing to announce: an event means the policy changed
     kind = "updated"
     if policy.deleted != was[1]:
         kind = "deleted" if policy.deleted else "restored"

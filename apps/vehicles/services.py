@@ -98,15 +98,16 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
     elif "lienholder_id" in changes:
         data["lienholder"] = _lienholder(user, client.agency_id, changes["lienholder_id"])
     with status_watch(vehicle_ids=[vehicle.pk]):
-        model_update(
+        _, changed = model_update(
             instance=vehicle,
             fields=(*VEHICLE_FIELDS, "client", "lienholder", "deleted"),
             data=data,
             user=user,
         )
-    client_event_emit(
-        type="vehicle.updated", client=vehicle.client, data=record("vehicle", vehicle)
-    )
+    if changed:  # an event means the unit's fields changed
+        client_event_emit(
+            type="vehicle.updated", client=vehicle.client, data=record("vehicle", vehicle)
+        )
     return vehicle
 
 
