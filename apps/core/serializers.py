@@ -9,6 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import Field, SkipField
 from rest_framework.relations import PKOnlyObject
+from rest_framework.settings import api_settings
+from rest_framework.utils import humanize_datetime
 
 from apps.core.money import format_money, money_text
 
@@ -145,6 +147,17 @@ def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str
         raise serializers.ValidationError(missing)
 
 
+class AsciiDateField(serializers.DateField):
+    """A date whose digits are ASCII: DRF parses it with strptime, which reads any script's
+    digits (a fullwidth 2 in the year), as `asOf` and every integer refuse them (contract 13)."""
+
+    def to_internal_value(self, value):
+        if isinstance(value, str) and not value.isascii():
+            formats = getattr(self, "input_formats", api_settings.DATE_INPUT_FORMATS)
+            self.fail("invalid", format=humanize_datetime.date_formats(formats))
+        return super().to_internal_value(value)
+
+
 @extend_schema_field(
     {
         "type": "string",
@@ -153,7 +166,7 @@ def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str
         "description": "MM-dd-yyyy (ISO accepted on input).",
     }
 )
-class DriverDateField(serializers.DateField):
+class DriverDateField(AsciiDateField):
     """Driver dates: MM-dd-yyyy on output, MM-dd-yyyy or ISO on input (spec section 2)."""
 
     def __init__(self, **kwargs):

@@ -364,3 +364,9 @@ def test_link_refuses_a_deleted_clients_vehicle_and_driver(api, carrier, agency)
         assert field_errors(refused) == {field: f"No {noun} with this id."}
     assert list(Driver.objects.all()) == [driver]
     assert not DriverVehicle.objects.exists()
+
+
+def test_a_date_in_another_scripts_digits_is_400(api, carrier):
+    body = payload(carrier, dateOfBirth="05-17-\uff11984")
+    errors = field_errors(assert_problem(api.post("/v1/drivers", body, format="json"), 400))
+    assert "dateOfBirth" in errors

@@ -91,6 +91,9 @@ def test_create_requires_fields(api, carrier, missing):
         ({"expirationDate": "2025-12-31"}, "expirationDate"),
         ({"expirationDate": "2026-01-01"}, "expirationDate"),
         ({"effectiveDate": "2026-13-01"}, "effectiveDate"),
+        # strptime reads any script's digits; a date's are ASCII (as asOf's, a DOT's)
+        ({"effectiveDate": "\uff12026-01-01"}, "effectiveDate"),
+        ({"expirationDate": "01-01-\uff12027"}, "expirationDate"),
         ({"coverageType": "XX"}, "coverageType"),
         ({"stateName": "Atlantis"}, "stateName"),
         ({"producerName": "Nobody"}, "producerName"),

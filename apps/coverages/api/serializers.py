@@ -22,6 +22,7 @@ from apps.core.params import (
     QueryParameters,
 )
 from apps.core.serializers import (
+    AsciiDateField,
     ShapedSerializer,
     StrictBooleanField,
     StrictCharField,
@@ -57,7 +58,7 @@ SCHEDULED = CoverageStatus.SCHEDULED_UNIT
 
 class AssignmentCreateSerializer(serializers.Serializer):
     policy_id = reference_id_field()
-    policy_added_date = serializers.DateField(required=False, allow_null=True)
+    policy_added_date = AsciiDateField(required=False, allow_null=True)
 
 
 class VehicleAssignmentCreateSerializer(AssignmentCreateSerializer):
@@ -71,8 +72,8 @@ class DriverAssignmentCreateSerializer(AssignmentCreateSerializer):
 class AssignmentUpdateSerializer(serializers.Serializer):
     policy_id = reference_id_field()
     coverage_status = StrictIntegerField()
-    policy_added_date = serializers.DateField(required=False, allow_null=True)
-    policy_removed_date = serializers.DateField(required=False, allow_null=True)
+    policy_added_date = AsciiDateField(required=False, allow_null=True)
+    policy_removed_date = AsciiDateField(required=False, allow_null=True)
 
 
 class VehicleAssignmentUpdateSerializer(AssignmentUpdateSerializer):
@@ -90,8 +91,8 @@ class AssignmentSerializer(serializers.Serializer):
     policy_id = StrictIntegerField()
     coverage_status = StrictIntegerField()
     coverage_status_name = CoverageStatusNameField()
-    policy_added_date = serializers.DateField()
-    policy_removed_date = serializers.DateField(allow_null=True)
+    policy_added_date = AsciiDateField()
+    policy_removed_date = AsciiDateField(allow_null=True)
 
 
 class VehicleAssignmentSerializer(AssignmentSerializer):
@@ -216,8 +217,8 @@ class CoverageRefSerializer(ShapedSerializer):
     insurer_name = StrictCharField(allow_null=True)
     naic = StrictCharField(allow_null=True)
     am_best_rating = StrictCharField(allow_null=True)
-    effective_date = serializers.DateField()
-    expiration_date = serializers.DateField()
+    effective_date = AsciiDateField()
+    expiration_date = AsciiDateField()
     status = StrictCharField()
     limits = LimitSerializer(many=True)
 
@@ -253,7 +254,7 @@ class CoverageRefSerializer(ShapedSerializer):
 class VehicleCoverageRefSerializer(CoverageRefSerializer):
     coverage_status = StrictIntegerField()
     coverage_status_name = StrictCharField()
-    policy_added_date = serializers.DateField()
+    policy_added_date = AsciiDateField()
 
     @staticmethod
     def shape(period: VehicleCoverage, parts: AnswerParts) -> dict:
@@ -372,7 +373,7 @@ def with_compliance(shaped: dict, result: ClientVerification | VehicleVerificati
 # `{"asOf", "results"}`: a subclass declares `results`, whose item serializer renders each
 # (a comment, not a docstring: drf-spectacular would publish a docstring in the schema).
 class VerificationAnswerSerializer(ShapedSerializer):
-    as_of = serializers.DateField()
+    as_of = AsciiDateField()
 
     @classmethod
     def shape(cls, answer: VerificationAnswer) -> CamelCased:
@@ -454,7 +455,7 @@ class VehicleVerificationResponseSerializer(VerificationAnswerSerializer):
     results = VehicleVerificationSerializer(many=True)
 
 
-class BodyAsOfField(serializers.DateField):
+class BodyAsOfField(AsciiDateField):
     # `asOf` in a body, read as the query parameter is (AsOfParam): spaces around ignored,
     # empty meaning today (as null and absent do).
     def to_internal_value(self, value):
@@ -561,7 +562,7 @@ class FleetSummarySerializer(ShapedSerializer):
 
 
 class FleetResponseSerializer(ShapedSerializer):
-    as_of = serializers.DateField()
+    as_of = AsciiDateField()
     results = FleetEntrySerializer(many=True)
     summary = FleetSummarySerializer()
 

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from apps.core.serializers import (
     AUDIT_FIELDS,
+    AsciiDateField,
     AuditedModelSerializer,
     SoftDeletedFields,
     StrictBooleanField,
@@ -45,9 +46,9 @@ class PolicySerializer(SoftDeletedFields, AuditedModelSerializer):
     producer_name = StrictCharField(
         required=False, allow_null=True, allow_blank=True, max_length=200
     )
-    effective_date = serializers.DateField()
-    expiration_date = serializers.DateField()
-    cancellation_date = serializers.DateField(required=False, allow_null=True)
+    effective_date = AsciiDateField()
+    expiration_date = AsciiDateField()
+    cancellation_date = AsciiDateField(required=False, allow_null=True)
     status = serializers.ChoiceField(choices=PolicyStatus.choices, read_only=True)
     premium = StrictMoneyField(required=False, allow_null=True, min_value=0)
     additional_insured = StrictBooleanField(required=False)
