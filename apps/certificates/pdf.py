@@ -284,7 +284,9 @@ def _draw_row(c: Canvas, row: dict, top: float) -> float:
         c.drawString(COLUMNS[2] + 8, top - 9, "Y")
     if row["subrogation_waived"]:
         c.drawString(COLUMNS[3] + 8, top - 9, "Y")
-    c.drawString(COLUMNS[4] + 2, top - 9, row["policy_number"])
+    _fit_line(
+        c, COLUMNS[4] + 2, top - 9, row["policy_number"] or "", COLUMNS[5] - COLUMNS[4] - 4, 7
+    )
     c.drawString(COLUMNS[5] + 2, top - 9, _date(row["effective_date"]))
     c.drawString(COLUMNS[6] + 2, top - 9, _date(row["expiration_date"]))
     for n, (name, amount) in enumerate(limits):
@@ -300,10 +302,64 @@ def _draw_row(c: Canvas, row: dict, top: float) -> float:
     return bottom
 
 
-def _text_block(c: Canvas, text: str, x: float, y: float, size: float = 7.5) -> None:
-    c.setFont("Helvetica", size)
-    for n, line in enumerate(text.split("\n")):
+def _lines(c: Canvas, text: str, width: float, font: str, size: float) -> list[str]:
+    """`text`'s lines wrapped to `width`, a word longer than the width cut where it must be."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split():
+            candidate = f"{line} {word}".strip()
+            if c.stringWidth(candidate, font, size) <= width:
+                line = candidate
+                continue
+            if line:
+                lines.append(line)
+            while c.stringWidth(word, font, size) > width:
+                cut = len(word) - 1
+                while cut > 1 and c.stringWidth(word[:cut], font, size) > width:
+                    cut -= 1
+                lines.append(word[:cut])
+                word = word[cut:]
+            line = word
+        lines.append(line)
+    return lines
+
+
+def _text_block(
+    c: Canvas, text: str, x: float, y: float, width: float, height: float, size: float = 7.5
+) -> None:
+    """`text` in the box below (x, y), `width` by `height`: wrapped, in smaller type when it
+    needs more lines than the box holds at `size` (down to 5 points), and cut with an
+    ellipsis if even that is not enough. Nothing runs out of its box."""
+    font = "Helvetica"
+    while True:
+        lines = _lines(c, text, width, font, size)
+        fits = int(height // (size + 2)) or 1
+        if len(lines) <= fits or size <= 5:
+            break
+        size -= 0.5
+    if len(lines) > fits:
+        lines = lines[:fits]
+        last = lines[-1]
+        while last and c.stringWidth(last + "…", font, size) > width:
+            last = last[:-1]
+        lines[-1] = last + "…"
+    c.setFont(font, size)
+    for n, line in enumerate(lines):
         c.drawString(x, y - n * (size + 2), line)
+
+
+def _fit_line(c: Canvas, x: float, y: float, text: str, width: float, size: float) -> None:
+    """One line in `width`: in smaller type if need be (down to 4.5 points), then cut."""
+    font = c._fontname
+    while size > 4.5 and c.stringWidth(text, font, size) > width:
+        size -= 0.5
+    while len(text) > 1 and c.stringWidth(text, font, size) > width:
+        text = text[:-2] + "…"
+    previous = c._fontsize
+    c.setFont(font, size)
+    c.drawString(x, y, text)
+    c.setFont(font, previous)
 
 
 def certificate_pdf(certificate) -> bytes:
@@ -328,19 +384,33 @@ def render_certificate_pdf(cert: dict) -> bytes:
     c.drawString(RIGHT - 84, HEADER_BOTTOM + 11, _date(cert["date_issued"]))
     _wrap(c, cert["disclaimer"], LEFT + 4, HEADER_BOTTOM - 8, RIGHT - LEFT - 8, 5.5)
     producer, insured = cert["producer"], cert["insured"]
-    _text_block(c, f"{producer['name']}\n{producer['address']}", LEFT + 6, NOTICE_BOTTOM - 17)
+    _text_block(
+        c,
+        f"{producer['name']}\n{producer['address']}",
+        LEFT + 6,
+        NOTICE_BOTTOM - 17,
+        MID - LEFT - 12,
+        NOTICE_BOTTOM - 17 - PRODUCER_BOTTOM,
+    )
     c.setFont("Helvetica", 7)
-    c.drawString(MID + 52, NOTICE_BOTTOM - 7, producer["contact_name"])
-    c.drawString(MID + 52, NOTICE_BOTTOM - 16, producer["phone"])
-    c.drawString(MID + 52, NOTICE_BOTTOM - 25, producer["email"])
+    for n, field in enumerate(("contact_name", "phone", "email")):
+        _fit_line(c, MID + 52, NOTICE_BOTTOM - 7 - n * 9, producer[field], RIGHT - MID - 56, 7)
     insured_text = f"{insured['name']}\n{insured['address']}"
     if insured.get("dot"):
         insured_text += f"\nUSDOT {insured['dot']}"
-    _text_block(c, insured_text, LEFT + 6, PRODUCER_BOTTOM - 17)
+    _text_block(
+        c,
+        insured_text,
+        LEFT + 6,
+        PRODUCER_BOTTOM - 17,
+        MID - LEFT - 12,
+        PRODUCER_BOTTOM - 17 - INSURED_BOTTOM - 3,
+    )
     for n, insurer in enumerate(cert["insurers"][:6]):
         y = PRODUCER_BOTTOM + 30 - n * 13
         c.setFont("Helvetica", 7)
-        c.drawString(MID + 44, y, insurer["name"])
+        naic = c.stringWidth(insurer["naic"]) + 8
+        _fit_line(c, MID + 44, y, insurer["name"], RIGHT - 4 - naic - MID - 44, 7)
         c.drawRightString(RIGHT - 4, y, insurer["naic"])
     c.setFont("Helvetica-Bold", 7)
     c.drawString(LEFT + 176, INSURED_BOTTOM - 9, cert["certificate_number"])
@@ -366,7 +436,15 @@ def render_certificate_pdf(cert: dict) -> bytes:
         description += "\nSee the Additional Remarks page for further insurers and coverages."
     _wrap(c, description, LEFT + 6, TABLE_BOTTOM - 17, RIGHT - LEFT - 12, 7, max_lines=10)
     holder = cert["certificate_holder"]
-    _text_block(c, f"{holder['name']}\n{holder['address']}", LEFT + 6, DESCRIPTION_BOTTOM - 20, 8)
+    _text_block(
+        c,
+        f"{holder['name']}\n{holder['address']}",
+        LEFT + 6,
+        DESCRIPTION_BOTTOM - 20,
+        MID - LEFT - 12,
+        DESCRIPTION_BOTTOM - 20 - HOLDER_BOTTOM,
+        8,
+    )
     _wrap(c, cert["cancellation"], MID + 4, DESCRIPTION_BOTTOM - 16, RIGHT - MID - 8, 6.5)
     c.setFont("Helvetica-Oblique", 8)
     c.drawString(MID + 6, HOLDER_BOTTOM + 8, cert["authorized_representative"])

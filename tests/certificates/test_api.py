@@ -429,3 +429,45 @@ def test_pdf_draws_names_beyond_latin_1_with_their_own_letters(api, world):
     Client.objects.filter(dot="1234567").update(client_name="Café Müller Freight")
     pdf = api.get("/v1/certificates/clients?dot=1234567&format=pdf").content
     assert "Café Müller Freight" in _pdf_text(pdf) and b"DejaVuSans" not in pdf
+
+
+def _text_runs(pdf: bytes) -> list[tuple[str, float, float, float]]:
+    """Each piece of text on page 1 with where it starts (x, y) and its font size."""
+    runs: list[tuple[str, float, float, float]] = []
+
+    def visit(text, cm, tm, font_dict, font_size):
+        if text.strip():
+            runs.append((text.strip(), tm[4], tm[5], font_size))
+
+    PdfReader(io.BytesIO(pdf)).pages[0].extract_text(visitor_text=visit)
+    return runs
+
+
+def test_pdf_text_stays_in_its_boxes(api, world):
+    # A 200-character name ran 741 points wide past the page's 612; a seven-line holder address
+    # ran into the footer; a 60-character policy number ran into the date columns.
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from apps.certificates.pdf import COLUMNS, HOLDER_BOTTOM, MID
+    from apps.clients.models import Client
+    from apps.policies.models import Policy
+
+    long_name = " ".join(["Transcontinental Freight Logistics"] * 6)[:200]
+    Client.objects.filter(dot="1234567").update(client_name=long_name)
+    Policy.objects.filter(policy_number="GWC-AL-1").update(policy_number="P" * 60)
+    address = "\n".join(f"Line {n} of the holder's address" for n in range(1, 11))
+    pdf = api.get(
+        "/v1/certificates/clients",
+        {"dot": "1234567", "format": "pdf", "holderName": "Holder", "holderAddress": address},
+    ).content
+    assert len(PdfReader(io.BytesIO(pdf)).pages) == 1
+    text = _pdf_text(pdf).replace("\n", " ")
+    assert "Transcontinental Freight Logistics" in text
+    for piece, x, y, size in _text_runs(pdf):
+        right = x + stringWidth(piece, "Helvetica", size)
+        assert x >= 0 and right <= 612, piece
+        if piece.startswith("Line "):
+            assert y > HOLDER_BOTTOM, (piece, y)  # above the footer, inside the holder's box
+            assert right < MID, piece
+        if piece.startswith("PPPP"):
+            assert right < COLUMNS[5], piece
