@@ -237,20 +237,9 @@ def _wrap(
     font: str = "Helvetica",
     max_lines: int = 20,
 ) -> float:
-    """Draw `text` wrapped to `width`; return the y below the last line."""
+    """Draw `text` wrapped to `width` (`_lines`); return the y below the last line."""
     c.setFont(font, size)
-    lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line = ""
-        for word in paragraph.split():
-            candidate = f"{line} {word}".strip()
-            if c.stringWidth(candidate, font, size) <= width:
-                line = candidate
-            else:
-                lines.append(line)
-                line = word
-        lines.append(line)
-    for line in lines[:max_lines]:
+    for line in _lines(c, text, width, font, size)[:max_lines]:
         c.drawString(x, y, line)
         y -= size + 1.5
     return y

@@ -36,16 +36,22 @@ def set_active(api, hook, active: bool) -> None:
     assert response.status_code == 200, response.content
 
 
+def retrying(api, receiver, carrier) -> dict:
+    """A subscription whose first delivery failed (the receiver's answer) and waits to retry."""
+    hook = subscribe(api, receiver.url)
+    receiver.secret = hook["secret"]
+    api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
+    assert run_due() == ["retry"]
+    return hook
+
+
 def all_due() -> None:
     WebhookDelivery.objects.update(next_attempt_at=timezone.now())
 
 
 def test_pausing_holds_pending_retries_and_reactivating_resumes_them(api, carrier, private_ok):
     with Receiver(answer=503) as receiver:
-        hook = subscribe(api, receiver.url)
-        receiver.secret = hook["secret"]
-        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
-        assert run_due() == ["retry"]
+        hook = retrying(api, receiver, carrier)
         set_active(api, hook, False)
         all_due()
         assert run_due() == [None]  # held: not claimed, not sent
@@ -60,10 +66,7 @@ def test_pausing_holds_pending_retries_and_reactivating_resumes_them(api, carrie
 
 def test_a_pause_that_outlives_the_retry_window_fails_them_unsent(api, carrier, private_ok):
     with Receiver(answer=503) as receiver:
-        hook = subscribe(api, receiver.url)
-        receiver.secret = hook["secret"]
-        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
-        assert run_due() == ["retry"]
+        hook = retrying(api, receiver, carrier)
         set_active(api, hook, False)
         WebhookDelivery.objects.update(created_at=timezone.now() - dt.timedelta(hours=73))
         set_active(api, hook, True)
@@ -75,10 +78,7 @@ def test_a_pause_that_outlives_the_retry_window_fails_them_unsent(api, carrier, 
 
 def test_redeliver_and_ping_of_a_paused_subscription_answer_409(api, carrier, private_ok):
     with Receiver(answer=503) as receiver:
-        hook = subscribe(api, receiver.url)
-        receiver.secret = hook["secret"]
-        api.put(f"/v1/clients/{carrier.id}", {"clientName": "A"}, format="json")
-        assert run_due() == ["retry"]
+        hook = retrying(api, receiver, carrier)
         set_active(api, hook, False)
         delivery = WebhookDelivery.objects.get()
         redeliver = api.post(f"/v1/webhooks/{hook['id']}/deliveries/{delivery.id}/redeliver")
