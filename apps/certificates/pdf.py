@@ -43,6 +43,7 @@ TABLE_HEAD_BOTTOM = COVERAGES_HEAD_BOTTOM - 18
 TABLE_BOTTOM = 250
 DESCRIPTION_BOTTOM = 150
 HOLDER_BOTTOM = 60
+MIN_SCALE = 0.75  # the smallest coverage rows: limit names in 4.1-point type
 COLUMNS = [LEFT, 46, 190, 214, 238, 350, 400, 450, RIGHT]  # INSR | TYPE | ADDL | SUBR | ...
 COLUMN_HEADS = [
     "INSR\nLTR",
@@ -150,8 +151,9 @@ def _caption(c: Canvas, x: float, y: float, text: str, size: float = 5.5) -> Non
         c.drawString(x, y - n * (size + 1), line)
 
 
-def _draw_frame(c: Canvas) -> None:
-    """Everything that is the same on every certificate."""
+def _draw_frame(c: Canvas, table_bottom: float = TABLE_BOTTOM) -> None:
+    """Everything that is the same on every certificate (the coverage table ends at
+    `table_bottom`, lower than usual when its rows need the room: `_layout`)."""
     c.setLineWidth(0.6)
     c.setFont("Helvetica-Bold", 16)
     c.drawString(LEFT, TOP - 22, "ACORD")
@@ -201,18 +203,18 @@ def _draw_frame(c: Canvas) -> None:
         RIGHT - LEFT - 6,
         5,
     )
-    c.rect(LEFT, TABLE_BOTTOM, RIGHT - LEFT, COVERAGES_HEAD_BOTTOM - TABLE_BOTTOM)
+    c.rect(LEFT, table_bottom, RIGHT - LEFT, COVERAGES_HEAD_BOTTOM - table_bottom)
     c.line(LEFT, TABLE_HEAD_BOTTOM, RIGHT, TABLE_HEAD_BOTTOM)
     for x in COLUMNS[1:-1]:
-        c.line(x, TABLE_BOTTOM, x, COVERAGES_HEAD_BOTTOM)
+        c.line(x, table_bottom, x, COVERAGES_HEAD_BOTTOM)
     for x, head in zip(COLUMNS, COLUMN_HEADS, strict=False):
         _caption(c, x + 2, COVERAGES_HEAD_BOTTOM - 6, head, 5)
     # Description, holder, cancellation
-    c.rect(LEFT, DESCRIPTION_BOTTOM, RIGHT - LEFT, TABLE_BOTTOM - DESCRIPTION_BOTTOM)
+    c.rect(LEFT, DESCRIPTION_BOTTOM, RIGHT - LEFT, table_bottom - DESCRIPTION_BOTTOM)
     _caption(
         c,
         LEFT + 3,
-        TABLE_BOTTOM - 7,
+        table_bottom - 7,
         "DESCRIPTION OF OPERATIONS / LOCATIONS / VEHICLES "
         "(ACORD 101, Additional Remarks Schedule, may be attached if more space is required)",
     )
@@ -252,43 +254,74 @@ def _limit_lines(row: dict) -> list[tuple[str, str]]:
     return lines
 
 
-def _draw_row(c: Canvas, row: dict, top: float) -> float:
-    """One coverage row; returns its bottom."""
+def _type_lines(c: Canvas, row: dict, scale: float) -> list[str]:
+    width = COLUMNS[2] - COLUMNS[1] - 4
+    return _lines(c, row["type_of_insurance"], width, "Helvetica-Bold", 6 * scale)[:3]
+
+
+def _row_height(c: Canvas, row: dict, scale: float = 1.0) -> float:
+    """A coverage row's height: its limit lines (two at least) or its type's lines."""
+    limits = max(2, len(_limit_lines(row))) * 8 + 4
+    kind = 4.5 + 7.5 * len(_type_lines(c, row, scale))
+    return max(limits, kind) * scale
+
+
+def _draw_row(c: Canvas, row: dict, top: float, scale: float = 1.0) -> float:
+    """One coverage row, its type drawn `scale` times the full size; returns its bottom."""
     limits = _limit_lines(row)
-    height = max(2, len(limits)) * 8 + 4
-    c.setFont("Helvetica-Bold", 7)
-    c.drawString(COLUMNS[0] + 6, top - 9, row["insurer_letter"])
-    _wrap(
-        c,
-        row["type_of_insurance"],
-        COLUMNS[1] + 2,
-        top - 9,
-        COLUMNS[2] - COLUMNS[1] - 4,
-        6,
-        "Helvetica-Bold",
-        3,
-    )
-    c.setFont("Helvetica", 7)
+    first = top - 9 * scale
+    c.setFont("Helvetica-Bold", 7 * scale)
+    c.drawString(COLUMNS[0] + 6, first, row["insurer_letter"])
+    c.setFont("Helvetica-Bold", 6 * scale)
+    for n, line in enumerate(_type_lines(c, row, scale)):
+        c.drawString(COLUMNS[1] + 2, first - n * 7.5 * scale, line)
+    c.setFont("Helvetica", 7 * scale)
     if row["additional_insured"]:
-        c.drawString(COLUMNS[2] + 8, top - 9, "Y")
+        c.drawString(COLUMNS[2] + 8, first, "Y")
     if row["subrogation_waived"]:
-        c.drawString(COLUMNS[3] + 8, top - 9, "Y")
-    _fit_line(
-        c, COLUMNS[4] + 2, top - 9, row["policy_number"] or "", COLUMNS[5] - COLUMNS[4] - 4, 7
-    )
-    c.drawString(COLUMNS[5] + 2, top - 9, _date(row["effective_date"]))
-    c.drawString(COLUMNS[6] + 2, top - 9, _date(row["expiration_date"]))
+        c.drawString(COLUMNS[3] + 8, first, "Y")
+    width = COLUMNS[5] - COLUMNS[4] - 4
+    _fit_line(c, COLUMNS[4] + 2, first, row["policy_number"] or "", width, 7 * scale)
+    c.drawString(COLUMNS[5] + 2, first, _date(row["effective_date"]))
+    c.drawString(COLUMNS[6] + 2, first, _date(row["expiration_date"]))
     for n, (name, amount) in enumerate(limits):
-        y = top - 9 - n * 8
-        c.setFont("Helvetica", 5.5)
+        y = first - n * 8 * scale
+        c.setFont("Helvetica", 5.5 * scale)
         c.drawString(COLUMNS[7] + 2, y, name[:34])
-        c.setFont("Helvetica", 6.5)
+        c.setFont("Helvetica", 6.5 * scale)
         c.drawRightString(RIGHT - 3, y, amount)
-    bottom = top - height
+    bottom = top - _row_height(c, row, scale)
     c.setLineWidth(0.3)
     c.line(LEFT, bottom, RIGHT, bottom)
     c.setLineWidth(0.6)
     return bottom
+
+
+def _layout(c: Canvas, rows: list[dict], description: str) -> tuple[float, float, int]:
+    """How the coverage rows fit the page: where the table ends, the scale its rows are drawn
+    at, and how many are on it (the rest continue on the remarks page, in order).
+
+    At full size the table ends at TABLE_BOTTOM. When its rows need more, it takes what the
+    description below does not use (one line kept for the remarks page's mention), then its
+    rows are drawn smaller, down to MIN_SCALE; only rows past that go to a second page."""
+    needed = sum(_row_height(c, row) for row in rows)
+    if needed <= TABLE_HEAD_BOTTOM - TABLE_BOTTOM:
+        return TABLE_BOTTOM, 1.0, len(rows)
+    width = RIGHT - LEFT - 12
+    description_lines = min(10, len(_lines(c, description, width, "Helvetica", 7))) + 1
+    lowest = min(TABLE_BOTTOM, DESCRIPTION_BOTTOM + 20 + description_lines * 8.5)
+    table_bottom = max(lowest, TABLE_HEAD_BOTTOM - needed)
+    room = TABLE_HEAD_BOTTOM - table_bottom
+    scale = 1.0
+    while scale > MIN_SCALE and sum(_row_height(c, row, scale) for row in rows) > room:
+        scale = round(scale - 0.05, 2)
+    used, shown = 0.0, 0
+    for row in rows:
+        used += _row_height(c, row, scale)
+        if used > room:
+            break
+        shown += 1
+    return table_bottom, scale, shown
 
 
 def _lines(c: Canvas, text: str, width: float, font: str, size: float) -> list[str]:
@@ -357,6 +390,18 @@ def certificate_pdf(certificate) -> bytes:
     return render_certificate_pdf(CertificateSerializer(certificate).data)
 
 
+def _description(cert: dict) -> str:
+    description = cert["description_of_operations"]
+    if cert["vehicles"] and cert["vehicle_count"] > 1:
+        shown = cert["vehicles"][:6]
+        description += "\nScheduled units: " + "; ".join(
+            f"{v['year']} {v['make']} unit {v['unit']} VIN {v['vin']}" for v in shown
+        )
+        if cert["vehicle_count"] > len(shown):
+            description += f"; and {cert['vehicle_count'] - len(shown)} more on file."
+    return description + f"\nCoverage as of {_date(cert['as_of'])}."
+
+
 def render_certificate_pdf(cert: dict) -> bytes:
     """The certificate (the builder's dictionary, snake_case keys) as PDF bytes."""
     buffer = io.BytesIO()
@@ -364,8 +409,14 @@ def render_certificate_pdf(cert: dict) -> bytes:
     c.setTitle(f"ACORD 25 certificate {cert['certificate_number']}")
     c.setAuthor(cert["producer"]["name"])
     c.setSubject(f"Certificate of liability insurance for {cert['insured']['name']}")
+    description = _description(cert)
+    rows = cert["coverages"]
+    table_bottom, scale, shown = _layout(c, rows, description)
+    overflow = rows[shown:]
+    if overflow or cert["additional_remarks"]:
+        description += "\nSee the Additional Remarks page for further insurers and coverages."
     c.beginForm(FRAME)
-    _draw_frame(c)
+    _draw_frame(c, table_bottom)
     c.endForm()
     c.doForm(FRAME)
 
@@ -404,26 +455,10 @@ def render_certificate_pdf(cert: dict) -> bytes:
     c.setFont("Helvetica-Bold", 7)
     c.drawString(LEFT + 176, INSURED_BOTTOM - 9, cert["certificate_number"])
 
-    top, overflow = TABLE_HEAD_BOTTOM, []
-    for row in cert["coverages"]:
-        needed = max(2, len(_limit_lines(row))) * 8 + 4
-        if top - needed < TABLE_BOTTOM:
-            overflow.append(row)
-            continue
-        top = _draw_row(c, row, top)
-
-    description = cert["description_of_operations"]
-    if cert["vehicles"] and cert["vehicle_count"] > 1:
-        shown = cert["vehicles"][:6]
-        description += "\nScheduled units: " + "; ".join(
-            f"{v['year']} {v['make']} unit {v['unit']} VIN {v['vin']}" for v in shown
-        )
-        if cert["vehicle_count"] > len(shown):
-            description += f"; and {cert['vehicle_count'] - len(shown)} more on file."
-    description += f"\nCoverage as of {_date(cert['as_of'])}."
-    if overflow or cert["additional_remarks"]:
-        description += "\nSee the Additional Remarks page for further insurers and coverages."
-    _wrap(c, description, LEFT + 6, TABLE_BOTTOM - 17, RIGHT - LEFT - 12, 7, max_lines=10)
+    top = TABLE_HEAD_BOTTOM
+    for row in rows[:shown]:
+        top = _draw_row(c, row, top, scale)
+    _wrap(c, description, LEFT + 6, table_bottom - 17, RIGHT - LEFT - 12, 7, max_lines=10)
     holder = cert["certificate_holder"]
     _text_block(
         c,

@@ -471,3 +471,53 @@ def test_pdf_text_stays_in_its_boxes(api, world):
             assert right < MID, piece
         if piece.startswith("PPPP"):
             assert right < COLUMNS[5], piece
+
+
+def _many_lines(agency, dot: str, count: int) -> None:
+    """A carrier with `count` policies of one insurer, each with three limits."""
+    carrier = ClientFactory(agency=agency, dot=dot)
+    general = CoverageType.objects.get(code="GL")
+    for n in range(count):
+        policy = PolicyFactory(client=carrier, policy_number=f"LINE-{n:02d}", coverage_type=general)
+        for position, name in enumerate(("Each Occurrence", "Medical Expense", "Aggregate")):
+            PolicyLimit.objects.create(
+                policy=policy, name=name, amount=1_000_000 + n, position=position
+            )
+
+
+def test_pdf_keeps_a_dozen_coverage_lines_on_its_one_page(api, agency):
+    # Nine lines of three limits went to a second page while the JSON had no additional
+    # remarks; contract 9 says one page. The table takes the description's unused room and
+    # smaller type, and every policy and limit stays on page 1, in order, inside the table.
+    from apps.certificates.pdf import DESCRIPTION_BOTTOM, TABLE_HEAD_BOTTOM
+
+    _many_lines(agency, "5550002", 12)
+    cert = api.get("/v1/certificates/clients?dot=5550002").json()
+    assert len(cert["coverages"]) == 12 and cert["additionalRemarks"] == []
+    pdf = api.get("/v1/certificates/clients?dot=5550002&format=pdf").content
+    assert len(PdfReader(io.BytesIO(pdf)).pages) == 1
+    text = _pdf_text(pdf)
+    assert "See the Additional Remarks page" not in text
+    runs = _text_runs(pdf)
+    numbers = [(piece, y) for piece, _x, y, _size in runs if piece.startswith("LINE-")]
+    assert [piece for piece, _y in numbers] == [f"LINE-{n:02d}" for n in range(12)]
+    amounts = [(piece, y) for piece, _x, y, _size in runs if piece.startswith("$1,000,0")]
+    assert len(amounts) == 36
+    description = [y for piece, _x, y, _size in runs if piece.startswith("Coverage as of")]
+    assert description and description[0] > DESCRIPTION_BOTTOM
+    for _piece, y in numbers + amounts:
+        assert description[0] + 8 < y < TABLE_HEAD_BOTTOM  # in the table, above its bottom
+
+
+def test_pdf_continues_rows_past_the_smallest_type_on_the_remarks_page(api, agency):
+    _many_lines(agency, "5550003", 30)
+    cert = api.get("/v1/certificates/clients?dot=5550003").json()
+    assert len(cert["coverages"]) == 30
+    pdf = api.get("/v1/certificates/clients?dot=5550003&format=pdf").content
+    reader = PdfReader(io.BytesIO(pdf))
+    assert len(reader.pages) == 2
+    first, second = (page.extract_text() for page in reader.pages)
+    assert "See the Additional Remarks page" in first
+    on_first = [n for n in range(30) if f"LINE-{n:02d}" in first]
+    assert on_first == list(range(len(on_first))) and 12 < len(on_first) < 30
+    assert all(f"LINE-{n:02d}" in second for n in range(len(on_first), 30))
