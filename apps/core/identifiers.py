@@ -9,7 +9,9 @@ field error, a query parameter naming the value sent) but the rule does not.
 from __future__ import annotations
 
 import re
+import unicodedata
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import RegexValidator
 from rest_framework.exceptions import ValidationError
 
@@ -66,16 +68,42 @@ VIN_MESSAGE = "A VIN is 17 characters of A-H, J-N, P, R-Z and 0-9."
 vin_validator = RegexValidator(VIN_RE, VIN_MESSAGE, code="invalid_vin")
 
 
+# --- Plate: compared by its ASCII letters and digits; separators (spaces, dashes, dots) ignored.
+
 PLATE_MESSAGE = "A plate has a letter or a digit."
-# A plate written (a vehicle's) is none at all, or has a letter or a digit: `---` would be
-# stored as no plate while showing one, and no lookup could find it.
-plate_validator = RegexValidator(r"^\s*$|[A-Za-z0-9]", PLATE_MESSAGE, code="invalid_plate")
+PLATE_ALPHABET_MESSAGE = (
+    "A plate is written with the letters A-Z and the digits 0-9; separators are ignored."
+)
+_NOT_PLATE_CHARACTER = re.compile(r"[^A-Za-z0-9]")
+
+
+def plate_problem(value: str) -> str | None:
+    """Why `value` names no plate, or None. A letter, digit or accent outside ASCII (Unicode
+    categories L, N, M) is refused, never dropped: 'ЖЖ171745', 'Ⅻ171745' and 'é171745' would
+    compare as plate 171745, and the long s (U+017F) upper-cases to 'S'. A plate with no
+    letter or digit at all ('---') would name every unit without one."""
+    if not value.isascii() and any(
+        not char.isascii() and unicodedata.category(char)[0] in "LNM" for char in value
+    ):
+        return PLATE_ALPHABET_MESSAGE
+    if not plate_key(value):
+        return PLATE_MESSAGE
+    return None
+
+
+def plate_validator(value: str) -> None:
+    """A plate written (a vehicle's) is none at all, or one `plate_problem` accepts: `---`
+    would be stored as no plate while showing one, and no lookup could find it."""
+    if value.strip() and (problem := plate_problem(value)):
+        raise DjangoValidationError(problem, code="invalid_plate")
 
 
 def plate_key(value: str) -> str:
-    """Plates compare without case, spaces or dashes ('abc-123' is 'ABC123'); a plate whose key
-    is empty names no plate."""
-    return re.sub(r"[^A-Z0-9]", "", value.upper())
+    """Plates compare by their ASCII letters and digits, without case ('abc-123' is 'ABC123');
+    a plate whose key is empty names no plate. Taken from the raw text, then upper-cased, so
+    no other character becomes one of them (the long s is not 'S'); `plate_problem` refuses
+    text with other letters or digits."""
+    return _NOT_PLATE_CHARACTER.sub("", value).upper()
 
 
 def normalize_vin(value: str) -> str:

@@ -19,7 +19,7 @@ from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
 from apps.core.dates import today
-from apps.core.identifiers import PLATE_MESSAGE, normalize_dot, normalize_dots, plate_key
+from apps.core.identifiers import normalize_dot, normalize_dots, plate_problem
 
 MAX_BIGINT = 2**63 - 1
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -254,8 +254,9 @@ class PlateParam(QueryParam):
         plate = data.strip()
         if len(plate) > 15:
             raise ValidationError({camel(self.field_name): ["A plate has at most 15 characters."]})
-        if not plate_key(plate):  # "---" would name every unit without a plate
-            raise ValidationError({camel(self.field_name): [PLATE_MESSAGE]})
+        problem = plate_problem(plate)  # "---" would name every unit without a plate
+        if problem:
+            raise ValidationError({camel(self.field_name): [problem]})
         return plate
 
 

@@ -114,6 +114,7 @@ def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff_client, ca
         ["1234567", "508", "1FUJGLDR7CLBP0508", "2021", "Volvo", "Tractor", "X1", "ZZ", ""],
         [rival.dot, "509", "1FUJGLDR7CLBP0509", "2021", "Volvo", "Tractor", "", "", ""],
         ["1234567", "510", "1FUJGLDR7CLBP0510", "20x1", "Volvo", "Tractor", "", "", ""],
+        ["1234567", "511", "1FUJGLDR7CLBP0511", "2021", "Volvo", "Tractor", "\u0416-511", "", ""],
     ]
     preview = _preview(staff_client, _csv(rows))
     page = preview.content.decode()
@@ -126,6 +127,7 @@ def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff_client, ca
     assert "Unknown state “ZZ”" in page
     assert f"No client with DOT {rival.dot} in your agencies" in page
     assert "is not a year like 2021" in page
+    assert "A plate is written with the letters A-Z and the digits 0-9" in page
     assert Vehicle.objects.filter(client=carrier).count() == 1
 
 

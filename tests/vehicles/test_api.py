@@ -144,6 +144,18 @@ def test_a_plate_is_none_or_has_a_letter_or_a_digit_on_update_too(api, carrier):
     assert cleared.status_code == 200 and cleared.json()["licensePlate"] == ""
 
 
+@pytest.mark.parametrize("plate", ["\u0416\u0416-1711", "\u216b12", "\u01c412", "\u00b234"])
+def test_a_plate_with_another_scripts_letter_or_digit_is_not_written(api, carrier, plate):
+    # Stored, 'ЖЖ-1711' was found by ?licensePlate=1711, and 'Ⅻ12' and 'Ǆ12' were one plate.
+    message = "A plate is written with the letters A-Z and the digits 0-9; separators are ignored."
+    created = api.post("/v1/vehicles", payload(carrier, licensePlate=plate), format="json")
+    assert field_errors(assert_problem(created, 400)) == {"licensePlate": message}
+    unit = VehicleFactory(client=carrier, license_plate="TX-1")
+    updated = api.put(f"/v1/vehicles/{unit.id}", {"licensePlate": plate}, format="json")
+    assert field_errors(assert_problem(updated, 400)) == {"licensePlate": message}
+    assert [v.license_plate for v in Vehicle.objects.all()] == ["TX-1"]
+
+
 def test_lienholder_of_another_agency_is_400(api, carrier, other_agency):
     foreign = LienholderFactory(agency=other_agency)
     response = api.post("/v1/vehicles", payload(carrier, lienholderId=foreign.id), format="json")

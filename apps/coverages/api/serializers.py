@@ -11,7 +11,7 @@ from apps.compliance.evaluation import RESULTS
 from apps.compliance.selectors import ProfileChoice, requirement_profile_resolve
 from apps.compliance.serializers import ComplianceSerializer, ProfileRefField, compliance_field
 from apps.core.camel_case import CamelCased, camel_key
-from apps.core.identifiers import parse_vin, plate_key
+from apps.core.identifiers import parse_vin, plate_problem
 from apps.core.params import (
     AsOfParam,
     DotListParam,
@@ -487,13 +487,10 @@ class FleetRequestSerializer(serializers.Serializer):
 
     def validate_license_plates(self, values):
         cleaned = [v.strip() for v in values]
-        blank = {
-            i: ["A plate cannot be blank."] if not v else ["A plate has a letter or a digit."]
-            for i, v in enumerate(cleaned)
-            if not plate_key(v)
-        }
-        if blank:
-            raise serializers.ValidationError(blank)
+        problems = (plate_problem(v) if v else "A plate cannot be blank." for v in cleaned)
+        refused = {i: [problem] for i, problem in enumerate(problems) if problem}
+        if refused:
+            raise serializers.ValidationError(refused)
         return cleaned
 
     def validate(self, attrs):
