@@ -107,8 +107,11 @@ def plate_key(value: str) -> str:
 
 
 def normalize_vin(value: str) -> str:
-    """The VIN as stored: trimmed, upper case (not yet checked; see `is_vin`)."""
-    return value.strip().upper()
+    """The VIN as stored: trimmed, upper case (not yet checked; see `is_vin`). Text beyond
+    ASCII is left as sent, for `is_vin` to refuse: upper-cased, the long s (U+017F) is 'S'
+    and the ligature 'ﬀ' is 'FF', 16 characters that matched a 17-character VIN."""
+    text = value.strip()
+    return text.upper() if text.isascii() else text
 
 
 def is_vin(value: str) -> bool:

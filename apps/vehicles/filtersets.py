@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
 from apps.core.filters import DeletedFilterSet, IdFilter, MoneyFilter, UpperChoiceFilter
+from apps.core.identifiers import normalize_vin
 from apps.core.params import ascii_int, is_ascii_int
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
@@ -46,7 +47,7 @@ class VehicleFilterSet(DeletedFilterSet):
         fields = []
 
     def filter_vin(self, queryset, name, value):
-        value = value.strip().upper()
+        value = normalize_vin(value)  # beyond ASCII as sent: it begins no VIN
         if not value:
             return queryset
         if len(value) > 17:

@@ -411,6 +411,25 @@ def test_bad_vehicle_queries_are_400(api, query):
     assert_problem(api.get(f"/v1/coverages/vehicles?{query}"), 400)
 
 
+# Upper-cased, the ligature ff (U+FB00) is FF (16 characters matched 17) and the long s is S.
+LOOKALIKE_VINS = ["1\ufb00ABXRZS3AKPB3T3", "1ffABXRZ\u017f3AKPB3T3"]
+
+
+@pytest.mark.parametrize("vin", LOOKALIKE_VINS)
+def test_a_vin_beyond_ascii_is_400_not_the_vin_it_upper_cases_to(api, carrier, vin):
+    policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier, serial_number="1FFABXRZS3AKPB3T3")
+    VehicleCoverageFactory(vehicle=unit, policy=policy)
+    assert api.get("/v1/coverages/vehicles", {"vin": "1ffabxrzs3akpb3t3"}).status_code == 200
+    for path in ("/v1/coverages/vehicles", "/v1/certificates/vehicles"):
+        body = assert_problem(api.get(path, {"vin": vin}), 400)
+        assert [e["field"] for e in body["errors"]] == ["vin"]
+    body = assert_problem(
+        api.post("/v1/coverages/vehicles/batch", {"vins": [vin]}, format="json"), 400
+    )
+    assert [e["field"] for e in body["errors"]] == ["vins.0"]
+
+
 def test_unknown_vin_is_404(api):
     assert_problem(api.get(f"/v1/coverages/vehicles?vin={VIN}"), 404)
 

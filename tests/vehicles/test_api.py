@@ -100,6 +100,8 @@ def test_create_requires_fields_naming_the_first_alternative(api, carrier, missi
         "1FUJGLDR7CLBP883O",
         "1FUJGLDR7CLBP883Q",
         "1FUJGLDR7CLBP883-",
+        "1\ufb00ABXRZS3AKPB3T3",  # the ligature ff: upper-cased, 16 characters were 17
+        "1FFABXRZ\u017f3AKPB3T3",  # the long s: upper-cased, S
     ],
 )
 def test_bad_vin_is_400(api, carrier, vin):
@@ -109,6 +111,14 @@ def test_bad_vin_is_400(api, carrier, vin):
         )
     )
     assert "serialNumber" in errors
+    assert not Vehicle.objects.exists()
+
+
+def test_the_vin_filter_reads_no_vin_into_text_beyond_ascii(api, carrier):
+    VehicleFactory(client=carrier, serial_number="1FFABXRZS3AKPB3T3")
+    assert api.get("/v1/vehicles", {"vin": "1ffab"}).json()["count"] == 1
+    for vin in ("1\ufb00AB", "1FFABXRZ\u017f3AKPB3T3"):
+        assert api.get("/v1/vehicles", {"vin": vin}).json()["count"] == 0
 
 
 @pytest.mark.parametrize(
