@@ -32,6 +32,7 @@ subset); orjson writes every other character as `json.dumps(..., ensure_ascii=Fa
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import math
 
@@ -140,7 +141,16 @@ class CamelCaseJSONRenderer(LibraryRenderer):
                         ret = ret.replace(b"\xe2\x80\xa9", b"\\u2029")
                     return ret
         # The library renderer's parent (DRF's JSONRenderer) encodes the rest.
-        return super(LibraryRenderer, self).render(data, accepted_media_type, renderer_context)
+        try:
+            return super(LibraryRenderer, self).render(data, accepted_media_type, renderer_context)
+        except UnicodeEncodeError:
+            # Text with a lone surrogate, which UTF-8 cannot encode (the parser refuses it in a
+            # body; one from anywhere else must not answer 500): written as JSON escapes.
+            escaping = copy.copy(self)
+            escaping.ensure_ascii = True
+            return super(LibraryRenderer, escaping).render(
+                data, accepted_media_type, renderer_context
+            )
 
     # DRF's settings as this project has them (UNICODE_JSON, COMPACT_JSON, STRICT_JSON): the
     # only ones orjson's output matches.

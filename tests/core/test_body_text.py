@@ -1,0 +1,59 @@
+"""A JSON body's strings are text: one holding a lone surrogate is a 400 naming its path, before
+any field or view reads it (apps.core.parsers.refused_strings)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apps.clients.models import Client
+from tests.conftest import assert_problem
+
+pytestmark = pytest.mark.django_db
+
+LONE = "\ud800"  # a high surrogate with no low one after it: not a character
+
+
+def send(api, method: str, path: str, body):
+    # json.dumps writes a lone surrogate as its escape, as a client's JSON library would; the
+    # test client's own renderer cannot encode one.
+    return getattr(api, method)(path, json.dumps(body), content_type="application/json")
+
+
+# Each answered 500: a 400 echoing the value could not be encoded, or the database refused it.
+CASES = [
+    ("/v1/coverages/vehicles/batch", {"vins": [LONE]}, "vins.0"),
+    ("/v1/coverages/vehicles/batch", {"licensePlates": ["TX-1", "\udfff"]}, "licensePlates.1"),
+    ("/v1/policies", {"limits": [{"name": f"CSL{LONE}", "amount": "1.00"}]}, "limits.0.name"),
+    ("/v1/clients", {"clientName": "Lone Star", "city": LONE}, "city"),
+    ("/v1/vehicles", {"makeCompanyName": LONE}, "makeCompanyName"),
+    ("/v1/drivers", {"driverType": LONE}, "driverType"),
+    ("/v1/policies/search", {"filter": {"insurerName": LONE}}, "filter.insurerName"),
+    ("/v1/drivers/search", {"sortOrder": LONE}, "sortOrder"),
+    ("/v1/webhooks", {"eventTypes": ["policy.created", LONE]}, "eventTypes.1"),
+    ("/v1/clients", {"clientName": "Lone Star", LONE: "x"}, "\\ud800"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), CASES)
+def test_a_lone_surrogate_is_a_400_naming_its_path(api, carrier, path, body, field):
+    clients = Client.objects.count()
+    refused = assert_problem(send(api, "post", path, body), 400)
+    # Only it: the parser refused the body before any field was validated.
+    assert [(e["field"], e["code"]) for e in refused["errors"]] == [(field, "invalid")]
+    assert "surrogate" in refused["errors"][0]["message"]
+    assert Client.objects.count() == clients
+
+
+def test_an_update_with_a_lone_surrogate_changes_nothing(api, carrier):
+    response = send(api, "put", f"/v1/clients/{carrier.id}", {"clientName": f"New{LONE}"})
+    assert [e["field"] for e in assert_problem(response, 400)["errors"]] == ["clientName"]
+    carrier.refresh_from_db()
+    assert carrier.client_name == "Lone Star Freight"
+
+
+def test_a_surrogate_pair_is_the_character_it_encodes(api, carrier):
+    response = send(api, "put", f"/v1/clients/{carrier.id}", {"clientName": "Lone Star \U0001f69a"})
+    assert response.status_code == 200, response.content
+    assert response.json()["clientName"] == "Lone Star \U0001f69a"
