@@ -1,5 +1,5 @@
-"""The JSON body parser of /v1: camelCase in, snake_case out, nesting bounded, no text that
-is not Unicode characters."""
+"""The JSON body parser of /v1: camelCase in, snake_case out, nesting bounded, no string a
+field could not take (a lone surrogate, NUL)."""
 
 from __future__ import annotations
 
@@ -33,27 +33,41 @@ def json_depth(raw: bytes) -> int:
     return deepest
 
 
-# A string holds a lone surrogate only through an escape (`"\ud800"`): the UTF-8 decoder refuses
-# one encoded as bytes. A body without such an escape is not walked.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# A string holds a lone surrogate or NUL only through an escape (`"\ud800"`, `"\u0000"`): the
+# UTF-8 decoder refuses an encoded surrogate, the JSON parser a raw control character. A body
+# without such an escape is not walked.
+_REFUSED_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_REFUSED_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 LONE_SURROGATE_MESSAGE = "A lone UTF-16 surrogate (\\ud800 to \\udfff) is not a character."
+NUL_MESSAGE = "Text cannot hold the NUL character (\\u0000)."
+
+
+def text_problem(text: str) -> str | None:
+    """Why no field takes `text`, or None: a lone surrogate is not a character (UTF-8 cannot
+    encode it), and PostgreSQL's text cannot hold NUL."""
+    found = _REFUSED_CHARACTER.search(text)
+    if found is None:
+        return None
+    return NUL_MESSAGE if found.group() == "\x00" else LONE_SURROGATE_MESSAGE
 
 
 def refused_strings(data, path: str = "") -> dict[str, list[str]]:
-    """The strings of parsed JSON (keys and values) no field may take, by their path as sent
-    (`vins.0`, `limits.0.name`; a key is named escaped). A lone surrogate passed every field
-    and answered 500 where it was written out (a 400 echoing it, the database)."""
+    """The strings of parsed JSON (keys and values) no field may take (`text_problem`), by
+    their path as sent (`vins.0`, `limits.0.name`; a key is named escaped). A lone surrogate
+    passed every field and answered 500 where it was written out (a 400 echoing it, the
+    database); a NUL sent to a master-data lookup answered PostgreSQL's DataError, a 503."""
     refused: dict[str, list[str]] = {}
     if isinstance(data, str):
-        if _LONE_SURROGATE.search(data):
-            refused[path or "non_field_errors"] = [LONE_SURROGATE_MESSAGE]
+        problem = text_problem(data)
+        if problem:
+            refused[path or "non_field_errors"] = [problem]
     elif isinstance(data, dict):
         for key, value in data.items():
-            name = key.encode("utf-8", "backslashreplace").decode()
+            name = key.encode("utf-8", "backslashreplace").decode().replace("\x00", "\\x00")
             at = f"{path}.{name}" if path else name
-            if _LONE_SURROGATE.search(key):
-                refused[at] = [LONE_SURROGATE_MESSAGE]
+            problem = text_problem(key)
+            if problem:
+                refused[at] = [problem]
             refused.update(refused_strings(value, at))
     elif isinstance(data, list):
         for index, value in enumerate(data):
@@ -63,8 +77,8 @@ def refused_strings(data, path: str = "") -> dict[str, list[str]]:
 
 class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
     """JSON nested deeper than MAX_JSON_DEPTH levels is a 400, before it reaches the parser; a
-    string holding a lone surrogate is a 400 naming its path (`refused_strings`), before any
-    field or view reads it.
+    string holding a lone surrogate or NUL is a 400 naming its path (`refused_strings`), before
+    any field or view reads it.
 
     Otherwise the library's parser (its decoding and its errors), with the keys converted by
     apps.core.camel_case.underscoreize: the same data, without the library's walk of every
@@ -81,7 +95,7 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
             raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:  # defence in depth: never a 500
             raise ParseError("JSON nested too deeply.") from None
-        if _SURROGATE_ESCAPE.search(raw):
+        if _REFUSED_ESCAPE.search(raw):
             refused = refused_strings(data)
             if refused:
                 raise ValidationError(refused)

@@ -1,5 +1,5 @@
 """A query parameter that takes one value and is sent twice is a 400, and so is a path id
-past 2^63-1 (contract section 13).
+past 2^63-1 (contract section 13), and a parameter's value holding NUL.
 
 Django's QueryDict.get() silently returns the LAST value, so `?dot=1&dot=2` verified DOT 2 and
 a filter, a page number or an id could be overridden by whatever a proxy or a careless client
@@ -22,6 +22,7 @@ from rest_framework.serializers import ListField
 
 from apps.core.camel_case import camel
 from apps.core.params import MAX_BIGINT, is_ascii_int
+from apps.core.parsers import NUL_MESSAGE
 from apps.core.problems import (
     PROBLEM_CONTENT_TYPE,
     problem_body,
@@ -134,6 +135,14 @@ class SingleValuedQueryMiddleware:
                 return problem_response(400, suspicious_request(exc))
         if not request.GET:
             return None
+        # A NUL (`%00`) is no value any parameter takes, and PostgreSQL's text cannot hold one:
+        # a lookup sent it to the database, whose DataError answered 503. The raw query string
+        # says whether to look (a parameter's value has one only if it has `%00` or NUL).
+        raw = request.META.get("QUERY_STRING", "")
+        if "%00" in raw or "\x00" in raw:
+            with_nul = [n for n, values in request.GET.lists() if any("\x00" in v for v in values)]
+            if with_nul:
+                return _problem([(name, NUL_MESSAGE) for name in with_nul], "invalid")
         repeated = [name for name, values in request.GET.lists() if len(values) > 1]
         if not repeated:
             return None

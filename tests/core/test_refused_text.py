@@ -1,5 +1,6 @@
-"""A JSON body's strings are text: one holding a lone surrogate is a 400 naming its path, before
-any field or view reads it (apps.core.parsers.refused_strings)."""
+"""A JSON body's strings are text: one holding a lone surrogate or NUL is a 400 naming its path,
+before any field or view reads it (apps.core.parsers.refused_strings); a query parameter's
+value holding NUL is a 400 naming the parameter (apps.core.query_params)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from apps.clients.models import Client
 from tests.conftest import assert_problem
+from tests.coverages.conftest import VIN
 
 pytestmark = pytest.mark.django_db
 
@@ -57,3 +59,38 @@ def test_a_surrogate_pair_is_the_character_it_encodes(api, carrier):
     response = send(api, "put", f"/v1/clients/{carrier.id}", {"clientName": "Lone Star \U0001f69a"})
     assert response.status_code == 200, response.content
     assert response.json()["clientName"] == "Lone Star \U0001f69a"
+
+
+# PostgreSQL's text cannot hold NUL: a lookup that sent one to the database answered its
+# DataError as 503 "The database is unavailable" (SQLite answered 400, each field its own way).
+NUL = "Text cannot hold the NUL character (\\u0000)."
+
+NUL_IN_BODIES = [
+    ("/v1/coverages/vehicles/batch", {"vins": [VIN], "profile": "a\u0000b"}, "profile"),
+    ("/v1/vehicles", {"makeCompanyName": "a\u0000b"}, "makeCompanyName"),
+    ("/v1/clients", {"clientName": "Lone Star", "state": "T\u0000X"}, "state"),
+    ("/v1/policies", {"limits": [{"name": "\u0000", "amount": "1.00"}]}, "limits.0.name"),
+    ("/v1/webhooks", {"eventTypes": ["policy.created\u0000"]}, "eventTypes.0"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), NUL_IN_BODIES)
+def test_nul_in_a_body_is_a_400_naming_its_path(api, carrier, path, body, field):
+    refused = assert_problem(send(api, "post", path, body), 400)
+    assert [(e["field"], e["message"]) for e in refused["errors"]] == [(field, NUL)]
+
+
+NUL_IN_QUERIES = [
+    ("/v1/coverages/clients?dot=1234567&profile=%00", "profile"),
+    (f"/v1/coverages/vehicles?vin={VIN}&profile=a%00b", "profile"),
+    ("/v1/coverages/vehicles?licensePlate=TX-4821A&licensePlateState=T%00X", "licensePlateState"),
+    ("/v1/certificates/vehicles?licensePlate=TX%004821A", "licensePlate"),
+    ("/v1/vehicles?make=Volvo%00", "make"),
+    ("/v1/drivers?licenseState=T%00X", "licenseState"),
+]
+
+
+@pytest.mark.parametrize(("query", "parameter"), NUL_IN_QUERIES)
+def test_nul_in_a_query_parameter_is_a_400_naming_it(api, carrier, query, parameter):
+    refused = assert_problem(api.get(query), 400)
+    assert [(e["field"], e["message"]) for e in refused["errors"]] == [(parameter, NUL)]
