@@ -27,8 +27,11 @@ def cursor_wrapper(cursor_class: type, alias: str, vendor: str) -> type:
 
         @classmethod
         def _bind(cls) -> None:
-            cls._metric_executed = execute_total.labels(alias, vendor)
+            # `_metric_executed` last: another thread that finds it set goes on without binding
+            # and uses `_metric_timed`, which must be there by then (set first, it was None
+            # there: AttributeError, a 500 after the statement ran, at a process's start).
             cls._metric_timed = duration.labels(alias, vendor)
+            cls._metric_executed = execute_total.labels(alias, vendor)
 
         def execute(self, *args, **kwargs):
             if self._metric_executed is None:

@@ -3,12 +3,15 @@ issue 18): the same series and values in /metrics, and no labels() lookup per st
 
 from __future__ import annotations
 
+import threading
 from unittest import mock
 
 import pytest
 from django.db import DatabaseError, connection
 from django_prometheus.db import errors_total, execute_many_total, execute_total
 from django_prometheus.db import query_duration_seconds as duration
+
+from apps.core.db_metrics import cursor_wrapper
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +80,45 @@ def test_the_database_series_are_in_metrics(client, settings):
     assert f"django_db_execute_total{{{labels}}}" in text
     assert f"django_db_query_duration_seconds_count{{{labels}}}" in text
     assert 'django_db_query_duration_seconds_bucket{alias="default",le="0.01",vendor=' in text
+
+
+def test_a_thread_that_finds_the_class_bound_never_meets_it_half_bound():
+    # The first statement's thread is held inside the binding, at the duration's child; the
+    # class's attributes say bound (the counter's child was set first) and a second thread's
+    # statement ran, then observed its duration on None: AttributeError, a 500 at a process's
+    # start. Deterministic where 16 threads and a tiny switch interval failed 115 runs of 200.
+    class Cursor:  # a class of its own: cursor_wrapper makes one wrapper per class
+        def execute(self, sql, params=None):
+            return sql
+
+    wrapper = cursor_wrapper(Cursor, "race", "test")
+    inside, resume = threading.Event(), threading.Event()
+    first_call = threading.Lock()
+    labels = duration.labels
+
+    def slow_labels(*args):
+        if first_call.acquire(blocking=False):  # only the first thread's binding waits
+            inside.set()
+            resume.wait(timeout=2)
+        return labels(*args)
+
+    errors = []
+
+    def run():
+        try:
+            wrapper().execute("SELECT 1")
+        except Exception as error:  # what the second thread met
+            errors.append(error)
+
+    with mock.patch.object(duration, "labels", slow_labels):
+        binding = threading.Thread(target=run)
+        binding.start()
+        assert inside.wait(timeout=2)
+        second = threading.Thread(target=run)
+        second.start()
+        second.join(timeout=1)  # with a lock it waits for the first: the timeout lets it on
+        resume.set()
+        binding.join()
+        second.join()
+    assert errors == []
+    assert wrapper._metric_timed is duration.labels("race", "test")
