@@ -661,9 +661,14 @@ def verify_fleet(
         )
 
     results = [entry("vin", vin, by_vin.get(vin, [])) for vin in dict.fromkeys(vins)]
+    # A plate once however it is spelt (TX-4822B, tx 4822 b), as a VIN is once: the first
+    # spelling sent answers.
+    first_spellings: dict[str, str] = {}
+    for key, plate in zip(keys, plates, strict=True):
+        first_spellings.setdefault(key, plate)
     results += [
-        entry("license_plate", plate, by_plate.get(plate_key(plate), []))
-        for plate in dict.fromkeys(plates)
+        entry("license_plate", plate, by_plate.get(key, []))
+        for key, plate in first_spellings.items()
     ]
     counts = None
     if profile is not None:

@@ -461,6 +461,25 @@ def test_batch_reports_each_unit_and_a_summary(api, carrier, covered):
     assert body["summary"] == {"requested": 5, "covered": 2, "uncovered": 1, "notFound": 2}
 
 
+def test_batch_answers_a_plate_once_however_it_is_spelt_as_a_vin(api, covered):
+    response = api.post(
+        "/v1/coverages/vehicles/batch",
+        {
+            "vins": [VIN, VIN.lower()],
+            "licensePlates": ["tx 4821a", "TX-4821A", "NOPE-1", "nope 1", "TX4821A"],
+        },
+        format="json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert [(r.get("vin") or r.get("licensePlate"), r["status"]) for r in body["results"]] == [
+        (VIN, "ACTIVE"),
+        ("tx 4821a", "ACTIVE"),  # the first spelling sent
+        ("NOPE-1", "NOT_FOUND"),
+    ]
+    assert body["summary"] == {"requested": 3, "covered": 2, "uncovered": 0, "notFound": 1}
+
+
 @pytest.mark.parametrize(
     "body",
     [
