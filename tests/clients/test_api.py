@@ -190,6 +190,20 @@ def test_create_rejects_bad_values_naming_the_field(api, agency, payload, field)
     assert not Client.objects.filter(client_name="X").exists()
 
 
+@pytest.mark.parametrize("dot", ["123456789", "1234567890123", "12a"])
+def test_a_dot_that_is_not_one_is_one_error(api, agency, carrier, dot):
+    # Nine digits were two errors on dot: "1 to 8 digits" and "no more than 8 characters".
+    message = "A DOT number is 1 to 8 digits."
+    for response in (
+        api.post(
+            "/v1/clients", {"clientName": "X", "agencyId": agency.id, "dot": dot}, format="json"
+        ),
+        api.put(f"/v1/clients/{carrier.id}", {"dot": dot}, format="json"),
+    ):
+        body = assert_problem(response, 400)
+        assert [(e["field"], e["message"]) for e in body["errors"]] == [("dot", message)]
+
+
 def test_unknown_master_data_name_is_named_in_the_message(api, agency):
     body = assert_problem(
         api.post(

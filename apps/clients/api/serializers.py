@@ -37,7 +37,8 @@ class ClientSerializer(
         source="producer.name", read_only=True, default=None, allow_null=True
     )
     parent_client_id = reference_id_field(required=False, allow_null=True)
-    dot = StrictCharField(required=False, allow_null=True, max_length=8, validators=[dot_validator])
+    # dot_validator alone says "1 to 8 digits": a max_length beside it said it again.
+    dot = StrictCharField(required=False, allow_null=True, validators=[dot_validator])
     client_type_id = MasterDataIdField(ClientType, source="client_type")
     client_type = MasterDataField(ClientType)
     acord_enabled = StrictBooleanField(required=False)
