@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# The suite runs on every core (pytest-xdist, one test module per worker at a time);
+# TEST_JOBS=0 runs it in this process, for a debugger or -x on the first failure.
+TEST_JOBS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 STAMP := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.runtime
 
@@ -49,7 +53,7 @@ dev: seed
 
 test: install
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 lint: install
 	$(BIN)/ruff check .
@@ -62,7 +66,7 @@ format: install
 
 # The suite against a real PostgreSQL server (DATABASE_URL must point at it; .ci/run starts one).
 postgres-test: install
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # The benchmark suite: PostgreSQL + fleet-scale data + gunicorn, ratios against their targets.
 bench: install
