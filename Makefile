@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
-# The suite runs on every core (pytest-xdist, one test module per worker at a time);
+# The suite runs on every core (pytest-xdist; each worker takes the tests in pytest-django's
+# order, the transactional ones, which empty the tables, last);
 # TEST_JOBS=0 runs it in this process, for a debugger or -x on the first failure.
 TEST_JOBS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+PYTEST := $(BIN)/python -m pytest -n $(TEST_JOBS)
 STAMP := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.runtime
 
