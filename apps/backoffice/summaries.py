@@ -16,6 +16,7 @@ from django.urls import reverse
 from apps.compliance.selectors import requirement_profile_resolve
 from apps.core import counting
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
+from apps.core.dates import us_text
 from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.selectors import (
@@ -64,7 +65,7 @@ def _who(record) -> str:
 
 
 def _us_date(value: dt.date | None) -> str:
-    return value.strftime("%m/%d/%Y") if value else "—"
+    return us_text(value, "/") if value else "—"
 
 
 def _timeline(coverages, on: dt.date, *, unit) -> list[dict]:
@@ -228,7 +229,7 @@ def client_summary(*, user, client, on: dt.date) -> dict:
                 "type": p.coverage_type.code,
                 "type_name": p.coverage_type.name,
                 "insurer": p.insurer.name if p.insurer_id else "—",
-                "term": f"{p.effective_date:%m/%d/%Y} to {p.expiration_date:%m/%d/%Y}",
+                "term": f"{_us_date(p.effective_date)} to {_us_date(p.expiration_date)}",
                 "url": admin_url(p),
             }
             for p in in_force

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from apps.core.dates import iso_text
+
 NUMBER_RE = re.compile(
     r"^(?P<kind>[CV])-(?P<id>[0-9]{1,18})-(?P<date>[0-9]{8})-(?P<sig>[0-9A-F]{10})$"
 )
@@ -28,14 +30,19 @@ class CertificateRef:
     as_of: dt.date
 
 
+def _digits(as_of: dt.date) -> str:
+    """20261122: the date's eight digits, year 1 too (00010101), as the number is read back."""
+    return iso_text(as_of).replace("-", "")
+
+
 def _signature(kind: str, record_id: int, as_of: dt.date) -> str:
-    message = f"certificate:{kind}:{record_id}:{as_of:%Y%m%d}".encode()
+    message = f"certificate:{kind}:{record_id}:{_digits(as_of)}".encode()
     key = settings.SECRET_KEY.encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()[:10].upper()
 
 
 def certificate_number(kind: str, record_id: int, as_of: dt.date) -> str:
-    return f"{kind}-{record_id}-{as_of:%Y%m%d}-{_signature(kind, record_id, as_of)}"
+    return f"{kind}-{record_id}-{_digits(as_of)}-{_signature(kind, record_id, as_of)}"
 
 
 def certificate_kind(number: str) -> str | None:

@@ -24,6 +24,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from apps.certificates.serializers import CertificateSerializer
+from apps.core.dates import us_text
 from apps.core.money import format_dollars
 
 WIDTH, HEIGHT = letter  # 612 x 792 points
@@ -142,7 +143,7 @@ class CertificateCanvas(Canvas):
 
 
 def _date(iso: str | None) -> str:
-    return dt.date.fromisoformat(iso).strftime("%m/%d/%Y") if iso else ""
+    return us_text(dt.date.fromisoformat(iso), "/") if iso else ""
 
 
 def _caption(c: Canvas, x: float, y: float, text: str, size: float = 5.5) -> None:

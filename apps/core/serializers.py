@@ -12,6 +12,7 @@ from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 from rest_framework.utils import humanize_datetime
 
+from apps.core.dates import us_text
 from apps.core.money import format_money, money_text
 
 
@@ -176,9 +177,7 @@ class DriverDateField(AsciiDateField):
         super().__init__(**kwargs)
 
     def to_representation(self, value):
-        # Not strftime's %Y, which leaves a year before 1000 short on glibc ("01-01-1"), a date
-        # the input refuses: four digits always, so that what is read can be sent back.
-        return f"{value.month:02d}-{value.day:02d}-{value.year:04d}"
+        return us_text(value)
 
 
 class StrictCharField(serializers.CharField):

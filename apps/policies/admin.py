@@ -18,7 +18,7 @@ from apps.core.admin_display import (
     DropdownFilter,
     field_column,
 )
-from apps.core.dates import today
+from apps.core.dates import today, us_text
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.documents.admin import PolicyDocumentInline
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
@@ -151,6 +151,6 @@ class PolicyAdmin(
 
     @admin.display(ordering="effective_date", description="term")
     def term(self, obj: Policy) -> str:
-        return f"{obj.effective_date:%m/%d/%Y} to {obj.expiration_date:%m/%d/%Y}"
+        return f"{us_text(obj.effective_date, '/')} to {us_text(obj.expiration_date, '/')}"
 
     status = field_column("status", "status")

@@ -265,7 +265,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
-    "DATE_FORMAT": "%Y-%m-%d",
+    "DATE_FORMAT": "iso-8601",  # date.isoformat(): four-digit years (apps.core.dates)
     "DATE_INPUT_FORMATS": ["%Y-%m-%d", "%m-%d-%Y"],
     "COERCE_DECIMAL_TO_STRING": True,
     "PAGE_SIZE": 25,

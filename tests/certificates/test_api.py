@@ -521,3 +521,19 @@ def test_pdf_continues_rows_past_the_smallest_type_on_the_remarks_page(api, agen
     on_first = [n for n in range(30) if f"LINE-{n:02d}" in first]
     assert on_first == list(range(len(on_first))) and 12 < len(on_first) < 30
     assert all(f"LINE-{n:02d}" in second for n in range(len(on_first), 30))
+
+
+def test_a_certificate_as_of_a_date_before_the_year_1000_is_looked_up_again(api, agency):
+    carrier = ClientFactory(agency=agency, dot="2345678")
+    PolicyFactory(
+        client=carrier,
+        policy_number="OLD-1",
+        effective_date=dt.date(1, 1, 1),
+        expiration_date=dt.date(2, 1, 1),
+    )
+    cert = api.get(f"/v1/certificates/clients?id={carrier.id}&asOf=0001-01-01").json()
+    assert cert["asOf"] == "0001-01-01"
+    assert cert["certificateNumber"].startswith(f"C-{carrier.id}-00010101-")
+    again = api.get(f"/v1/certificates/{cert['certificateNumber']}")
+    assert again.status_code == 200, again.content
+    assert again.json()["coverages"] == cert["coverages"]

@@ -347,3 +347,17 @@ def test_policy_vehicles_order_ties_and_pages_from_both_ends(
     with django_assert_max_num_queries(12) as seven:
         api.get(f"/v1/policies/{policy.id}/vehicles?limit=7&page=1")
     assert len(one.captured_queries) == len(seven.captured_queries)
+
+
+def test_a_date_before_the_year_1000_is_written_with_four_digits_and_sent_back(api, carrier):
+    created = api.post(
+        "/v1/policies",
+        payload(carrier, effectiveDate="0001-01-01", expirationDate="0999-12-31"),
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    policy = created.json()
+    assert (policy["effectiveDate"], policy["expirationDate"]) == ("0001-01-01", "0999-12-31")
+    response = api.put(f"/v1/policies/{policy['id']}", policy, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["effectiveDate"] == "0001-01-01"
