@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.utils import timezone
 
@@ -24,3 +25,24 @@ def iso_text(day: dt.date) -> str:
 def us_text(day: dt.date, sep: str = "-") -> str:
     """03-01-2026, or 03/01/2026 with `sep` "/"."""
     return f"{day.month:02d}{sep}{day.day:02d}{sep}{day.year:04d}"
+
+
+# A date is read as the contract writes it (section 6), YYYY-MM-DD or MM-dd-yyyy, in exactly
+# those digits: ASCII (strptime reads any script's digits, a fullwidth 2) and zero-padded
+# (strptime reads 2026-3-1 as 2026-03-01).
+_DATE_SHAPES = {
+    "%Y-%m-%d": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"),
+    "%m-%d-%Y": re.compile(r"[0-9]{2}-[0-9]{2}-[0-9]{4}"),
+}
+
+
+def date_from_text(text: str) -> dt.date | None:
+    """The date `text` writes as YYYY-MM-DD or MM-dd-yyyy, exactly; None for anything else (a
+    day that does not exist too)."""
+    for fmt, shape in _DATE_SHAPES.items():
+        if shape.fullmatch(text):
+            try:
+                return dt.datetime.strptime(text, fmt).date()
+            except ValueError:
+                return None
+    return None

@@ -18,7 +18,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
-from apps.core.dates import today
+from apps.core.dates import date_from_text, today
 from apps.core.identifiers import normalize_dot, normalize_dots, plate_problem
 
 MAX_BIGINT = 2**63 - 1
@@ -69,8 +69,6 @@ def positive_int(raw, *, field: str, maximum: int) -> int:
 
 
 # --- query parameters, parsed by serializer fields -----------------------------------------
-
-DATE_FORMATS = ("%Y-%m-%d", "%m-%d-%Y")
 
 
 class QueryParameters(serializers.Serializer):
@@ -218,14 +216,10 @@ class AsOfParam(QueryParam):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data) -> dt.date:
-        if not data.isascii():  # strptime takes any script's digits (a fullwidth 2)
+        day = date_from_text(data.strip())
+        if day is None:
             self.fail("invalid")
-        for fmt in DATE_FORMATS:
-            try:
-                return dt.datetime.strptime(data.strip(), fmt).date()
-            except ValueError:
-                continue
-        self.fail("invalid")
+        return day
 
     def to_representation(self, value):
         return value.isoformat()

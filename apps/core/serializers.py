@@ -12,7 +12,7 @@ from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 from rest_framework.utils import humanize_datetime
 
-from apps.core.dates import us_text
+from apps.core.dates import date_from_text, us_text
 from apps.core.money import format_money, money_text
 
 
@@ -149,14 +149,18 @@ def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str
 
 
 class AsciiDateField(serializers.DateField):
-    """A date whose digits are ASCII: DRF parses it with strptime, which reads any script's
-    digits (a fullwidth 2 in the year), as `asOf` and every integer refuse them (contract 13)."""
+    """A date in a body, read as `asOf` in the query is (`date_from_text`): YYYY-MM-DD or
+    MM-dd-yyyy in exactly those ASCII digits. DRF's strptime read any script's digits (a
+    fullwidth 2 in the year) and unpadded parts (2026-3-1)."""
 
     def to_internal_value(self, value):
-        if isinstance(value, str) and not value.isascii():
+        if not isinstance(value, str):
+            return super().to_internal_value(value)  # a date object, or DRF's own refusal
+        day = date_from_text(value)
+        if day is None:
             formats = getattr(self, "input_formats", api_settings.DATE_INPUT_FORMATS)
             self.fail("invalid", format=humanize_datetime.date_formats(formats))
-        return super().to_internal_value(value)
+        return day
 
 
 @extend_schema_field(

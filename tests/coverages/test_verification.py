@@ -120,6 +120,9 @@ def test_deleted_client_leaves_verification(api, carrier, covered):
         "dot=1&asOf=%EF%BC%92026-11-27",
         "dot=1&asOf=2026-11-%D9%A27",
         "dot=1&asOf=11-27-%EF%BC%92026",
+        # and exactly its digits, as a date in a body
+        "dot=1&asOf=2026-2-28",
+        "dot=1&asOf=2-28-2026",
     ],
 )
 def test_bad_client_queries_are_400(api, query):

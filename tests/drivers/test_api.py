@@ -370,3 +370,10 @@ def test_a_date_in_another_scripts_digits_is_400(api, carrier):
     body = payload(carrier, dateOfBirth="05-17-\uff11984")
     errors = field_errors(assert_problem(api.post("/v1/drivers", body, format="json"), 400))
     assert "dateOfBirth" in errors
+
+
+@pytest.mark.parametrize("written", ["5-17-1984", "05-7-1984", "1984-5-17", "05-17-84"])
+def test_a_date_without_all_its_digits_is_400(api, carrier, written):
+    body = payload(carrier, dateOfBirth=written)
+    errors = field_errors(assert_problem(api.post("/v1/drivers", body, format="json"), 400))
+    assert "dateOfBirth" in errors

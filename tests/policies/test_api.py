@@ -94,6 +94,13 @@ def test_create_requires_fields(api, carrier, missing):
         # strptime reads any script's digits; a date's are ASCII (as asOf's, a DOT's)
         ({"effectiveDate": "\uff12026-01-01"}, "effectiveDate"),
         ({"expirationDate": "01-01-\uff12027"}, "expirationDate"),
+        # and exactly its digits: strptime reads unpadded parts (2026-3-1 as 2026-03-01)
+        ({"effectiveDate": "2026-3-1"}, "effectiveDate"),
+        ({"effectiveDate": "2026-03-1"}, "effectiveDate"),
+        ({"effectiveDate": "3-01-2026"}, "effectiveDate"),
+        ({"expirationDate": "01-1-2027"}, "expirationDate"),
+        ({"expirationDate": "01-01-27"}, "expirationDate"),
+        ({"cancellationDate": "2026-6-01"}, "cancellationDate"),
         ({"coverageType": "XX"}, "coverageType"),
         ({"stateName": "Atlantis"}, "stateName"),
         ({"producerName": "Nobody"}, "producerName"),
