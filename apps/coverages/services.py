@@ -105,6 +105,17 @@ def _check_after_earlier_periods(periods, added: dt.date) -> None:
         )
 
 
+def _check_schedulable(policy: Policy, added: dt.date) -> None:
+    """A period starts on a day the policy can cover (`Policy.schedulable_on`)."""
+    if not policy.schedulable_on(added):
+        raise ValidationError(
+            {
+                "policy_added_date": "Must be inside the policy term, before it ends on "
+                f"{policy.ends_on.isoformat()}."
+            }
+        )
+
+
 def _log(coverage, subject: Subject, *, user, effective_date: dt.date) -> None:
     CoverageEvent.objects.create(
         **{f"{subject.field}_coverage": coverage},
@@ -153,8 +164,7 @@ def coverage_assign(
         added = policy_added_date
         if added is None:
             raise ValidationError({"policy_added_date": "Required when the policy is active."})
-        if not policy.in_term(added):
-            raise ValidationError({"policy_added_date": "Must be inside the policy term."})
+        _check_schedulable(policy, added)
     elif status == PolicyStatus.FUTURE:
         added = policy.effective_date  # or, below, the end of an earlier period if later
     else:
@@ -261,8 +271,7 @@ def coverage_update(
                     "schedule it again with POST."
                 }
             )
-        if not coverage.policy.in_term(added):
-            raise ValidationError({"policy_added_date": "Must be inside the policy term."})
+        _check_schedulable(coverage.policy, added)
         _check_after_earlier_periods(
             subject.coverage.objects.filter(
                 **{f"{subject.field}_id": target_id}, policy_id=policy_id

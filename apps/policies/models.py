@@ -119,6 +119,12 @@ class PolicyTerm:
         """D inside the term, cancellation aside (SQL: `in_term_q`)."""
         return self.effective_date <= on < self.expiration_date
 
+    def schedulable_on(self, on: dt.date) -> bool:
+        """D a unit or driver may be scheduled from: a day the policy can cover, from its
+        effective date to the day before it ends (`ends_on`: a cancellation that comes first
+        ends it); a period starting later would never cover a day."""
+        return self.effective_date <= on < self.ends_on
+
     @property
     def ends_on(self) -> dt.date:
         """The first day out of force: the expiration, or a cancellation that comes first

@@ -250,3 +250,50 @@ def test_driver_detail_shows_in_force_oa_coverage(api, carrier, oa_policy):
     detail = api.get(f"/v1/drivers/{driver.id}").json()
     assert detail["verified"] is True
     assert detail["coverages"][0]["coverageType"] == "OA"
+
+
+@pytest.fixture
+def cancelling(carrier):
+    """An active policy cancelled in ten days, its term running on past that."""
+    return PolicyFactory(client=carrier, cancellation_date=today() + 10 * DAY)
+
+
+@pytest.mark.parametrize("after", [0, 1, 5])
+def test_a_unit_added_on_or_after_the_cancellation_is_400(api, unit, cancelling, after):
+    added = cancelling.cancellation_date + after * DAY
+    assert added < cancelling.expiration_date  # inside the term all the same
+    response = assign(api, unit, cancelling, policyAddedDate=added.isoformat())
+    assert "policyAddedDate" in field_errors(assert_problem(response, 400))
+    assert not VehicleCoverage.objects.exists()
+    # a day it covers is still a day to schedule from
+    last = (cancelling.cancellation_date - DAY).isoformat()
+    assert assign(api, unit, cancelling, policyAddedDate=last).status_code == 201
+
+
+def test_a_unit_rescheduled_onto_the_cancellation_is_400(api, unit, cancelling):
+    assign(api, unit, cancelling, policyAddedDate=today().isoformat())
+    moved = change(
+        api, unit, cancelling, 4, policyAddedDate=cancelling.cancellation_date.isoformat()
+    )
+    assert "policyAddedDate" in field_errors(assert_problem(moved, 400))
+    assert VehicleCoverage.objects.get().policy_added_date == today()
+
+
+def test_a_driver_added_or_rescheduled_on_the_cancellation_is_400(api, carrier):
+    oa = PolicyFactory(
+        client=carrier,
+        coverage_type=CoverageType.objects.get(code="OA"),
+        cancellation_date=today() + 10 * DAY,
+    )
+    body = {"driverId": DriverFactory(client=carrier).id, "policyId": oa.id}
+    on_cancellation = {**body, "policyAddedDate": oa.cancellation_date.isoformat()}
+    refused = api.post("/v1/drivers/coverages", on_cancellation, format="json")
+    assert "policyAddedDate" in field_errors(assert_problem(refused, 400))
+    created = api.post(
+        "/v1/drivers/coverages", {**body, "policyAddedDate": today().isoformat()}, format="json"
+    )
+    assert created.status_code == 201, created.content
+    moved = api.put(
+        "/v1/drivers/coverages", {**on_cancellation, "coverageStatus": 7}, format="json"
+    )
+    assert "policyAddedDate" in field_errors(assert_problem(moved, 400))
