@@ -10,6 +10,7 @@ from django.db.models import Q
 
 from apps.clients.models import Client
 from apps.core.filters import DeletedFilterSet, IdFilter, UpperChoiceFilter
+from apps.core.identifiers import dot_or_none
 from apps.masterdata.lookup import MasterDataFilter
 from apps.masterdata.models import CoverageType, Insurer
 from apps.policies.choices import PolicyStatus
@@ -50,7 +51,10 @@ class PolicyFilterSet(DeletedFilterSet):
         # The caller's agencies' clients only (the queryset's scope; all of them, deleted or
         # not, as the join read them): other agencies' clients don't count.
         clients = Client.objects.for_agencies(getattr(queryset, "agency_ids", None))
-        by_client = {"client_name__icontains": value, "dot": value}
+        by_client = {"client_name__icontains": value}
+        dot = dot_or_none(value)  # as stored: 02345678 finds 2345678 (contract 13)
+        if dot is not None:
+            by_client["dot"] = dot
         return queryset.filter(
             Q(policy_number__icontains=value)
             | _among("client", clients, by_client, MANY_CLIENTS)

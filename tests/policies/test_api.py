@@ -185,6 +185,15 @@ def test_filters_q_policy_client_and_coverage_type(api, carrier, agency):
     assert_problem(api.get("/v1/policies?coverageType=nope"), 400)
 
 
+@pytest.mark.parametrize("q", ["2345678", "02345678", " 0002345 "])
+def test_q_finds_a_clients_policies_by_its_dot_however_written(api, agency, q):
+    fleet = ClientFactory(agency=agency, client_name="Lone Pine", dot=q.strip().lstrip("0"))
+    policy = PolicyFactory(client=fleet, policy_number="GWC-1")
+    PolicyFactory(client=ClientFactory(agency=agency, client_name="Elsewhere", dot="345678"))
+    response = api.get("/v1/policies", {"q": q})
+    assert [p["id"] for p in response.json()["results"]] == [policy.id]
+
+
 @pytest.mark.parametrize("amount", ["1e6", "1_000", "\uff11\uff10\uff10", "NaN", "Infinity"])
 def test_an_amount_must_be_plain_decimal_text(api, carrier, amount):
     policy = PolicyFactory(client=carrier, premium=Decimal("10.00"))
