@@ -186,7 +186,7 @@ def test_the_object_is_stored_as_the_type_its_bytes_say(api, agency, settings, m
     assert response.status_code == 201, response.content
     document = Document.objects.get()
     stored = s3.head_object(Bucket=BUCKET, Key=document.storage_name)
-    assert stored["ContentType"] == document.content_type == "text/plain"
+    assert stored["ContentType"] == document.content_type == "text/csv"
 
 
 def test_expired_presigned_url_is_refused(api, agency, settings, s3rver_endpoint):

@@ -38,8 +38,17 @@ ACCEPTED = {
 
 
 @pytest.mark.parametrize("content", ACCEPTED.values(), ids=ACCEPTED.keys())
-def test_text_is_accepted_as_plain_text(api, carrier, content):
-    response = upload(api, carrier, content=content, name="units.csv")
+def test_text_named_csv_is_accepted_as_csv(api, carrier, content):
+    # CSV is a type of its own (contract 13); the bytes say text, the name which text.
+    response = upload(api, carrier, content=content, name="units.CSV")
+    assert response.status_code == 201, response.content
+    assert response.json()["contentType"] == "text/csv"
+    assert Document.objects.get().content_type == "text/csv"
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "units.csv.txt", "csv"])
+def test_other_text_is_accepted_as_plain_text(api, carrier, name):
+    response = upload(api, carrier, content=ACCEPTED["windows-1252 csv"], name=name)
     assert response.status_code == 201, response.content
     assert response.json()["contentType"] == "text/plain"
 
@@ -52,7 +61,7 @@ def test_a_replacement_may_be_windows_1252_text(api, carrier):
         format="multipart",
     )
     assert response.status_code == 200, response.content
-    assert response.json()["contentType"] == "text/plain"
+    assert response.json()["contentType"] == "text/csv"
 
 
 REFUSED = {
