@@ -61,6 +61,15 @@ def dot_or_none(raw) -> str | None:
         return None
 
 
+# --- Identifiers people type (a policy number): no control characters (C0, DEL, C1), which no
+# document prints and a search cannot be typed with ("A\nB").
+
+CONTROL_MESSAGE = "Cannot contain control characters (a line break, a tab)."
+printable_validator = RegexValidator(
+    r"[\x00-\x1f\x7f-\x9f]", CONTROL_MESSAGE, code="control_character", inverse_match=True
+)
+
+
 # --- VIN: 17 characters of the VIN alphabet (no I, O or Q), compared in upper case.
 
 VIN_RE = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")

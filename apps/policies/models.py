@@ -10,6 +10,7 @@ from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Upper
 from simple_history.models import HistoricalRecords
 
+from apps.core.identifiers import printable_validator
 from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
@@ -147,7 +148,9 @@ class Policy(PolicyTerm, ClientAgencyMixin, SoftDeleteMixin, TimeStampedModel):
     agency = models.ForeignKey(
         "agencies.Agency", on_delete=models.PROTECT, related_name="+", editable=False
     )
-    policy_number = models.CharField(max_length=60, null=True, blank=True)
+    policy_number = models.CharField(
+        max_length=60, null=True, blank=True, validators=[printable_validator]
+    )
     coverage_type = models.ForeignKey(
         "masterdata.CoverageType", on_delete=models.PROTECT, related_name="+"
     )

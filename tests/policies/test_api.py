@@ -377,3 +377,18 @@ def test_a_date_before_the_year_1000_is_written_with_four_digits_and_sent_back(a
     response = api.put(f"/v1/policies/{policy['id']}", policy, format="json")
     assert response.status_code == 200, response.content
     assert response.json()["effectiveDate"] == "0001-01-01"
+
+
+@pytest.mark.parametrize("number", ["A\nB", "A\tB", "A\rB", "A\x7fB", "A\x85B", "\x1b[31mA"])
+def test_a_policy_number_with_a_control_character_is_400(api, carrier, number):
+    body = assert_problem(
+        api.post("/v1/policies", payload(carrier, policyNumber=number), format="json"), 400
+    )
+    assert "control characters" in field_errors(body)["policyNumber"]
+    assert not Policy.objects.exists()
+    policy = PolicyFactory(client=carrier, policy_number="A-1")
+    body = assert_problem(
+        api.put(f"/v1/policies/{policy.id}", {"policyNumber": number}, format="json"), 400
+    )
+    assert "policyNumber" in field_errors(body)
+    assert Policy.objects.get().policy_number == "A-1"
