@@ -7,11 +7,12 @@ from collections.abc import Mapping
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.fields import Field, SkipField
+from rest_framework.fields import Field, SkipField, empty
 from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 from rest_framework.utils import humanize_datetime
 
+from apps.core.camel_case import camel
 from apps.core.dates import date_from_text, us_text
 from apps.core.money import format_money, money_text
 
@@ -107,7 +108,53 @@ class _Unplanned(Exception):
     """A value the plan leaves to the field's own `get_attribute`."""
 
 
-class AuditedModelSerializer(PlannedRepresentation, serializers.ModelSerializer):
+class OneRecordPerAttribute:
+    """Fields that write one attribute (a reference by id, by name or by code: `insurerId` and
+    `insurerName`, `coverageType` and `fullCoverageTypeName`, `makeId`, `makes` and
+    `makeCompanyName`) may be sent together, and must then say the same: different records are
+    a 400 on each of them, naming the others (contract 6); DRF let the last one declared win in
+    silence. A null beside a value names nothing (`"coverageType": null` with a
+    `fullCoverageTypeName`): the value stands, whatever the order. A value resolved only in
+    `validate()` (a city, within its state) is compared once it is, by its `resolved`."""
+
+    def run_validation(self, data=empty):
+        self._written = {}  # attribute path -> the values written to it, in field order
+        attrs = super().run_validation(data)
+        errors = {}
+        for keys, values in self._written.items():
+            if len(values) < 2:
+                continue
+            names = [  # the fields DRF wrote it with: those sent, in order
+                f.field_name
+                for f in self._writable_fields
+                if tuple(f.source_attrs) == keys and f.get_value(data) is not empty
+            ]
+            said = {
+                name: getattr(value, "resolved", value)
+                for name, value in zip(names, values, strict=True)
+                if value is not None
+            }
+            for name, value in said.items():
+                others = ", ".join(camel(n) for n, v in said.items() if v != value)
+                if others:
+                    errors[name] = [f"Names another record than {others}."]
+        if errors:
+            raise serializers.ValidationError(errors, code="conflict")
+        return attrs
+
+    def set_value(self, dictionary, keys, value):
+        written = self.__dict__.get("_written")
+        if written is not None and keys:  # not a `source="*"` field, which writes several
+            values = written.setdefault(tuple(keys), [])
+            values.append(value)
+            if value is None and any(v is not None for v in values):
+                return  # names nothing: the value written before stands
+        super().set_value(dictionary, keys, value)
+
+
+class AuditedModelSerializer(
+    PlannedRepresentation, OneRecordPerAttribute, serializers.ModelSerializer
+):
     """ModelSerializer whose timestamps are UTC and whose audit fields are read-only."""
 
     created_at = UtcDateTimeField(read_only=True)

@@ -154,6 +154,7 @@ class UnresolvedCity:
 
     def __init__(self, value):
         self.value = value
+        self.resolved = self  # none yet: compares with nothing but itself
 
 
 def resolve_cities(attrs: dict, instance, pairs: list[tuple[str, str]]) -> dict:
@@ -169,7 +170,8 @@ def resolve_cities(attrs: dict, instance, pairs: list[tuple[str, str]]) -> dict:
         state = attrs.get(state_field, getattr(instance, state_field, None) if instance else None)
         if isinstance(raw, UnresolvedCity):
             try:
-                attrs[city_field] = resolve_city(state, raw.value)
+                # `resolved`: compared with a cityId sent too (OneRecordPerAttribute)
+                attrs[city_field] = raw.resolved = resolve_city(state, raw.value)
             except serializers.ValidationError as exc:
                 errors[city_field] = exc.detail
             continue

@@ -379,3 +379,15 @@ def test_every_filtered_field_sorts(api, agency):
     ][:1] == [True]
     for sort in ("minValue", "-maxValue"):
         assert api.get(f"/v1/vehicles?sort={sort}").status_code == 200
+
+
+def test_a_city_by_id_and_by_another_citys_name_is_400(api, agency):
+    from apps.masterdata.models import City
+
+    austin = City.objects.get(state__code="TX", name="Austin")
+    sent = {"clientName": "X", "agencyId": agency.id, "state": "TX", "cityId": austin.id}
+    body = assert_problem(api.post("/v1/clients", {**sent, "city": "El Paso"}, format="json"), 400)
+    assert set(field_errors(body)) == {"cityId", "city"}
+    response = api.post("/v1/clients", {**sent, "city": "austin"}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["city"] == "Austin"

@@ -392,3 +392,72 @@ def test_a_policy_number_with_a_control_character_is_400(api, carrier, number):
     )
     assert "policyNumber" in field_errors(body)
     assert Policy.objects.get().policy_number == "A-1"
+
+
+@pytest.mark.parametrize(
+    ("extra", "fields"),
+    [
+        (
+            {"coverageType": "AL", "fullCoverageTypeName": "Auto Physical Damage"},
+            {"coverageType", "fullCoverageTypeName"},
+        ),
+        ({"coverageTypeId": "GL", "coverageType": "AL"}, {"coverageTypeId", "coverageType"}),
+        ({"stateId": "OK", "stateName": "Texas"}, {"stateId", "stateName"}),
+    ],
+)
+def test_two_fields_naming_different_records_are_400_naming_both(api, carrier, extra, fields):
+    from apps.masterdata.models import CoverageType, State
+
+    if "stateId" in extra:
+        extra["stateId"] = State.objects.get(code=extra["stateId"]).id
+    if "coverageTypeId" in extra:
+        extra["coverageTypeId"] = CoverageType.objects.get(code=extra["coverageTypeId"]).id
+    body = assert_problem(api.post("/v1/policies", payload(carrier, **extra), format="json"), 400)
+    assert set(field_errors(body)) == fields
+    assert not Policy.objects.exists()
+
+
+def test_an_insurer_by_id_and_by_another_insurers_name_is_400(api, carrier):
+    from apps.masterdata.models import Insurer
+
+    great_west = PolicyFactory.insurer.function()  # the factory's insurer, "Great West…"
+    other = Insurer.objects.create(name="Northland Insurance Company", naic="24015")
+    sent = payload(carrier, insurerId=other.id, insurerName="Great West Casualty Company")
+    body = assert_problem(api.post("/v1/policies", sent, format="json"), 400)
+    errors = field_errors(body)
+    assert set(errors) == {"insurerId", "insurerName"}
+    assert "insurerName" in errors["insurerId"] and "insurerId" in errors["insurerName"]
+    policy = PolicyFactory(client=carrier, insurer=great_west)
+    changed = api.put(
+        f"/v1/policies/{policy.id}",
+        {"insurerId": great_west.id, "insurerName": "Northland Insurance Company"},
+        format="json",
+    )
+    assert set(field_errors(assert_problem(changed, 400))) == {"insurerId", "insurerName"}
+
+
+def test_the_same_record_named_every_way_is_accepted(api, carrier):
+    from apps.masterdata.models import CoverageType
+
+    apd = CoverageType.objects.get(code="APD")
+    sent = payload(
+        carrier,
+        coverageTypeId=apd.id,
+        coverageType="apd",
+        fullCoverageTypeName=" auto physical damage ",
+        insurerName="great west casualty company",
+        stateName="TX",
+    )
+    PolicyFactory.insurer.function()
+    response = api.post("/v1/policies", sent, format="json")
+    assert response.status_code == 201, response.content
+    policy = response.json()
+    assert policy["coverageType"] == "APD" and policy["stateName"] == "Texas"
+    assert api.put(f"/v1/policies/{policy['id']}", policy, format="json").status_code == 200
+
+
+def test_a_null_beside_a_name_names_nothing_whatever_the_order(api, carrier):
+    sent = payload(carrier, coverageType="GL", fullCoverageTypeName=None, stateId=None)
+    response = api.post("/v1/policies", {**sent, "stateName": "TX"}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["coverageType"] == "GL" and response.json()["stateName"] == "Texas"

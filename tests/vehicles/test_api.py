@@ -369,3 +369,17 @@ def test_lienholder_query_count_is_constant(api, carrier, agency, django_assert_
     with django_assert_max_num_queries(10) as many:
         api.get(f"/v1/vehicles/lienholders/{bank.id}")
     assert len(few.captured_queries) == len(many.captured_queries)
+
+
+def test_a_make_by_id_and_by_another_makes_name_is_400(api, carrier):
+    from apps.masterdata.models import Make
+
+    other = Make.objects.exclude(name="Freightliner").first()
+    sent = payload(carrier, makeId=other.id, makes="Freightliner")
+    body = assert_problem(api.post("/v1/vehicles", sent, format="json"), 400)
+    errors = field_errors(body)
+    assert set(errors) == {"makeId", "makes", "makeCompanyName"}
+    assert errors["makeId"] == "Names another record than makes, makeCompanyName."
+    assert errors["makes"] == errors["makeCompanyName"] == "Names another record than makeId."
+    same = payload(carrier, makeId=Make.objects.get(name="Freightliner").id, makes="freightliner")
+    assert api.post("/v1/vehicles", same, format="json").status_code == 201
