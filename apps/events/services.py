@@ -78,6 +78,28 @@ def client_event_emit(*, type: str, client, data: dict) -> Event:
     return event_emit(type=type, agency_id=client.agency_id, client_id=client.pk, data=data)
 
 
+def departure_event_emit(
+    *,
+    type: str,
+    gone_type: str,
+    agency_id: int,
+    client_id: int,
+    to_agency_id: int,
+    data: dict,
+    last_seen: dict | None,
+) -> Event:
+    """Tell the client a record moved away from (`agency_id`, `client_id`: where it was) that
+    it left: within that agency, `type` with the record as it is now (`data`); when the record
+    went to another agency (`to_agency_id`), whose data the one it left must not see,
+    `gone_type` with the record as that agency last saw it (`last_seen`). The client it moved
+    to hears of it by the write's own event (docs/webhooks.md)."""
+    if agency_id == to_agency_id:
+        return event_emit(type=type, agency_id=agency_id, client_id=client_id, data=data)
+    return event_emit(
+        type=gone_type, agency_id=agency_id, client_id=client_id, data=last_seen or {}
+    )
+
+
 def events_emit_many(items: list[dict]) -> list[Event]:
     """Record many events at once (the daily calendar job): one insert, one subscription
     query and one insert of deliveries, whatever the number of events."""
