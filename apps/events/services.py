@@ -91,13 +91,13 @@ def departure_event_emit(
     """Tell the client a record moved away from (`agency_id`, `client_id`: where it was) that
     it left: within that agency, `type` with the record as it is now (`data`); when the record
     went to another agency (`to_agency_id`), whose data the one it left must not see,
-    `gone_type` with the record as that agency last saw it (`last_seen`). The client it moved
-    to hears of it by the write's own event (docs/webhooks.md)."""
+    `gone_type` with the record as that agency last saw it (`last_seen`), marked deleted, as
+    a deletion's record is. The client it moved to hears of it by the write's own event
+    (docs/webhooks.md)."""
     if agency_id == to_agency_id:
         return event_emit(type=type, agency_id=agency_id, client_id=client_id, data=data)
-    return event_emit(
-        type=gone_type, agency_id=agency_id, client_id=client_id, data=last_seen or {}
-    )
+    gone = {**(last_seen or {}), "deleted": True}
+    return event_emit(type=gone_type, agency_id=agency_id, client_id=client_id, data=gone)
 
 
 def events_emit_many(items: list[dict]) -> list[Event]:

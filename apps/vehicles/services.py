@@ -94,8 +94,8 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
         client = data["client"] = visible_client(user, changes["client_id"])
     moves = client.agency_id != vehicle.client.agency_id
     left = (vehicle.client.agency_id, vehicle.client_id)  # where it was
-    # What the agency it leaves saw, gone: a unit's deletion is its vehicle.updated, deleted.
-    last_seen = {**record("vehicle", vehicle), "deleted": True} if moves else None
+    # What the agency it leaves saw (a unit's deletion is its vehicle.updated, deleted).
+    last_seen = record("vehicle", vehicle) if moves else None
     if left_behind(changes, "lienholder_id", vehicle.lienholder_id, moves=moves):
         data["lienholder"] = None  # the old agency's lienholder does not follow it
     elif "lienholder_id" in changes:

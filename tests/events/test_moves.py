@@ -53,7 +53,9 @@ def test_a_policy_moved_to_another_agency_is_deleted_for_the_one_it_left(
     seen = shown(api.get(f"/v1/policies/{policy.id}").json())
     moved = both.put(f"/v1/policies/{policy.id}", {"clientId": rival.id}, format="json")
     assert moved.status_code == 200, moved.content
-    assert feed(api, carrier, "policy.") == [("policy.deleted", agency.id, carrier.id, seen)]
+    # What the agency saw, deleted, as a deletion's record is.
+    gone = {**seen, "deleted": True}
+    assert feed(api, carrier, "policy.") == [("policy.deleted", agency.id, carrier.id, gone)]
     assert feed(other_api, rival, "policy.") == [
         ("policy.updated", other_agency.id, rival.id, shown(moved.json()))
     ]
@@ -94,7 +96,8 @@ def test_a_client_moved_to_another_agency_is_deleted_for_the_one_it_left(
     seen = api.get(f"/v1/clients/{carrier.id}").json()
     moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
     assert moved.status_code == 200, moved.content
-    assert feed(api, carrier, "client.") == [("client.deleted", agency.id, carrier.id, seen)]
+    gone = {**seen, "deleted": True}
+    assert feed(api, carrier, "client.") == [("client.deleted", agency.id, carrier.id, gone)]
     assert feed(other_api, carrier, "client.") == [
         ("client.updated", other_agency.id, carrier.id, moved.json())
     ]
