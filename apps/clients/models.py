@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.identifiers import dot_or_none, dot_validator
+from apps.core.identifiers import DotField, dot_or_none, dot_validator
 from apps.core.models import SoftDeleteMixin, SoftDeleteQuerySet, TimeStampedModel, live_q
 
 
@@ -39,9 +39,7 @@ class Client(SoftDeleteMixin, TimeStampedModel):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
     )
     client_name = models.CharField(max_length=200)
-    dot = models.CharField(
-        "DOT number", max_length=8, null=True, blank=True, validators=[dot_validator]
-    )
+    dot = DotField("DOT number", max_length=8, null=True, blank=True, validators=[dot_validator])
     client_type = models.ForeignKey(
         "masterdata.ClientType", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -75,6 +73,8 @@ class Client(SoftDeleteMixin, TimeStampedModel):
 
     objects = ClientQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at"])
+    # A second live client with the DOT is an error of the DOT (the API still answers 409).
+    constraint_fields = {"clients_client_unique_live_dot_per_agency": "dot"}
 
     class Meta:
         ordering = ["client_name", "id"]
@@ -103,7 +103,7 @@ class Client(SoftDeleteMixin, TimeStampedModel):
         # admin, an import. 01234567 and 1234567 are one carrier, so the unique-live-DOT
         # constraint sees them as equal and verification finds it either way.
         if self.dot:
-            self.dot = dot_or_none(self.dot) or self.dot
+            self.dot = DotField.normalize(self.dot)
         inserted = self.pk is None
         super().save(*args, **kwargs)
         # Policies, vehicles and drivers carry their client's agency (`ClientAgencyMixin`): a

@@ -9,7 +9,7 @@ from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, router, transaction
 from django.db.models import IntegerField, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseRedirect
@@ -22,6 +22,7 @@ from apps.core import counting
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
+from apps.core.problems import race_message
 
 # What a delete service raises to refuse (409 or 400 in the API); PermissionDenied stays a 403.
 DELETE_REFUSALS = (ValidationError, APIException)
@@ -251,6 +252,25 @@ class _DryRun(Exception):
     """Raised inside a savepoint to undo a service call made only to validate."""
 
 
+def trial_refusal(service_call) -> Exception | None:
+    """Run `service_call` inside a savepoint that is rolled back, to validate a form through
+    the service: what the service refuses (a validation error, a 403, an API error), or None.
+
+    A rule that only the database enforced at the trial's save (an IntegrityError: a race, or a
+    rule `full_clean` did not see) is a refusal too, in the API's words for it (its 409), never
+    a server error: the savepoint is gone and the page shows the form again."""
+    try:
+        with transaction.atomic():
+            service_call()
+            raise _DryRun
+    except _DryRun:
+        return None
+    except (ValidationError, PermissionDenied, APIException) as exc:
+        return exc
+    except IntegrityError as exc:
+        return ValidationError(race_message(exc))
+
+
 def service_errors(form, exc: Exception) -> None:
     """Put a service's refusal on the form: on the field it names where the form has one
     (`parent_client_id` is the form's `parent_client`), else above the form."""
@@ -348,16 +368,13 @@ class ServiceFormAdmin(AgencyScopedAdmin):
                 super()._post_clean()
                 if self.errors:
                     return
-                try:
-                    with transaction.atomic():
-                        model_admin.service_save(
-                            request, self.instance, self.cleaned_data, change=obj is not None
-                        )
-                        raise _DryRun
-                except _DryRun:
-                    pass
-                except (ValidationError, PermissionDenied, APIException) as exc:
-                    service_errors(self, exc)
+                refusal = trial_refusal(
+                    lambda: model_admin.service_save(
+                        request, self.instance, self.cleaned_data, change=obj is not None
+                    )
+                )
+                if refusal is not None:
+                    service_errors(self, refusal)
 
         return ServiceForm
 
@@ -552,14 +569,11 @@ class ServiceInline(AgencyScopedInline):
                 super()._post_clean()
                 if self.errors or obj is None or self.instance.pk or not self.has_changed():
                     return
-                try:
-                    with transaction.atomic():
-                        inline.service_create(request, obj, self.cleaned_data)
-                        raise _DryRun
-                except _DryRun:
-                    pass
-                except (ValidationError, PermissionDenied, APIException) as exc:
-                    service_errors(self, exc)
+                refusal = trial_refusal(
+                    lambda: inline.service_create(request, obj, self.cleaned_data)
+                )
+                if refusal is not None:
+                    service_errors(self, refusal)
 
         formset_class.form = ServiceInlineForm
         formset_class.service_inline = inline
@@ -613,15 +627,12 @@ class ServiceCollectionInline(AgencyScopedInline):
                 super().clean()
                 if obj is None or any(self.errors):
                     return
-                try:
-                    with transaction.atomic():
-                        inline.service_replace(request, obj, inline.kept_rows(self))
-                        raise _DryRun
-                except _DryRun:
-                    pass
-                except (ValidationError, PermissionDenied, APIException) as exc:
-                    messages_ = getattr(exc, "messages", None) or [str(exc)]
-                    raise ValidationError(messages_) from exc
+                refusal = trial_refusal(
+                    lambda: inline.service_replace(request, obj, inline.kept_rows(self))
+                )
+                if refusal is not None:
+                    messages_ = getattr(refusal, "messages", None) or [str(refusal)]
+                    raise ValidationError(messages_) from refusal
 
         return ServiceCollectionFormSet
 

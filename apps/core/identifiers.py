@@ -4,6 +4,11 @@ A DOT number and a VIN have one definition each, here: the model field's validat
 serializers, the query parameters, the list filters and the admin's fleet import all use it, so
 what is stored, compared and verified is the same string. The messages differ by surface (a
 field error, a query parameter naming the value sent) but the rule does not.
+
+The model fields (`DotField`) put a value in its stored form before
+it is validated: `full_clean()` checks the validators and the uniqueness rules against what
+will be stored, whoever wrote the value (a serializer has normalised it already; the admin's
+form and a service called with what staff typed have not).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import unicodedata
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import RegexValidator
+from django.db import models
 from rest_framework.exceptions import ValidationError
 
 # --- DOT: 1 to 8 ASCII digits, stored without leading zeros; all zeros is not a DOT.
@@ -134,3 +140,29 @@ def parse_vin(raw: str, *, field: str = "vin") -> str:
     if not is_vin(value):
         raise ValidationError({field: [f"'{raw}' is not a VIN. {VIN_MESSAGE}"]})
     return value
+
+
+class NormalizedCharField(models.CharField):
+    """A text column whose value has one stored form (`normalize`), given before the value is
+    validated: `full_clean()` (`clean_fields`, through `clean`) puts it on the record, so the
+    validators and the uniqueness rules see the value as it will be stored. A value that has no
+    stored form is left as it is, for the validators to refuse. Lookups and writes take their
+    values as given (a prepared verification query puts each call's values into its SQL as they
+    come; the model's save() stores the normal form)."""
+
+    @staticmethod
+    def normalize(value: str) -> str:
+        return value
+
+    def clean(self, value, model_instance):
+        if isinstance(value, str) and value:
+            value = self.normalize(value)
+        return super().clean(value, model_instance)
+
+
+class DotField(NormalizedCharField):
+    """A USDOT number: 01234567 is validated as 1234567 (and stored so, `Client.save`)."""
+
+    @staticmethod
+    def normalize(value: str) -> str:
+        return dot_or_none(value) or value

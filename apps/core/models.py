@@ -366,9 +366,9 @@ class ConstraintRulesMixin:
     handler (apps/core/problems.py) answers such an error 409, and a race that only the database
     catches (IntegrityError) too.
 
-    A CheckConstraint named in `constraint_fields` is the rule of one field's value (a policy's
-    dates in order): its broken message is that field's error, so the API and the admin's form
-    name the field without a service repeating the check."""
+    A constraint named in `constraint_fields` is the rule of one field's value (a policy's dates
+    in order, a client's DOT unique in its agency): its broken message is that field's error, so
+    the API and the admin's form name the field without a service repeating the check."""
 
     # {constraint name (as resolved, "policies_policy_…"): the field its error belongs to}
     constraint_fields: ClassVar[dict[str, str]] = {}
@@ -386,8 +386,8 @@ class ConstraintRulesMixin:
                         message = constraint.get_violation_error_message()
                         filled = message.format_map(_RecordValues(self))
                         error = ValidationError(filled, code=UNIQUE)
-                    elif constraint.name in self.constraint_fields:
-                        error = ValidationError({self.constraint_fields[constraint.name]: broken})
+                    if constraint.name in self.constraint_fields:
+                        error = ValidationError({self.constraint_fields[constraint.name]: error})
                     errors = error.update_error_dict(errors)
         if errors:
             raise ValidationError(errors)

@@ -67,6 +67,42 @@ def test_client_form_saves_through_the_service_with_its_author(staff_client, age
     assert carrier.history.first().history_user == staff_client.user
 
 
+DOT_TAKEN = "A live client with DOT 1234567 already exists in this agency."
+
+
+def _dot_errors(response) -> list[str]:
+    assert response.status_code == 200  # the form again, not a server error
+    return response.context["adminform"].form.errors.get("dot")
+
+
+def test_client_form_reads_a_dot_with_leading_zeros_as_the_taken_one(staff_client, agency):
+    ClientFactory(agency=agency, client_name="First", dot="1234567")
+    second = ClientFactory(agency=agency, client_name="Second", dot="5556667")
+    page = staff_client.get("/admin/clients/client/add/").content.decode()
+    data = form_data(page, client_name="Zero Led", dot="01234567", agency=agency.pk)
+    added = staff_client.post("/admin/clients/client/add/", data)
+    assert _dot_errors(added) == [DOT_TAKEN]  # the API's 409, in its words, on the field
+    assert _dot_errors(change(staff_client, second, dot="01234567")) == [DOT_TAKEN]
+    second.refresh_from_db()
+    assert second.dot == "5556667"
+    assert not Client.objects.filter(client_name="Zero Led").exists()
+
+
+def test_a_rule_only_the_database_holds_at_the_trial_save_is_a_form_error(
+    staff_client, agency, monkeypatch
+):
+    # As when another request took the DOT between full_clean's check and the save.
+    ClientFactory(agency=agency, client_name="First", dot="1234567")
+    monkeypatch.setattr(Client, "validate_constraints", lambda self, exclude=None: None)
+    page = staff_client.get("/admin/clients/client/add/").content.decode()
+    data = form_data(page, client_name="Racing", dot="1234567", agency=agency.pk)
+    response = staff_client.post("/admin/clients/client/add/", data)
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    assert form.non_field_errors() == ["The request conflicts with an existing record."]
+    assert not Client.objects.filter(client_name="Racing").exists()
+
+
 def test_client_added_in_the_admin_goes_through_the_service(staff_client, agency):
     page = staff_client.get("/admin/clients/client/add/").content.decode()
     data = form_data(page, client_name="Admin Added Freight", dot="0098765", agency=agency.pk)
