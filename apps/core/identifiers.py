@@ -5,7 +5,7 @@ serializers, the query parameters, the list filters and the admin's fleet import
 what is stored, compared and verified is the same string. The messages differ by surface (a
 field error, a query parameter naming the value sent) but the rule does not.
 
-The model fields (`DotField`) put a value in its stored form before
+The model fields (`DotField`, `VinField`, `PlateField`) put a value in its stored form before
 it is validated: `full_clean()` checks the validators and the uniqueness rules against what
 will be stored, whoever wrote the value (a serializer has normalised it already; the admin's
 form and a service called with what staff typed have not).
@@ -166,3 +166,21 @@ class DotField(NormalizedCharField):
     @staticmethod
     def normalize(value: str) -> str:
         return dot_or_none(value) or value
+
+
+class VinField(NormalizedCharField):
+    """A VIN: trimmed and in upper case (`normalize_vin`) before it is checked, so the admin
+    takes 1fujgldr7clbp8870 as the API and the fleet import do."""
+
+    normalize = staticmethod(normalize_vin)
+
+
+def normalize_plate(value: str) -> str:
+    """A plate as stored: trimmed, upper case (compared through `plate_key`)."""
+    return value.strip().upper()
+
+
+class PlateField(NormalizedCharField):
+    """A licence plate, trimmed and in upper case (`normalize_plate`)."""
+
+    normalize = staticmethod(normalize_plate)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from apps.core.identifiers import NormalizedCharField
 from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
@@ -23,6 +24,12 @@ def normalize_license_number(value: str) -> str:
     """A driver's licence number as stored and compared: trimmed, upper case (tx123 is TX123),
     whoever writes it (the API, the admin, a fleet file) and whoever looks it up."""
     return value.strip().upper()
+
+
+class LicenseNumberField(NormalizedCharField):
+    """A licence number, validated and compared as stored (`normalize_license_number`)."""
+
+    normalize = staticmethod(normalize_license_number)
 
 
 # A driver's copy of its licence state's USPS code, its sort column (see SORT_INDEXES).
@@ -74,7 +81,7 @@ class Driver(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     )
     date_of_birth = models.DateField(null=True, blank=True)
     hire_date = models.DateField(null=True, blank=True)
-    license_number = models.CharField(max_length=40, blank=True, db_index=True)
+    license_number = LicenseNumberField(max_length=40, blank=True, db_index=True)
     license_state = models.ForeignKey(
         "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

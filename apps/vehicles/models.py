@@ -8,7 +8,15 @@ from django.db.models import F
 from django.db.models.functions import Upper
 from simple_history.models import HistoricalRecords
 
-from apps.core.identifiers import normalize_vin, plate_key, plate_validator, vin_validator
+from apps.core.identifiers import (
+    PlateField,
+    VinField,
+    normalize_plate,
+    normalize_vin,
+    plate_key,
+    plate_validator,
+    vin_validator,
+)
 from apps.core.models import (
     AgencyScopedQuerySet,
     ClientAgencyMixin,
@@ -94,8 +102,8 @@ class Vehicle(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     make = models.ForeignKey("masterdata.Make", on_delete=models.PROTECT, related_name="+")
     # The make's name, copied (`MAKE_NAME`): the column `sort=make` orders by.
     make_name = models.CharField(max_length=120, default="", editable=False)
-    serial_number = models.CharField("VIN", max_length=17, validators=[vin_validator])
-    license_plate = models.CharField(max_length=15, blank=True, validators=[plate_validator])
+    serial_number = VinField("VIN", max_length=17, validators=[vin_validator])
+    license_plate = PlateField(max_length=15, blank=True, validators=[plate_validator])
     license_plate_key = models.CharField(max_length=15, blank=True, editable=False)
     license_plate_state = models.ForeignKey(
         "masterdata.State", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -116,6 +124,8 @@ class Vehicle(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
     objects = VehicleQuerySet.as_manager()
     history = HistoricalRecords(excluded_fields=["updated_at", "make_name"])
     copied_columns = (MAKE_NAME,)
+    # A second unit of the client with the VIN is an error of the VIN (the API answers 409).
+    constraint_fields = {"vehicles_vehicle_unique_vin_per_client": "serial_number"}
 
     class Meta:
         ordering = ["unit", "id"]
@@ -173,6 +183,6 @@ class Vehicle(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
 
     def save(self, *args, **kwargs):
         self.serial_number = normalize_vin(self.serial_number or "")
-        self.license_plate = (self.license_plate or "").strip().upper()
+        self.license_plate = normalize_plate(self.license_plate or "")
         self.license_plate_key = plate_key(self.license_plate)
         super().save(*args, **kwargs)  # the copy of the make's name follows the make

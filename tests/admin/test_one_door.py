@@ -18,6 +18,7 @@ from apps.events.models import Event
 from apps.masterdata.models import City, UnitType
 from apps.policies.models import PolicyLimit
 from apps.reports.models import PolicyPremiumReport
+from apps.vehicles.models import Vehicle
 from tests.admin.formdata import form_data
 from tests.factories import (
     ClientFactory,
@@ -31,10 +32,17 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 
+def change_url(obj) -> str:
+    return f"/admin/{obj._meta.app_label}/{obj._meta.model_name}/{obj.pk}/change/"
+
+
+def change_page(staff_client, obj) -> str:
+    return staff_client.get(change_url(obj)).content.decode()
+
+
 def change(staff_client, obj, **overrides):
-    url = f"/admin/{obj._meta.app_label}/{obj._meta.model_name}/{obj.pk}/change/"
-    data = form_data(staff_client.get(url).content.decode(), **overrides)
-    return staff_client.post(url, data)
+    data = form_data(change_page(staff_client, obj), **overrides)
+    return staff_client.post(change_url(obj), data)
 
 
 def test_client_form_refuses_a_parent_cycle(staff_client, agency):
@@ -285,6 +293,38 @@ def test_vehicle_form_refuses_a_vin_the_client_already_has(staff_client, agency)
     assert "already has a vehicle with" in response.content.decode()
     second.refresh_from_db()
     assert second.serial_number == "3AKJHHDR5KSKA1234"
+
+
+def test_vehicle_form_takes_a_vin_and_a_plate_as_the_api_does(staff_client, agency):
+    # POST /v1/vehicles and the fleet import take a VIN in lower case (normalize_vin).
+    carrier = ClientFactory(agency=agency)
+    model = VehicleFactory(client=carrier, serial_number="3AKJHHDR5KSKA1234")
+    url = "/admin/vehicles/vehicle/add/"
+    page = form_data(change_page(staff_client, model))
+    fields = {k: page[k] for k in ("client", "unit_type", "make", "model_year")}
+    data = {**form_data(staff_client.get(url).content.decode()), **fields}
+    lower = {"serial_number": "1fujgldr7clbp8870", "license_plate": "tx-4k9"}
+    response = staff_client.post(url, {**data, "unit": "L-1", **lower})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    added = Vehicle.objects.get(unit="L-1")
+    assert (added.serial_number, added.license_plate) == ("1FUJGLDR7CLBP8870", "TX-4K9")
+
+    again = staff_client.post(url, {**data, "unit": "L-2", **lower})  # the same VIN again
+    assert again.status_code == 200
+    assert again.context["adminform"].form.errors["serial_number"] == [
+        "This client already has a vehicle with VIN 1FUJGLDR7CLBP8870."
+    ]
+    assert change(staff_client, model, serial_number="3akjhhdr5kska1234").status_code == 302
+    model.refresh_from_db()
+    assert model.serial_number == "3AKJHHDR5KSKA1234"
+
+
+def test_driver_form_stores_a_licence_number_as_the_api_does(staff_client, agency):
+    driver = DriverFactory(client=ClientFactory(agency=agency), license_number="TX100")
+    response = change(staff_client, driver, license_number=" tx12345 ")
+    assert response.status_code == 302, response.content.decode()[:3000]
+    driver.refresh_from_db()
+    assert driver.license_number == "TX12345"
 
 
 def test_vehicle_form_refuses_a_lienholder_of_another_agency(staff_client, agency, other_agency):
