@@ -9,8 +9,8 @@ from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, router, transaction
-from django.db.models import IntegerField, QuerySet
+from django.db import IntegrityError, router, transaction
+from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
@@ -19,6 +19,7 @@ from rest_framework.exceptions import APIException
 from simple_history.admin import SimpleHistoryAdmin
 
 from apps.core import counting
+from apps.core.admin_keys import record_key
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
@@ -69,21 +70,11 @@ class KeyCheckedAutocompleteSelect(AutocompleteSelect):
     """
 
     def optgroups(self, name, value, attr=None):
-        return super().optgroups(name, [v for v in value if self._could_be_a_key(v)], attr)
-
-    def _could_be_a_key(self, value) -> bool:
         remote = self.field.remote_field
         meta = remote.model._meta
         target = meta.get_field(getattr(remote, "field_name", None) or meta.pk.name)
-        try:
-            key = target.to_python(value)
-        except ValidationError:
-            return False
-        if isinstance(target, IntegerField):
-            ops = connections[self.db or DEFAULT_DB_ALIAS].ops
-            low, high = ops.integer_field_range(target.get_internal_type())
-            return (low is None or low <= key) and (high is None or key <= high)
-        return True
+        keys = [v for v in value if record_key(target, v, using=self.db) is not None]
+        return super().optgroups(name, keys, attr)
 
 
 class _ScopedRows:

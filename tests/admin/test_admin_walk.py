@@ -13,6 +13,7 @@ import re
 
 import pytest
 from django.contrib import admin
+from django.contrib.contenttypes.models import ContentType
 from django.core.files.base import ContentFile
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -202,6 +203,8 @@ def object_urls(model, record) -> list[str]:
     for name in OBJECT_VIEWS:
         if name.startswith(model_view_name(model, "")):
             urls.append(reverse(f"admin:{name}", args=[pk]))
+    content_type = ContentType.objects.get_for_model(model).pk
+    urls.append(reverse("admin:view_on_site", args=[content_type, pk]))
     return urls
 
 

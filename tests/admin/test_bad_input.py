@@ -5,11 +5,20 @@ a filter's id past the column's range."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.contenttypes.models import ContentType
+from django_tasks_db.models import DBTaskResult
 
+from apps.clients.models import Client
 from apps.drivers.models import DriverVehicle
 from apps.vehicles.models import Vehicle
 from tests.admin.formdata import form_data
-from tests.factories import ClientFactory, DriverFactory, PolicyFactory, VehicleFactory
+from tests.factories import (
+    ClientFactory,
+    DriverFactory,
+    PolicyFactory,
+    UserFactory,
+    VehicleFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +108,28 @@ def test_a_client_filter_past_the_id_range_is_answered_as_an_unknown_client(
         assert past.status_code == 200
         assert past.context["cl"].result_count == 0
         assert "MARK" not in past.content.decode()
+
+
+@pytest.mark.parametrize("user", ["staff", "superuser"])
+def test_view_on_site_for_an_id_that_is_no_key_of_the_model_is_404(client, staff, user):
+    # A task result's key is a UUID: Django's redirect view let "4" raise (500).
+    tasks = ContentType.objects.get_for_model(DBTaskResult).pk
+    clients = ContentType.objects.get_for_model(Client).pk
+    root = UserFactory(username="root", is_staff=True, is_superuser=True)
+    client.force_login(staff if user == "staff" else root)
+    for path in (f"{tasks}/4", f"{tasks}/abc", f"{clients}/abc", f"{clients}/{'9' * 30}", "x/1"):
+        assert client.get(f"/admin/r/{path}/").status_code == 404, path
+
+
+def test_view_on_site_leads_only_to_records_the_staff_member_sees(
+    staff_client, agency, other_agency, monkeypatch
+):
+    # No model has a page outside the admin yet; one that had would lead anyone to it.
+    monkeypatch.setattr(Client, "get_absolute_url", lambda c: f"/carriers/{c.pk}/", raising=False)
+    mine = ClientFactory(agency=agency)
+    rival = ClientFactory(agency=other_agency)
+    clients = ContentType.objects.get_for_model(Client).pk
+    response = staff_client.get(f"/admin/r/{clients}/{mine.pk}/")
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/carriers/{mine.pk}/")
+    assert staff_client.get(f"/admin/r/{clients}/{rival.pk}/").status_code == 404
