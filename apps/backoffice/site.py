@@ -10,6 +10,7 @@ from functools import wraps
 
 from django.contrib import admin
 from django.contrib.admin.exceptions import DisallowedModelAdminLookup
+from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes import views as contenttype_views
 from django.contrib.contenttypes.models import ContentType
 from django.http import Http404
@@ -31,8 +32,36 @@ class BackOfficeSite(admin.AdminSite):
     index_template = "admin/backoffice_index.html"
 
     def index(self, request, extra_context=None):
-        extra_context = {**(extra_context or {}), "dashboard": dashboard_for(request.user)}
+        extra_context = {
+            **(extra_context or {}),
+            "dashboard": dashboard_for(request.user),
+            "recent_actions": self.recent_actions(request),
+        }
         return super().index(request, extra_context)
+
+    def recent_actions(self, request, limit: int = 10) -> list[LogEntry]:
+        """The staff member's last actions, for the index's "Recent actions", each marked
+        `shown` when its record is one they may still see (`visible_keys`): only those name
+        it. The name is the record's as it was (LogEntry.object_repr), so a record of an
+        agency they no longer serve, moved to another agency, or deleted since, would show a
+        name their lists no longer do. One query per kind of record among the entries."""
+        entries = list(
+            LogEntry.objects.filter(user_id=request.user.pk)
+            .select_related("content_type")
+            .order_by("-action_time")[:limit]
+        )
+        by_model: dict = {}
+        for entry in entries:
+            model = entry.content_type.model_class() if entry.content_type else None
+            if model is not None:
+                by_model.setdefault(model, []).append(entry)
+        for entry in entries:
+            entry.shown = False
+        for model, logged in by_model.items():
+            visible = visible_keys(self, request, model, {entry.object_id for entry in logged})
+            for entry in logged:
+                entry.shown = entry.object_id in visible
+        return entries
 
     def get_urls(self):
         # Django's "view on site" redirect, in its place and under its name, scoped.

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.agencies.models import AgencyMembership
+from apps.clients.models import Client
+from tests.admin.formdata import form_data
+from tests.conftest import staff_member
 from tests.factories import ClientFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -51,3 +56,51 @@ def test_membership_admin_is_scoped(client, staff, other_agency):
     AgencyMembership.objects.create(user=outsider, agency=other_agency)
     client.force_login(staff)
     assert "outsider" not in client.get("/admin/agencies/agencymembership/").content.decode()
+
+
+def _changed_in_the_admin(client, record) -> None:
+    url = f"/admin/clients/client/{record.pk}/change/"
+    response = client.post(url, form_data(client.get(url).content.decode(), phone="555-0100"))
+    assert response.status_code == 302
+
+
+def _recent_actions(client) -> str:
+    page = client.get("/admin/").content.decode()
+    return page[page.index('id="recent-actions-module"') :]
+
+
+def test_recent_actions_name_only_records_the_staff_member_still_sees(
+    client, groups, agency, other_agency
+):
+    staff = staff_member([agency, other_agency], groups, "both")
+    client.force_login(staff)
+    gulf = ClientFactory(agency=other_agency, client_name="Gulf Coast Logistics", dot="3456789")
+    moved = ClientFactory(agency=agency, client_name="Moving Freight")
+    kept = ClientFactory(agency=agency, client_name="Kept Haulers")
+    for record in (gulf, moved, kept):
+        _changed_in_the_admin(client, record)
+    assert "Gulf Coast Logistics" in _recent_actions(client)
+
+    AgencyMembership.objects.filter(user=staff, agency=other_agency).delete()
+    Client.objects.filter(pk=moved.pk).update(agency=other_agency)
+    panel = _recent_actions(client)
+    assert "Gulf Coast Logistics" not in panel and "3456789" not in panel
+    assert "Moving Freight" not in panel
+    assert f'href="/admin/clients/client/{kept.pk}/change/">Kept Haulers' in panel
+    assert panel.count("A record you no longer see") == 2
+
+
+def test_recent_actions_check_each_kind_of_record_once(client, staff, agency):
+    client.force_login(staff)
+    carriers = [ClientFactory(agency=agency, client_name=f"Carrier {n}") for n in range(10)]
+    _changed_in_the_admin(client, carriers[0])
+    _recent_actions(client)  # the dashboard's counts, kept until a write
+    with CaptureQueriesContext(connection) as one:
+        _recent_actions(client)
+    for carrier in carriers[1:]:
+        _changed_in_the_admin(client, carrier)
+    _recent_actions(client)
+    with CaptureQueriesContext(connection) as ten:
+        panel = _recent_actions(client)
+    assert panel.count("Carrier ") == 10
+    assert len(ten.captured_queries) == len(one.captured_queries)
