@@ -54,6 +54,32 @@ class ScopedRelatedFieldListFilter(admin.RelatedFieldListFilter):
         target = getattr(field.remote_field, "field_name", None) or "pk"
         return [(getattr(obj, target), str(obj)) for obj in queryset]
 
+    def has_output(self):
+        # Django takes a filter's value out of the URL and applies the filter only if it has
+        # output: with one agency to choose, ?agency__id__exact=2 (not theirs, or none) was
+        # dropped and the list showed every record of theirs. A value given is applied (a
+        # record they cannot see names nothing: the list is empty, as the API's is) and shown.
+        given = self.lookup_val is not None or self.lookup_val_isnull is not None
+        return given or super().has_output()
+
+    def choices(self, changelist):
+        yield from super().choices(changelist)
+        chosen = self.lookup_val or []
+        if chosen and not {str(value) for value, _ in self.lookup_choices} & {*chosen}:
+            yield {
+                "selected": True,
+                "query_string": changelist.get_query_string(),
+                "display": "None of yours",
+            }
+
+    def queryset(self, request, queryset):
+        # An id of more digits than any key holds is no record, as an unknown id is: the list
+        # is empty (Python would not even read 5,000 digits as an int; one past 2^63-1 within
+        # 19 digits, Django's lookup already answers with no rows).
+        if any(is_ascii_int(v) and len(v.lstrip("0")) > 19 for v in self.lookup_val or ()):
+            return queryset.none()
+        return super().queryset(request, queryset)
+
 
 admin.FieldListFilter.register(
     lambda f: f.remote_field is not None, ScopedRelatedFieldListFilter, take_priority=True

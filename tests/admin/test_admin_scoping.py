@@ -8,9 +8,17 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.agencies.models import AgencyMembership
 from apps.clients.models import Client
+from apps.clients.services import client_create
 from tests.admin.formdata import form_data
 from tests.conftest import staff_member
-from tests.factories import ClientFactory, UserFactory
+from tests.factories import (
+    ClientFactory,
+    DriverFactory,
+    LienholderFactory,
+    ProducerFactory,
+    UserFactory,
+    VehicleFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +112,38 @@ def test_recent_actions_check_each_kind_of_record_once(client, staff, agency):
         panel = _recent_actions(client)
     assert panel.count("Carrier ") == 10
     assert len(ten.captured_queries) == len(one.captured_queries)
+
+
+AGENCY_FILTERS = [
+    ("clients/client", "agency__id__exact"),
+    ("vehicles/vehicle", "client__agency__id__exact"),
+    ("drivers/driver", "client__agency__id__exact"),
+    ("vehicles/lienholder", "agency__id__exact"),
+    ("compliance/requirementprofile", "agency__id__exact"),
+    ("agencies/producer", "agency__id__exact"),
+    ("agencies/agencymembership", "agency__id__exact"),
+    ("events/event", "agency__id__exact"),
+]
+
+
+@pytest.mark.parametrize(("path", "lookup"), AGENCY_FILTERS)
+def test_a_list_filtered_by_an_agency_the_staff_member_does_not_serve_is_empty(
+    client, staff, agency, other_agency, path, lookup
+):
+    # One agency to choose: Django dropped the filter and listed all of the staff member's own.
+    carrier = client_create(user=staff, agency_id=agency.pk, client_name="Own Freight")
+    VehicleFactory(client=carrier)
+    DriverFactory(client=carrier)
+    LienholderFactory(agency=agency)
+    ProducerFactory(agency=agency)
+    client.force_login(staff)
+    url = f"/admin/{path}/"
+    assert client.get(url).context["cl"].result_count > 0
+    for value in (other_agency.pk, 999, agency.pk):
+        response = client.get(url, {lookup: value})
+        assert response.status_code == 200, (url, value)
+        if value == agency.pk:
+            assert response.context["cl"].result_count > 0
+            continue
+        assert response.context["cl"].result_count == 0, (url, value)
+        assert "None of yours" in response.content.decode()  # the filter says it is on
