@@ -147,3 +147,31 @@ def test_staff_filters_the_units_by_a_client_found_as_they_type(
         page.click('details[data-filter-title="client"] .select2-selection__clear')
     assert "client__id__exact" not in page.url
     assert problems == []
+
+
+LONG_NAME = "W" * 200  # a name of one unbroken word, as long as the field takes
+
+
+@pytest.fixture
+def long_named(groups, agency):
+    staff_member([agency], groups, "staff")
+    carrier = ClientFactory(agency=agency, client_name=LONG_NAME, dot="2345678")
+    ClientFactory(agency=agency, client_name="Short Name Haulers", dot="3456789")
+    return carrier
+
+
+def test_a_long_unbroken_name_stays_within_the_page(
+    master_data_back, live_server, long_named, browser_page, tmp_path
+):
+    page = browser_page
+    page.set_viewport_size({"width": 1400, "height": 900})
+    log_in(page, live_server.url)
+    for path in (f"clients/client/{long_named.pk}/change/", "clients/client/"):
+        page.goto(f"{live_server.url}/admin/{path}")
+        page.wait_for_load_state("load")
+        page.screenshot(path=str(tmp_path / (path.replace("/", "_") + ".png")), full_page=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1400, (path, width)  # the change page was 3,778 px wide
+    # The list's other columns stay in view beside the name.
+    dot = page.locator("#result_list td.field-dot").first.bounding_box()
+    assert dot is not None and dot["x"] + dot["width"] <= 1400
