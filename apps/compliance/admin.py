@@ -56,6 +56,13 @@ class RequirementProfileAdmin(ServiceFormAdmin):
                 fields += ["name", "code", "rules"]
         return fields
 
+    def has_change_permission(self, request, obj=None):
+        # The service refuses any change to a built-in profile: its page is view-only, with no
+        # Save button that could only answer "cannot be changed".
+        if obj is not None and obj.built_in:
+            return False
+        return super().has_change_permission(request, obj)
+
     def has_delete_permission(self, request, obj=None):
         if obj is not None and obj.built_in:
             return False

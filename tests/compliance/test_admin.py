@@ -63,6 +63,19 @@ def test_built_in_profile_is_read_only(client, staff, agency):
     assert RequirementProfile.objects.filter(pk=built_in.pk).exists()
 
 
+def test_built_in_profile_page_offers_no_save(client, staff, agency):
+    # Saving it could only answer "cannot be changed": the page is view-only.
+    built_in = RequirementProfile.objects.get(agency=agency, built_in=True)
+    custom = RequirementProfile.objects.create(
+        agency=agency, name="Shipper", code="shipper", rules=[{"kind": "federal_minimum"}]
+    )
+    client.force_login(staff)
+    page = client.get(f"{URL}{built_in.pk}/change/").content.decode()
+    assert 'name="_save"' not in page and 'name="_continue"' not in page
+    assert client.post(f"{URL}{built_in.pk}/change/", {"name": "Mine"}).status_code == 403
+    assert 'name="_save"' in client.get(f"{URL}{custom.pk}/change/").content.decode()
+
+
 def test_insurer_rating_is_editable_in_the_list(client, agency):
     admin = UserFactory(username="root")
     admin.is_staff = admin.is_superuser = True
