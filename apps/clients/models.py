@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.db import models
 from simple_history.models import HistoricalRecords
 
-from apps.core.identifiers import DotField, dot_or_none, dot_validator
+from apps.core.identifiers import DotField, dot_validator
 from apps.core.models import SoftDeleteMixin, SoftDeleteQuerySet, TimeStampedModel, live_q
 
 
@@ -92,11 +91,6 @@ class Client(SoftDeleteMixin, TimeStampedModel):
                 ),
             )
         ]
-
-    def clean(self) -> None:
-        super().clean()
-        if self.dot and dot_or_none(self.dot) is None:
-            raise ValidationError({"dot": "A DOT number is 1 to 8 digits, not all zeros."})
 
     def save(self, *args, **kwargs) -> None:
         # Stored once in its normal form (contract section 13), whoever writes: the API, the

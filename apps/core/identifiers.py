@@ -160,12 +160,23 @@ class NormalizedCharField(models.CharField):
         return super().clean(value, model_instance)
 
 
+DOT_FIELD_MESSAGE = "A DOT number is 1 to 8 digits, not all zeros."
+
+
 class DotField(NormalizedCharField):
-    """A USDOT number: 01234567 is validated as 1234567 (and stored so, `Client.save`)."""
+    """A USDOT number: 01234567 is validated as 1234567 (and stored so, `Client.save`); what is
+    no DOT (`dot_or_none`: not ASCII digits, more than 8, all zeros) is one error, said once."""
 
     @staticmethod
     def normalize(value: str) -> str:
         return dot_or_none(value) or value
+
+    def validate(self, value, model_instance):
+        super().validate(value, model_instance)
+        # Before the validators (a failing validate() skips them), so "12 34" is not told
+        # twice, by the pattern and again by the zeros rule.
+        if value and dot_or_none(value) is None:
+            raise DjangoValidationError(DOT_FIELD_MESSAGE, code="invalid")
 
 
 class VinField(NormalizedCharField):
