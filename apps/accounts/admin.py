@@ -7,6 +7,7 @@ from apps.accounts.services import (
     api_key_revoke,
     api_key_update,
 )
+from apps.core.admin import run_on_each
 
 
 @admin.register(ApiKey)
@@ -41,6 +42,4 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke selected API keys", permissions=["change"])
     def revoke(self, request, queryset):
-        for key in queryset:
-            api_key_revoke(api_key=key)
-        self.message_user(request, f"Revoked {queryset.count()} key(s).")
+        run_on_each(self, request, queryset, lambda key: api_key_revoke(api_key=key), "Revoked")

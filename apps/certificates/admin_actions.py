@@ -11,12 +11,17 @@ from rest_framework.exceptions import NotFound
 
 from apps.certificates.builder import client_certificate, vehicle_certificate
 from apps.certificates.pdf import certificate_pdf
+from apps.core.admin import NOTHING_DONE
 from apps.core.dates import today
 
 
 def _download(modeladmin, request, queryset, build):
     files = []
-    for obj in queryset:
+    records = list(queryset)
+    if not records:
+        modeladmin.message_user(request, NOTHING_DONE, messages.WARNING)
+        return None
+    for obj in records:
         try:
             certificate = build(obj)
         except NotFound as exc:

@@ -226,17 +226,31 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
 
     def run_service(self, request, queryset, service, verb: str) -> None:
         """Apply a service to each selected object; report what worked and what did not."""
-        done, failed = 0, []
-        for obj in queryset:
-            try:
-                service(obj)
-                done += 1
-            except (ValidationError, PermissionDenied, APIException) as exc:
-                failed.append(f"{obj}: {refusal_message(exc)}")
-        if done:
-            self.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
-        for failure in failed:
-            self.message_user(request, failure, messages.ERROR)
+        run_on_each(self, request, queryset, service, verb)
+
+
+# A bulk action whose selection names no record the staff member may see: ids of another
+# agency's records posted by hand, or records deleted since the list was shown.
+NOTHING_DONE = "Nothing was done: none of the selected records is one you can see."
+
+
+def run_on_each(model_admin, request, queryset, service, verb: str) -> None:
+    """A bulk action: `service` applied to each selected record, and what came of it said
+    once for every action: "<verb> N record(s).", each refusal, or that nothing was done
+    (never "Froze 0 report(s).")."""
+    done, failed = 0, []
+    for obj in queryset:
+        try:
+            service(obj)
+            done += 1
+        except (ValidationError, PermissionDenied, APIException) as exc:
+            failed.append(f"{obj}: {refusal_message(exc)}")
+    if done:
+        model_admin.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
+    elif not failed:
+        model_admin.message_user(request, NOTHING_DONE, messages.WARNING)
+    for failure in failed:
+        model_admin.message_user(request, failure, messages.ERROR)
 
 
 def refusal_message(exc: Exception) -> str:

@@ -55,9 +55,9 @@ class PolicyPremiumReportAdmin(ServiceFormAdmin):
 
     @admin.action(description="Freeze a snapshot of the selected reports", permissions=["freeze"])
     def freeze_snapshot(self, request, queryset):
-        for report in queryset:
-            premium_report_snapshot(report=report)
-        self.message_user(request, f"Froze {queryset.count()} report(s).")
+        self.run_service(
+            request, queryset, lambda report: premium_report_snapshot(report=report), "Froze"
+        )
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:

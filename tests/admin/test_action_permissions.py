@@ -136,3 +136,39 @@ def test_digits_of_other_scripts_are_bad_values_not_500s(staff_client, agency):
     assert staff_client.get("/admin/clients/client/²/history/").status_code == 404
     assert staff_client.get("/admin/clients/client/\u0661/history/").status_code == 404
     assert staff_client.get(f"/admin/clients/client/{carrier.pk}/history/").status_code == 200
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+@pytest.mark.parametrize(
+    ("changelist", "action"),
+    [
+        ("/admin/reports/policypremiumreport/", "freeze_snapshot"),
+        ("/admin/clients/client/", "soft_delete"),
+        ("/admin/clients/client/", "download_client_certificates"),
+    ],
+)
+def test_an_action_on_records_the_staff_member_cannot_see_says_nothing_was_done(
+    staff_client, agency, other_agency, changelist, action
+):
+    rival = ClientFactory(agency=other_agency)
+    report = premium_report_create(user=None, policy=PolicyFactory(client=rival))
+    ids = {"freeze_snapshot": report.pk}.get(action, rival.pk)
+    response = act(staff_client, changelist, action, ids, 999999)
+    assert _messages(staff_client.get(changelist)) == [
+        "Nothing was done: none of the selected records is one you can see."
+    ], response
+    report.refresh_from_db()
+    rival.refresh_from_db()
+    assert report.snapshot_at is None and not rival.deleted
+
+
+def test_freezing_reports_says_how_many(staff_client, agency):
+    report = premium_report_create(
+        user=None, policy=PolicyFactory(client=ClientFactory(agency=agency))
+    )
+    changelist = "/admin/reports/policypremiumreport/"
+    act(staff_client, changelist, "freeze_snapshot", report.pk)
+    assert _messages(staff_client.get(changelist)) == ["Froze 1 record(s)."]
