@@ -187,8 +187,11 @@ class VinField(NormalizedCharField):
 
 
 def normalize_plate(value: str) -> str:
-    """A plate as stored: trimmed, upper case (compared through `plate_key`)."""
-    return value.strip().upper()
+    """A plate as stored: trimmed, upper case (compared through `plate_key`). Text beyond ASCII
+    is left as sent, for `plate_problem` to refuse, as `normalize_vin` leaves it: upper-cased,
+    the long s (U+017F) would be an S by the time the admin's form checks it."""
+    text = value.strip()
+    return text.upper() if text.isascii() else text
 
 
 class PlateField(NormalizedCharField):

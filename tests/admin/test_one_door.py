@@ -325,6 +325,13 @@ def test_vehicle_form_takes_a_vin_and_a_plate_as_the_api_does(staff_client, agen
     assert change(staff_client, model, serial_number="3akjhhdr5kska1234").status_code == 302
     model.refresh_from_db()
     assert model.serial_number == "3AKJHHDR5KSKA1234"
+    # Refused as the API refuses them: upper-cased first, the long s would be an S.
+    for plate in ("\u017f12", "\u0436\u0436-1711"):
+        refused = change(staff_client, model, license_plate=plate)
+        assert refused.status_code == 200, plate
+        assert "license_plate" in refused.context["adminform"].form.errors
+    model.refresh_from_db()
+    assert model.license_plate != "S12"
 
 
 def test_driver_form_stores_a_licence_number_as_the_api_does(staff_client, agency):
