@@ -13,19 +13,19 @@ from rest_framework.exceptions import ParseError, ValidationError
 from apps.core.camel_case import underscoreize
 
 MAX_JSON_DEPTH = 64
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKETS = re.compile(rb"[\[\]{}]")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
-def json_depth(raw: bytes) -> int:
+def json_depth(text: str) -> int:
     """The deepest nesting of arrays and objects in a JSON text, without parsing it.
 
     Brackets inside strings do not count. Linear in the size of the body, and never recursive:
     the parser itself recurses and raised RecursionError (a 500) 100,000 levels down.
     """
     depth = deepest = 0
-    for bracket in _BRACKETS.findall(_STRING.sub(b"", raw)):
-        if bracket in (b"[", b"{"):
+    for bracket in _BRACKETS.findall(_STRING.sub("", text)):
+        if bracket in "[{":
             depth += 1
             deepest = max(deepest, depth)
         else:
@@ -33,10 +33,11 @@ def json_depth(raw: bytes) -> int:
     return deepest
 
 
-# A string holds a lone surrogate or NUL only through an escape (`"\ud800"`, `"\u0000"`): the
-# UTF-8 decoder refuses an encoded surrogate, the JSON parser a raw control character. A body
-# without such an escape is not walked.
-_REFUSED_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+# A string holds a lone surrogate or NUL through an escape (`"\ud800"`, `"\u0000"`), or, in a
+# body whose charset's decoder lets one through (UTF-7), as itself: the decoded text is
+# searched, never the bytes, which in UTF-16 or UTF-32 do not spell the escape. A body without
+# either is not walked.
+_REFUSED_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|0000)|[\x00\ud800-\udfff]")
 _REFUSED_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 LONE_SURROGATE_MESSAGE = "A lone UTF-16 surrogate (\\ud800 to \\udfff) is not a character."
 NUL_MESSAGE = "Text cannot hold the NUL character (\\u0000)."
@@ -86,16 +87,20 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read() if stream is not None else b""
-        if json_depth(raw) > MAX_JSON_DEPTH:
-            raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels is refused.")
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            data = json.loads(raw.decode(encoding))
+            text = raw.decode(encoding)
+        except ValueError as exc:  # the library's wording
+            raise ParseError(f"JSON parse error - {exc}") from None
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels is refused.")
+        try:
+            data = json.loads(text)
         except ValueError as exc:  # the library's wording
             raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:  # defence in depth: never a 500
             raise ParseError("JSON nested too deeply.") from None
-        if _REFUSED_ESCAPE.search(raw):
+        if _REFUSED_ESCAPE.search(text):
             refused = refused_strings(data)
             if refused:
                 raise ValidationError(refused)

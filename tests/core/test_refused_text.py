@@ -94,3 +94,25 @@ NUL_IN_QUERIES = [
 def test_nul_in_a_query_parameter_is_a_400_naming_it(api, carrier, query, parameter):
     refused = assert_problem(api.get(query), 400)
     assert [(e["field"], e["message"]) for e in refused["errors"]] == [(parameter, NUL)]
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-32", "utf-7"])
+@pytest.mark.parametrize("text", ["a\x00b", LONE], ids=["nul", "lone-surrogate"])
+def test_a_body_in_another_charset_is_searched_as_text(api, carrier, charset, text):
+    # The escapes were searched in the bytes, which in UTF-16 or UTF-32 do not spell them: a
+    # NUL reached the profile lookup (PostgreSQL's DataError, a 503), a surrogate the fields.
+    body = json.dumps({"vins": [VIN], "profile": text}).encode(charset)
+    response = api.post(
+        "/v1/coverages/vehicles/batch", body, content_type=f"application/json; charset={charset}"
+    )
+    refused = assert_problem(response, 400)
+    assert [e["field"] for e in refused["errors"]] == ["profile"]
+
+
+def test_a_body_in_an_unknown_charset_is_a_400(api, carrier):
+    response = api.post(
+        "/v1/coverages/vehicles/batch",
+        b'{"vins": []}',
+        content_type="application/json; charset=x-no",
+    )
+    assert response.status_code in (400, 415), response.content
