@@ -92,14 +92,19 @@ PLATE_ALPHABET_MESSAGE = (
 _NOT_PLATE_CHARACTER = re.compile(r"[^A-Za-z0-9]")
 
 
+def _foreign_letters(value: str) -> bool:
+    """Whether `value` holds a letter, digit or accent outside ASCII (Unicode L, N, M)."""
+    return not value.isascii() and any(
+        not char.isascii() and unicodedata.category(char)[0] in "LNM" for char in value
+    )
+
+
 def plate_problem(value: str) -> str | None:
     """Why `value` names no plate, or None. A letter, digit or accent outside ASCII (Unicode
     categories L, N, M) is refused, never dropped: 'ЖЖ171745', 'Ⅻ171745' and 'é171745' would
     compare as plate 171745, and the long s (U+017F) upper-cases to 'S'. A plate with no
     letter or digit at all ('---') would name every unit without one."""
-    if not value.isascii() and any(
-        not char.isascii() and unicodedata.category(char)[0] in "LNM" for char in value
-    ):
+    if _foreign_letters(value):
         return PLATE_ALPHABET_MESSAGE
     if not plate_key(value):
         return PLATE_MESSAGE
@@ -116,8 +121,12 @@ def plate_validator(value: str) -> None:
 def plate_key(value: str) -> str:
     """Plates compare by their ASCII letters and digits, without case ('abc-123' is 'ABC123');
     a plate whose key is empty names no plate. Taken from the raw text, then upper-cased, so
-    no other character becomes one of them (the long s is not 'S'); `plate_problem` refuses
-    text with other letters or digits."""
+    no other character becomes one of them (the long s is not 'S'). Text with other letters or
+    digits (`plate_problem` refuses it in every write and lookup) has no key: a plate stored
+    before that rule ('ЖЖ-1711') is found by no plate, where its ASCII part ('1711') named it.
+    """
+    if _foreign_letters(value):
+        return ""
     return _NOT_PLATE_CHARACTER.sub("", value).upper()
 
 

@@ -461,3 +461,19 @@ def test_a_null_beside_a_name_names_nothing_whatever_the_order(api, carrier):
     response = api.post("/v1/policies", {**sent, "stateName": "TX"}, format="json")
     assert response.status_code == 201, response.content
     assert response.json()["coverageType"] == "GL" and response.json()["stateName"] == "Texas"
+
+
+def test_a_policy_stored_before_a_rule_is_still_cancelled_and_deleted(api, carrier):
+    # model_update ran full_clean() on the whole record: a number stored with a tab before
+    # numbers were checked made a cancellation a 400 on policyNumber, a field never sent.
+    policy = PolicyFactory(client=carrier)
+    Policy.objects.filter(pk=policy.pk).update(policy_number="GWC\t123")
+    day = policy.effective_date + dt.timedelta(days=10)
+    cancelled = api.put(
+        f"/v1/policies/{policy.id}", {"cancellationDate": day.isoformat()}, format="json"
+    )
+    assert cancelled.status_code == 200, cancelled.content
+    assert api.put(f"/v1/policies/{policy.id}", {"deleted": True}, format="json").status_code == 200
+    # Sending such a value is refused still.
+    refused = api.put(f"/v1/policies/{policy.id}", {"policyNumber": "X\t1"}, format="json")
+    assert "policyNumber" in field_errors(assert_problem(refused, 400))

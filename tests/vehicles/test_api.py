@@ -383,3 +383,28 @@ def test_a_make_by_id_and_by_another_makes_name_is_400(api, carrier):
     assert errors["makes"] == errors["makeCompanyName"] == "Names another record than makeId."
     same = payload(carrier, makeId=Make.objects.get(name="Freightliner").id, makes="freightliner")
     assert api.post("/v1/vehicles", same, format="json").status_code == 201
+
+
+def test_a_plate_stored_before_the_ascii_rule_is_found_by_no_plate_and_the_unit_still_changes(
+    api, carrier
+):
+    # 'ЖЖ-1711' stored before plates were ASCII kept the key '1711': a lookup of plate 1711
+    # found it, and every write to the unit was a 400 on licensePlate, a field never sent.
+    import importlib
+
+    from django.apps import apps as django_apps
+
+    unit = VehicleFactory(client=carrier, license_plate="TX-1")
+    Vehicle.objects.filter(pk=unit.pk).update(
+        license_plate="\u0416\u0416-1711", license_plate_key="1711"
+    )
+    migration = importlib.import_module(
+        "apps.vehicles.migrations.0014_plates_beyond_ascii_have_no_key"
+    )
+    migration.forget_keys(django_apps, None)
+    assert Vehicle.objects.get(pk=unit.pk).license_plate_key == ""
+    found = api.get("/v1/coverages/vehicles", {"licensePlate": "1711"})
+    assert found.status_code == 404, found.content
+    sold = api.put(f"/v1/vehicles/{unit.id}", {"status": "SOLD"}, format="json")
+    assert sold.status_code == 200, sold.content
+    assert Vehicle.objects.get(pk=unit.pk).license_plate_key == ""  # the save keeps no key
