@@ -130,12 +130,18 @@ def plate_key(value: str) -> str:
     return _NOT_PLATE_CHARACTER.sub("", value).upper()
 
 
-def normalize_vin(value: str) -> str:
-    """The VIN as stored: trimmed, upper case (not yet checked; see `is_vin`). Text beyond
-    ASCII is left as sent, for `is_vin` to refuse: upper-cased, the long s (U+017F) is 'S'
-    and the ligature 'ﬀ' is 'FF', 16 characters that matched a 17-character VIN."""
+def ascii_upper(value: str) -> str:
+    """An identifier as stored (a VIN, a plate, a licence number): trimmed, in upper case when
+    it is ASCII. Text beyond ASCII is left as sent, for the identifier's check to refuse:
+    upper-cased, the long s (U+017F) is 'S' and the ligature 'ﬀ' is 'FF' (16 characters
+    that matched a 17-character VIN), and the check would never see them."""
     text = value.strip()
     return text.upper() if text.isascii() else text
+
+
+def normalize_vin(value: str) -> str:
+    """The VIN as stored (`ascii_upper`; not yet checked, see `is_vin`)."""
+    return ascii_upper(value)
 
 
 def is_vin(value: str) -> bool:
@@ -196,11 +202,9 @@ class VinField(NormalizedCharField):
 
 
 def normalize_plate(value: str) -> str:
-    """A plate as stored: trimmed, upper case (compared through `plate_key`). Text beyond ASCII
-    is left as sent, for `plate_problem` to refuse, as `normalize_vin` leaves it: upper-cased,
-    the long s (U+017F) would be an S by the time the admin's form checks it."""
-    text = value.strip()
-    return text.upper() if text.isascii() else text
+    """A plate as stored (`ascii_upper`; compared through `plate_key`, checked by
+    `plate_problem`)."""
+    return ascii_upper(value)
 
 
 class PlateField(NormalizedCharField):
