@@ -13,7 +13,7 @@ from apps.clients.models import Client
 from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
 from apps.coverages.status import status_watch
 from apps.events.records import record
-from apps.events.services import client_event_emit, departure_event_emit
+from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import City, ClientType, State, address_check
 from apps.policies.models import Policy
 
@@ -144,7 +144,7 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
         units = live_unit_ids(client_id=client.pk)
     if moved:  # its policies are updated (Client.save): locked before its units, as always
         rows_lock(Policy.objects.filter(client_id=client.pk))
-    left = (client.agency_id, client.pk)  # where it was
+    was = (client.agency_id, client.pk)  # where it was
     last_seen = record("client", client) if moved else None
     with status_watch(client_ids=[client.pk], vehicle_ids=units):
         _, changed = model_update(
@@ -167,16 +167,12 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
     kind = "updated"
     if client.deleted != was_deleted:
         kind = "deleted" if client.deleted else "restored"
-    shown = record("client", client)
-    client_event_emit(type=f"client.{kind}", client=client, data=shown)
-    if moved:
-        departure_event_emit(
-            type=f"client.{kind}",
-            gone_type="client.deleted",
-            agency_id=left[0],
-            client_id=left[1],
-            to_agency_id=client.agency_id,
-            data=shown,
-            last_seen=last_seen,
-        )
+    record_event_emit(
+        type=f"client.{kind}",
+        gone_type="client.deleted",
+        client=client,
+        data=record("client", client),
+        was=was,
+        last_seen=last_seen,
+    )
     return client

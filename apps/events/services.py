@@ -78,26 +78,29 @@ def client_event_emit(*, type: str, client, data: dict) -> Event:
     return event_emit(type=type, agency_id=client.agency_id, client_id=client.pk, data=data)
 
 
-def departure_event_emit(
+def record_event_emit(
     *,
     type: str,
     gone_type: str,
-    agency_id: int,
-    client_id: int,
-    to_agency_id: int,
+    client,
     data: dict,
+    was: tuple[int, int],
     last_seen: dict | None,
-) -> Event:
-    """Tell the client a record moved away from (`agency_id`, `client_id`: where it was) that
-    it left: within that agency, `type` with the record as it is now (`data`); when the record
-    went to another agency (`to_agency_id`), whose data the one it left must not see,
-    `gone_type` with the record as that agency last saw it (`last_seen`), marked deleted, as
-    a deletion's record is. The client it moved to hears of it by the write's own event
-    (docs/webhooks.md)."""
-    if agency_id == to_agency_id:
-        return event_emit(type=type, agency_id=agency_id, client_id=client_id, data=data)
+) -> None:
+    """`client_event_emit` of a write to a record that may have moved: `was` is where it was
+    (agency id, client id). A record that moved tells the client it left too: within that
+    agency, `type` with the record as it is now (`data`); when it went to another agency, whose
+    data the one it left must not see, `gone_type` with the record as that agency last saw it
+    (`last_seen`), marked deleted, as a deletion's record is (docs/webhooks.md)."""
+    client_event_emit(type=type, client=client, data=data)
+    agency_id, client_id = was
+    if (agency_id, client_id) == (client.agency_id, client.pk):
+        return
+    if agency_id == client.agency_id:
+        event_emit(type=type, agency_id=agency_id, client_id=client_id, data=data)
+        return
     gone = {**(last_seen or {}), "deleted": True}
-    return event_emit(type=gone_type, agency_id=agency_id, client_id=client_id, data=gone)
+    event_emit(type=gone_type, agency_id=agency_id, client_id=client_id, data=gone)
 
 
 def events_emit_many(items: list[dict]) -> list[Event]:

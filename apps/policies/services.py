@@ -18,7 +18,7 @@ from apps.coverages.calendar import expiring_notice_on_write
 from apps.coverages.services import coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
-from apps.events.services import client_event_emit, departure_event_emit
+from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import CoverageType, Insurer, State, UnitType
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
@@ -247,17 +247,13 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         kind = "deleted" if policy.deleted else "restored"
     elif policy.cancellation_date is not None and policy.cancellation_date != was[2]:
         kind = "cancelled"
-    shown = record("policy", policy)
-    client_event_emit(type=f"policy.{kind}", client=policy.client, data=shown)
-    if moved:
-        departure_event_emit(
-            type=f"policy.{kind}",
-            gone_type="policy.deleted",
-            agency_id=left[0],
-            client_id=left[1],
-            to_agency_id=client.agency_id,
-            data=shown,
-            last_seen=last_seen,
-        )
+    record_event_emit(
+        type=f"policy.{kind}",
+        gone_type="policy.deleted",
+        client=policy.client,
+        data=record("policy", policy),
+        was=left,
+        last_seen=last_seen,
+    )
     expiring_notice_on_write(policy_id=policy.pk)
     return policy

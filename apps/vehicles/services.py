@@ -13,7 +13,7 @@ from apps.clients.selectors import visible_client
 from apps.core.services import client_lock_first, left_behind, locked_for_update, model_update
 from apps.coverages.status import status_watch
 from apps.events.records import record
-from apps.events.services import client_event_emit, departure_event_emit
+from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.models import Lienholder, Vehicle
 
@@ -108,18 +108,14 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
             user=user,
         )
     if changed:  # an event means the unit's fields changed
-        shown = record("vehicle", vehicle)
-        client_event_emit(type="vehicle.updated", client=vehicle.client, data=shown)
-        if left[1] != vehicle.client_id:
-            departure_event_emit(
-                type="vehicle.updated",
-                gone_type="vehicle.updated",
-                agency_id=left[0],
-                client_id=left[1],
-                to_agency_id=client.agency_id,
-                data=shown,
-                last_seen=last_seen,
-            )
+        record_event_emit(
+            type="vehicle.updated",
+            gone_type="vehicle.updated",
+            client=vehicle.client,
+            data=record("vehicle", vehicle),
+            was=left,
+            last_seen=last_seen,
+        )
     return vehicle
 
 
