@@ -23,7 +23,7 @@ import datetime as dt
 import logging
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
@@ -39,6 +39,9 @@ from apps.policies.models import Policy, policy_status
 
 EXPIRING_DAYS = (30, 7)
 DAY = dt.timedelta(days=1)
+# The key of the PostgreSQL advisory lock the day's job and a policy's write take
+# (`_calendar_lock`); any constant no other lock of this database uses.
+CALENDAR_LOCK_KEY = 0x63616C656E646172  # "calendar"
 
 logger = logging.getLogger("apps.coverages.calendar")
 
@@ -164,13 +167,30 @@ def calendar_events_emit(*, day: dt.date) -> int:
     return len(events_emit_many(items))
 
 
+def _calendar_lock(*, shared: bool) -> None:
+    """Order a policy's write and the day's job on PostgreSQL, until the caller's transaction
+    ends: the job takes the lock alone, writes share it. Without it, a write committing while
+    the job ran was seen by neither: the job's reads did not see the uncommitted policy, and
+    the write did not see the job's uncommitted day mark, so the notice never came. Now a job
+    starting during such a write waits for its commit and finds the policy; a write reaching
+    its notice during the job waits for the job's commit and finds the day done. Writers
+    never wait for each other. SQLite serialises writers, so there is nothing to order."""
+    if connection.vendor != "postgresql":
+        return
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [CALENDAR_LOCK_KEY])
+
+
 def expiring_notice_on_write(*, policy_id: int) -> int:
     """Announce the `policy.expiring` notice of a policy written (created, or its expiration
     moved) on its 30- or 7-day mark after today's job has run; how many (0 or 1).
 
     Before the job runs, the job finds the policy as it is; after, the day is claimed and no
     job would look at it again, so the notice would never come. Claimed with the job's own
-    (policy, type, day) mark: once, however many writes follow."""
+    (policy, type, day) mark: once, however many writes follow. Call inside the write's
+    transaction, after the policy is saved."""
+    _calendar_lock(shared=True)
     day = today()
     if not CalendarMark.objects.filter(**CalendarMark.DAY_RUN, day=day).exists():
         return 0  # the day's job will see the policy as it is now
@@ -193,6 +213,7 @@ def calendar_run(*, day: dt.date) -> int:
     and then finds the day done; a failed run leaves the day unclaimed for the next try."""
     try:
         with transaction.atomic():
+            _calendar_lock(shared=False)
             CalendarMark.objects.create(**CalendarMark.DAY_RUN, day=day)
             emitted = calendar_events_emit(day=day)
             # What time alone changed in compliance verdicts (contract section 15).

@@ -1,0 +1,97 @@
+"""A policy written on its 30-day mark while that day's calendar job runs is announced once
+(contract section 14), whichever commits first. Before, on PostgreSQL, the job's reads did not
+see the uncommitted policy and the write did not see the job's uncommitted day mark, so
+neither announced it and the notice never came. The job and the writes now take one advisory
+lock (apps.coverages.calendar._calendar_lock): the job alone, the writes shared.
+
+PostgreSQL (CI's second pass): each thread has its own connection and the database
+arbitrates, as between the worker's and a web server's processes; SQLite serialises writers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+
+import pytest
+from django.db import connection, transaction
+
+from apps.core.dates import today
+from apps.coverages.calendar import calendar_run
+from apps.events.models import Event
+from apps.masterdata.models import CoverageType
+from apps.policies.services import policy_create
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
+    ),
+]
+DAY = dt.timedelta(days=1)
+
+
+def _while_holding(first, second) -> list:
+    """Run `first` in a transaction, then `second` on another connection while it is still
+    open; commit `first` after a second; `second`'s answers."""
+    answers: list = []
+
+    def run():
+        answers.append(second())
+        connection.close()
+
+    with transaction.atomic():
+        first()
+        other = threading.Thread(target=run)
+        other.start()
+        time.sleep(1.0)
+    other.join(30)
+    return answers
+
+
+def _notices() -> list[tuple[int, int]]:
+    events = Event.objects.filter(type="policy.expiring").order_by("id")
+    return [(e.data["policyId"], e.data["daysLeft"]) for e in events]
+
+
+def _body(carrier) -> dict:
+    return {
+        "clientId": carrier.id,
+        "effectiveDate": (today() - 300 * DAY).isoformat(),
+        "expirationDate": (today() + 30 * DAY).isoformat(),
+        "coverageType": "AL",
+    }
+
+
+def test_a_policy_committed_while_the_days_job_runs_is_announced_once(
+    master_data_back, make_api, manager, carrier
+):
+    api = make_api(manager)
+
+    [answer] = _while_holding(
+        lambda: calendar_run(day=today()),
+        lambda: api.post("/v1/policies", _body(carrier), format="json"),
+    )
+    assert answer.status_code == 201, answer.content
+    assert _notices() == [(answer.json()["id"], 30)]
+
+
+def test_the_days_job_starting_while_a_policy_is_written_announces_it_once(
+    master_data_back, manager, carrier
+):
+    created = []
+
+    def write():
+        created.append(
+            policy_create(
+                user=manager,
+                client_id=carrier.id,
+                effective_date=today() - 300 * DAY,
+                expiration_date=today() + 30 * DAY,
+                coverage_type=CoverageType.objects.get(code="AL"),
+            )
+        )
+
+    [emitted] = _while_holding(write, lambda: calendar_run(day=today()))
+    assert emitted >= 1
+    assert _notices() == [(created[0].id, 30)]
