@@ -29,7 +29,7 @@ from apps.compliance.rules import (
 )
 from apps.core.money import format_money
 from apps.masterdata.models import AM_BEST_ORDER
-from apps.policies.choices import LimitName, PolicyStatus
+from apps.policies.choices import LimitName
 
 PASS, CAUTION, FAIL = "PASS", "CAUTION", "FAIL"
 RESULTS = (PASS, CAUTION, FAIL)  # a verdict's results, best first
@@ -68,12 +68,14 @@ class CompiledProfile:
     additional_insured: bool
     waiver: bool
     notice_days: int | None
+    notice: dt.timedelta | None  # the notice's days, to add to a date
     federal: bool
 
     @classmethod
     def of(cls, profile) -> CompiledProfile:
         rules = profile.rules
         by_kind = {r["kind"]: r for r in rules if r["kind"] != COVERAGE}
+        notice_days = by_kind.get(EXPIRATION_NOTICE, {}).get("days")
         return cls(
             profile_id=profile.id,
             types=tuple(required_types(rules)),
@@ -81,7 +83,8 @@ class CompiledProfile:
             rating=by_kind.get(INSURER_RATING, {}).get("minimum"),
             additional_insured=ADDITIONAL_INSURED in by_kind,
             waiver=WAIVER_OF_SUBROGATION in by_kind,
-            notice_days=by_kind.get(EXPIRATION_NOTICE, {}).get("days"),
+            notice_days=notice_days,
+            notice=None if notice_days is None else dt.timedelta(days=notice_days),
             federal=FEDERAL_MINIMUM in by_kind,
         )
 
@@ -127,30 +130,71 @@ def policy_limit(policy, name: str | None) -> Decimal | None:
     return max((amount for limit, amount in limits if limit not in NOT_COVER), default=None)
 
 
-def _renewal(
-    compiled: CompiledProfile, code: str, policy, same_type: list, cargo_class, unit_schedule
-) -> str:
-    """Whether another policy of the line takes over on or before this one ends (expires, or
-    is cancelled first): "renewed" when one does and reaches the required limits, "short" when
-    the only ones that do fall short of them (the day it starts, the verdict fails), "" when
-    none does. For a unit judged on the policies it is scheduled on (`unit_schedule`, its
-    periods by policy id), one takes over only if the unit is scheduled on it by then."""
-    end = policy.ends_on
-    successors = [
-        other
-        for other in same_type
-        if other is not policy
-        and other.status_on(end) == PolicyStatus.ACTIVE
-        and (
-            unit_schedule is None
-            or any(period.covers_on(end) for period in unit_schedule.get(other.id, ()))
-        )
-    ]
-    if not successors:
-        return ""
-    if any(not _limit_reasons(compiled, code, other, cargo_class) for other in successors):
-        return "renewed"
-    return "short"
+def _cover_end(policy, day: dt.date, unit_schedule) -> tuple[dt.date, bool] | None:
+    """Until when `policy`, in force on `day`, covers from it: the first day out of cover, and
+    whether the unit's removal, not the policy's end, is what ends it. For a unit
+    (`unit_schedule`, its periods by policy id), a period of the unit on the policy must also
+    cover that day (None: none does), and ends the cover if it ends first."""
+    ends = policy.ends_on
+    if unit_schedule is None:
+        return ends, False
+    removals = [p.policy_removed_date for p in unit_schedule.get(policy.id, ()) if p.covers_on(day)]
+    if not removals:
+        return None
+    if None in removals:
+        return ends, False
+    removed = max(removals)
+    return (removed, True) if removed < ends else (ends, False)
+
+
+@dataclass(slots=True)
+class _Lapse:
+    """Where a coverage's chain of renewals ends: the last policy of the chain (`renewals`
+    after the first), the first day out of cover, whether the unit's removal ends it, and
+    whether a policy taking over then falls short of the required limits."""
+
+    policy: object
+    ends: dt.date
+    removed: bool
+    renewals: int
+    short: bool
+
+
+def _lapse(
+    compiled: CompiledProfile,
+    code: str,
+    same_type: list,
+    cargo_class: str,
+    horizon: dt.date,
+    unit_schedule: dict[int, list] | None,
+    start: tuple,
+) -> _Lapse:
+    """When a cover lapses (`start`: its policy, first day out and whether a removal ends
+    it), following its renewals until one reaches past `horizon` (D plus the notice's days) or
+    none takes over: a renewal is a policy of the line in force on the day the previous one
+    ends, covering the unit that day (`_cover_end`), that meets the required limits; of
+    several, the one covering longest. Works on the policies already loaded (`same_type`,
+    those not ended on D): no query."""
+    policy, ends, removed = start
+    renewals, short = 0, False
+    while ends <= horizon:
+        taking_over = [
+            (other, covered)
+            for other in same_type
+            if other.in_force_on(ends)
+            and (covered := _cover_end(other, ends, unit_schedule)) is not None
+        ]
+        meeting = [
+            (other, covered)
+            for other, covered in taking_over
+            if not _limit_reasons(compiled, code, other, cargo_class)
+        ]
+        if not meeting:
+            short = bool(taking_over)
+            break
+        policy, (ends, removed) = max(meeting, key=lambda item: item[1][0])
+        renewals += 1
+    return _Lapse(policy, ends, removed, renewals, short)
 
 
 def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) -> list[Reason]:
@@ -244,29 +288,55 @@ def _judge(
             )
         )
     if compiled.notice_days is not None:
-        end = policy.ends_on  # a cancellation to come ends the coverage first
-        left = (end - on).days
-        if left <= compiled.notice_days and (
-            (renewal := _renewal(compiled, code, policy, same_type, cargo_class, unit_schedule))
-            != "renewed"
-        ):
-            ends = "expires on" if end == policy.expiration_date else "is cancelled from"
-            missing = (
-                "; its renewal falls short of the required limits"
-                if renewal == "short"
-                else ", with no renewal on file"
-            )
-            days = "1 day" if left == 1 else f"{left} days"
-            reasons.append(
-                Reason(
-                    EXPIRES_SOON,
-                    code,
-                    f"{compiled.notice_days} days",
-                    end.isoformat(),
-                    f"The {code} policy {ends} {end.isoformat()}, in {days}{missing}.",
-                )
-            )
+        reasons.extend(
+            _expires_soon(compiled, code, policy, same_type, cargo_class, on, unit_schedule)
+        )
     return reasons
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def _expires_soon(
+    compiled: CompiledProfile, code: str, policy, same_type, cargo_class, on, unit_schedule
+) -> list[Reason]:
+    """EXPIRES_SOON when the cover `policy` gives on D lapses within the notice (`_lapse`),
+    else nothing."""
+    ends, removed = _cover_end(policy, on, unit_schedule) or (policy.ends_on, False)
+    horizon = on + compiled.notice
+    if ends > horizon:  # most policies: not a renewal to look for
+        return []
+    lapse = _lapse(
+        compiled, code, same_type, cargo_class, horizon, unit_schedule, (policy, ends, removed)
+    )
+    left = (lapse.ends - on).days
+    if left > compiled.notice_days:
+        return []
+    ends = lapse.ends.isoformat()
+    what = f"{code} policy's renewal" if lapse.renewals else f"{code} policy"
+    if lapse.removed:
+        lapses = f"This unit is removed from the {what} on {ends}"
+    elif lapse.ends == lapse.policy.expiration_date:
+        lapses = f"The {what} expires on {ends}"
+    else:
+        lapses = f"The {what} is cancelled from {ends}"
+    if lapse.short:
+        missing = "; the renewal after it" if lapse.renewals else "; its renewal"
+        missing += " falls short of the required limits"
+    else:
+        missing = (
+            ", with no further renewal on file" if lapse.renewals else ", with no renewal on file"
+        )
+    return [
+        Reason(
+            EXPIRES_SOON,
+            code,
+            f"{compiled.notice_days} days",
+            ends,
+            f"{lapses}, in {_days(left)}{missing}.",
+        )
+    ]
 
 
 def _best(candidates_reasons: list[tuple]) -> list[Reason]:
@@ -295,8 +365,9 @@ def verdict(
     `policies` are the client's policies from verification (in force on D and later ones);
     `unit_policies`, for a unit, the policies it is scheduled on and covered by on D, and
     `unit_schedule` its periods on policies not ended on D, by policy id (each with
-    `covers_on`), read when the profile has an expiration notice: a renewal takes over for the
-    unit if one of them covers the unit by then.
+    `covers_on` and `policy_removed_date`), read when the profile has an expiration notice: the
+    unit's cover lapses when its period ends (a removal already set) or its policy does, and a
+    renewal takes over for the unit only if one of its periods covers the unit by then.
     """
     reasons: list[Reason] = []
     by_type: dict[str, list] = {}

@@ -342,6 +342,94 @@ def test_a_coverage_ending_tomorrow_says_in_1_day(api, carrier, shipper):
     )
 
 
+NOTICE_RULES = [
+    {"kind": "coverage", "coverageType": "AL"},
+    {"kind": "expiration_notice", "days": 30},
+]
+
+
+def _client_doors(api, profile, client, **params) -> list[dict]:
+    """The client's verdict by DOT, among several DOTs and by client id: one rule, so one
+    answer."""
+    extra = "".join(f"&{k}={v}" for k, v in params.items())
+    answers = []
+    for query in (f"dot={client.dot}", f"dots={client.dot}&dots=9999999", f"id={client.id}"):
+        response = api.get(f"/v1/coverages/clients?{query}&profile={profile}{extra}")
+        assert response.status_code == 200, response.content
+        answers.append(response.json()["results"][0]["compliance"])
+    return answers
+
+
+def test_a_renewal_that_ends_within_the_notice_does_not_silence_it(api, carrier):
+    # The policy expires in 18 days and its renewal 4 days later, nothing after it: the
+    # coverage lapses within the 30 days' notice, so the renewal on file does not earn a PASS.
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    expires = today() + 18 * DAY
+    _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
+    lapses = expires + 4 * DAY
+    _policy(carrier, "AL", effective_date=expires, expiration_date=lapses)
+    expected = {
+        "profileId": profile,
+        "result": "CAUTION",
+        "reasons": [
+            {
+                "code": "EXPIRES_SOON",
+                "coverageType": "AL",
+                "required": "30 days",
+                "actual": lapses.isoformat(),
+                "message": f"The AL policy's renewal expires on {lapses.isoformat()}, in 22 days, "
+                "with no further renewal on file.",
+            }
+        ],
+    }
+    assert _client_doors(api, profile, carrier) == [expected] * 3
+    # A policy taking over from the renewal for a year: the chain reaches past the notice.
+    _policy(carrier, "AL", effective_date=lapses, expiration_date=lapses + 365 * DAY)
+    assert [c["result"] for c in _client_doors(api, profile, carrier)] == ["PASS"] * 3
+
+
+def test_a_renewal_cancelled_within_the_notice_does_not_silence_it(api, carrier):
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    expires = today() + 18 * DAY
+    _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
+    cancelled = expires + 10 * DAY
+    _policy(
+        carrier,
+        "AL",
+        effective_date=expires,
+        expiration_date=expires + 365 * DAY,
+        cancellation_date=cancelled,
+    )
+    compliance = _check(api, profile)
+    assert compliance["result"] == "CAUTION"
+    [reason] = compliance["reasons"]
+    assert (reason["code"], reason["actual"], reason["message"]) == (
+        "EXPIRES_SOON",
+        cancelled.isoformat(),
+        f"The AL policy's renewal is cancelled from {cancelled.isoformat()}, in 28 days, with "
+        "no further renewal on file.",
+    )
+
+
+def test_a_chain_of_renewals_is_followed_to_its_end(api, carrier, shipper):
+    # Three policies end to end, each short, the last of the line short of the limits: the
+    # coverage that meets the profile ends with the second renewal.
+    expires = today() + 5 * DAY
+    _policy(carrier, "MTC", "100000", limit="Cargo Limit")
+    _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
+    _policy(carrier, "AL", effective_date=expires, expiration_date=expires + 5 * DAY)
+    lapses = expires + 12 * DAY
+    _policy(carrier, "AL", effective_date=expires + 3 * DAY, expiration_date=lapses)
+    _policy(carrier, "AL", "100000", effective_date=lapses, expiration_date=lapses + 365 * DAY)
+    [reason] = _check(api, shipper)["reasons"]
+    assert (reason["code"], reason["actual"], reason["message"]) == (
+        "EXPIRES_SOON",
+        lapses.isoformat(),
+        f"The AL policy's renewal expires on {lapses.isoformat()}, in 17 days; the renewal "
+        "after it falls short of the required limits.",
+    )
+
+
 def test_hard_and_soft_together_fail(api, carrier, shipper):
     _policy(carrier, "AL", "1000000")
     _rated("B")
@@ -443,6 +531,99 @@ def test_a_renewal_the_unit_is_not_scheduled_on_does_not_take_over_for_it(api, c
     )
     assert scheduled.status_code == 201, scheduled.content
     assert _unit(api, unit.serial_number, profile)["result"] == "PASS"
+
+
+def _unit_doors(api, profile, unit) -> list[dict]:
+    """The unit's verdict by VIN and in the fleet gap check: one rule, so one answer."""
+    by_vin = _unit(api, unit.serial_number, profile)
+    batch = api.post(
+        "/v1/coverages/vehicles/batch",
+        {"vins": [unit.serial_number], "profile": profile},
+        format="json",
+    )
+    assert batch.status_code == 200, batch.content
+    return [by_vin, batch.json()["results"][0]["compliance"]]
+
+
+def test_a_units_removal_within_the_notice_cautions(api, carrier):
+    """A removal already set ends the unit's coverage as an expiration ends the policy's: the
+    notice comes before the day it fails as not scheduled."""
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    al = _policy(carrier, "AL")  # expires in about 265 days
+    unit = VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8834")
+    VehicleCoverageFactory(vehicle=unit, policy=al)
+    assert [c["result"] for c in _unit_doors(api, profile, unit)] == ["PASS"] * 2
+    removed = today() + 10 * DAY
+    response = api.put(
+        "/v1/vehicles/coverages",
+        {
+            "vehicleId": unit.id,
+            "policyId": al.id,
+            "coverageStatus": 1,
+            "policyRemovedDate": removed.isoformat(),
+        },
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    expected = {
+        "profileId": profile,
+        "result": "CAUTION",
+        "reasons": [
+            {
+                "code": "EXPIRES_SOON",
+                "coverageType": "AL",
+                "required": "30 days",
+                "actual": removed.isoformat(),
+                "message": f"This unit is removed from the AL policy on {removed.isoformat()}, "
+                "in 10 days, with no renewal on file.",
+            }
+        ],
+    }
+    assert _unit_doors(api, profile, unit) == [expected] * 2
+    assert _check(api, profile)["result"] == "PASS"  # the client keeps its policy
+    later = api.get(
+        f"/v1/coverages/vehicles?vin={unit.serial_number}&profile={profile}"
+        f"&asOf={removed.isoformat()}"
+    ).json()["results"][0]["compliance"]
+    assert _codes(later) == [("UNIT_NOT_SCHEDULED", "AL")]
+
+
+def test_a_units_chain_follows_the_policies_it_is_scheduled_on(api, carrier):
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    expires = today() + 18 * DAY
+    current = _policy(carrier, "AL", effective_date=expires - 365 * DAY, expiration_date=expires)
+    lapses = expires + 4 * DAY
+    renewal = _policy(carrier, "AL", effective_date=expires, expiration_date=lapses)
+    unit = VehicleFactory(client=carrier, serial_number="1FUJGLDR7CLBP8834")
+    VehicleCoverageFactory(vehicle=unit, policy=current)
+    scheduled = api.post(
+        "/v1/vehicles/coverages", {"vehicleId": unit.id, "policyId": renewal.id}, format="json"
+    )
+    assert scheduled.status_code == 201, scheduled.content
+    expected = {
+        "profileId": profile,
+        "result": "CAUTION",
+        "reasons": [
+            {
+                "code": "EXPIRES_SOON",
+                "coverageType": "AL",
+                "required": "30 days",
+                "actual": lapses.isoformat(),
+                "message": f"The AL policy's renewal expires on {lapses.isoformat()}, in 22 days, "
+                "with no further renewal on file.",
+            }
+        ],
+    }
+    assert _unit_doors(api, profile, unit) == [expected] * 2
+    # The client's next policy takes over for the unit only once it schedules the unit.
+    following = _policy(carrier, "AL", effective_date=lapses, expiration_date=lapses + 365 * DAY)
+    assert _check(api, profile)["result"] == "PASS"
+    assert _unit_doors(api, profile, unit) == [expected] * 2
+    scheduled = api.post(
+        "/v1/vehicles/coverages", {"vehicleId": unit.id, "policyId": following.id}, format="json"
+    )
+    assert scheduled.status_code == 201, scheduled.content
+    assert [c["result"] for c in _unit_doors(api, profile, unit)] == ["PASS"] * 2
 
 
 def test_batch_carries_compliance_and_a_summary(api, fleet, shipper):
