@@ -64,6 +64,7 @@ class CompiledProfile:
     profile_id: int
     types: tuple[str, ...]
     coverage: dict[str, dict]
+    minimums: dict[str, Decimal]  # the coverage rules' `minimumLimit`s, by type
     rating: str | None
     additional_insured: bool
     waiver: bool
@@ -80,6 +81,11 @@ class CompiledProfile:
             profile_id=profile.id,
             types=tuple(required_types(rules)),
             coverage={r["coverage_type"]: r for r in rules if r["kind"] == COVERAGE},
+            minimums={
+                r["coverage_type"]: Decimal(r["minimum_limit"])
+                for r in rules
+                if r["kind"] == COVERAGE and r["minimum_limit"] is not None
+            },
             rating=by_kind.get(INSURER_RATING, {}).get("minimum"),
             additional_insured=ADDITIONAL_INSURED in by_kind,
             waiver=WAIVER_OF_SUBROGATION in by_kind,
@@ -197,13 +203,30 @@ def _lapse(
     return _Lapse(policy, ends, removed, renewals, short)
 
 
+def _federal_floor(compiled: CompiledProfile, code: str, cargo_class: str) -> Decimal | None:
+    """49 CFR 387.9's floor for the cargo class, when the profile asks for it and the type is
+    auto liability (None: not asked)."""
+    if compiled.federal and code == AUTO_LIABILITY:
+        return FEDERAL_MINIMUMS[cargo_class]
+    return None
+
+
+def _binding_minimum(compiled: CompiledProfile, code: str, cargo_class: str) -> Decimal | None:
+    """The least a policy of the type must carry to meet both limit requirements: the higher
+    of the rule's minimum and the federal floor (what a missing coverage requires)."""
+    minimum, floor = compiled.minimums.get(code), _federal_floor(compiled, code, cargo_class)
+    if minimum is None or floor is None:
+        return floor if minimum is None else minimum
+    return max(minimum, floor)
+
+
 def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) -> list[Reason]:
-    """The reasons one policy's limits give (a required minimum, the federal floor): both
-    fail the verdict."""
+    """The reasons one policy's limits give, each requirement for itself (the rule's minimum
+    on its limit, the federal floor on the Combined Single Limit): both fail the verdict."""
     reasons = []
-    rule = compiled.coverage.get(code)
-    if rule is not None and rule["minimum_limit"] is not None:
-        minimum = Decimal(rule["minimum_limit"])
+    minimum = compiled.minimums.get(code)
+    if minimum is not None:
+        rule = compiled.coverage[code]
         amount = policy_limit(policy, rule["limit_name"])
         if amount is None or amount < minimum:
             named = rule["limit_name"] or "highest limit"
@@ -211,14 +234,14 @@ def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) ->
                 Reason(
                     LIMIT_BELOW_MINIMUM,
                     code,
-                    rule["minimum_limit"],
+                    format_money(minimum),
                     format_money(amount),
                     f"{code} {named} {format_money(amount) or 'none'} is below the required "
-                    f"{rule['minimum_limit']} (policy {policy.policy_number or policy.id}).",
+                    f"{format_money(minimum)} (policy {policy.policy_number or policy.id}).",
                 )
             )
-    if compiled.federal and code == AUTO_LIABILITY:
-        floor = FEDERAL_MINIMUMS[cargo_class]
+    floor = _federal_floor(compiled, code, cargo_class)
+    if floor is not None:
         amount = policy_limit(policy, LimitName.COMBINED_SINGLE_LIMIT.value)
         if amount is None:
             amount = policy_limit(policy, None)
@@ -402,15 +425,11 @@ def verdict(
                 candidates = on_unit
                 schedule = unit_schedule or {}
         if not candidates:
-            rule = compiled.coverage.get(code)
-            required = rule["minimum_limit"] if rule is not None else None
-            if required is None and compiled.federal and code == AUTO_LIABILITY:
-                required = format_money(FEDERAL_MINIMUMS[cargo_class])
             reasons.append(
                 Reason(
                     COVERAGE_MISSING,
                     code,
-                    required,
+                    format_money(_binding_minimum(compiled, code, cargo_class)),
                     None,
                     f"No {code} policy in force on {on.isoformat()}.",
                 )

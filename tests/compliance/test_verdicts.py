@@ -201,6 +201,48 @@ def test_federal_minimum_without_auto_liability_is_missing(api, carrier):
     assert (reason["code"], reason["required"]) == ("COVERAGE_MISSING", "750000.00")
 
 
+@pytest.mark.parametrize(
+    ("cargo_class", "required"),
+    [("GENERAL_FREIGHT", "1000000.00"), ("HAZMAT", "1000000.00"), ("HAZMAT_BULK", "5000000.00")],
+)
+def test_missing_coverage_requires_the_binding_minimum(api, carrier, cargo_class, required):
+    """A missing auto liability stands for both limit requirements: `required` is the higher
+    of the rule's minimum and the federal floor."""
+    profile = _profile(
+        api,
+        [
+            {"kind": "coverage", "coverageType": "AL", "minimumLimit": "1000000"},
+            {"kind": "federal_minimum"},
+        ],
+    )
+    response = api.put(f"/v1/clients/{carrier.id}", {"cargoClass": cargo_class}, format="json")
+    assert response.status_code == 200, response.content
+    [reason] = _check(api, profile)["reasons"]
+    assert (reason["code"], reason["required"]) == ("COVERAGE_MISSING", required)
+
+
+def test_limits_below_both_requirements_name_each(api, carrier):
+    """With a policy, each requirement answers for itself: the rule's minimum (compared on its
+    limit) and the federal floor (on the Combined Single Limit), the higher binding."""
+    profile = _profile(
+        api,
+        [
+            {"kind": "coverage", "coverageType": "AL", "minimumLimit": "1000000"},
+            {"kind": "federal_minimum"},
+        ],
+    )
+    api.put(f"/v1/clients/{carrier.id}", {"cargoClass": "HAZMAT_BULK"}, format="json")
+    al = _policy(carrier, "AL", "500000")
+    required = [(r["code"], r["required"]) for r in _check(api, profile)["reasons"]]
+    assert required == [
+        ("LIMIT_BELOW_MINIMUM", "1000000.00"),
+        ("BELOW_FEDERAL_MINIMUM", "5000000.00"),
+    ]
+    PolicyLimit.objects.filter(policy=al).update(amount="2000000")
+    required = [(r["code"], r["required"]) for r in _check(api, profile)["reasons"]]
+    assert required == [("BELOW_FEDERAL_MINIMUM", "5000000.00")]
+
+
 def test_new_clients_default_to_general_freight(api, agency):
     body = api.post(
         "/v1/clients", {"clientName": "New", "agencyId": agency.id, "dot": "55"}, format="json"
