@@ -318,6 +318,7 @@ def _judge(
 
 
 def _days(n: int) -> str:
+    """A number of days as the notice's reasons write it, in `required` and the message."""
     return "1 day" if n == 1 else f"{n} days"
 
 
@@ -355,7 +356,7 @@ def _expires_soon(
         Reason(
             EXPIRES_SOON,
             code,
-            f"{compiled.notice_days} days",
+            _days(compiled.notice_days),
             ends,
             f"{lapses}, in {_days(left)}{missing}.",
         )

@@ -384,6 +384,22 @@ def test_a_coverage_ending_tomorrow_says_in_1_day(api, carrier, shipper):
     )
 
 
+def test_a_one_day_notice_requires_1_day(api, carrier):
+    profile = _profile(
+        api,
+        [{"kind": "coverage", "coverageType": "AL"}, {"kind": "expiration_notice", "days": 1}],
+    )
+    cancelled = today() + DAY
+    _policy(carrier, "AL", cancellation_date=cancelled)
+    [reason] = _check(api, profile)["reasons"]
+    assert (reason["code"], reason["required"], reason["message"]) == (
+        "EXPIRES_SOON",
+        "1 day",
+        f"The AL policy is cancelled from {cancelled.isoformat()}, in 1 day, with no renewal "
+        "on file.",
+    )
+
+
 NOTICE_RULES = [
     {"kind": "coverage", "coverageType": "AL"},
     {"kind": "expiration_notice", "days": 30},
