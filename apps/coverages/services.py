@@ -213,7 +213,8 @@ def coverage_update(
     none) changes nothing, and an end that has come may move earlier, never later (one still
     ahead may move either way). A later date, or the other ending status, would declare the
     unit covered, or differently uncovered, for days already answered; the unit is scheduled
-    again with POST instead."""
+    again with POST instead. An open period moved to the added date it has changes nothing
+    either (no save, no logged change, no event)."""
     status = coverage_status
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
@@ -278,6 +279,8 @@ def coverage_update(
             ).exclude(pk=coverage.pk),
             added,
         )
+        if added == coverage.policy_added_date:
+            return coverage  # the date it has: nothing changes, nothing is announced
         coverage.policy_added_date = added
         effective = added
     coverage.updated_by = user

@@ -85,6 +85,43 @@ def test_a_removal_sent_again_changes_nothing(api, unit, policy):
     assert not verified(api, unit, days(-30)) and not verified(api, unit, days(-1))
 
 
+@pytest.mark.parametrize("subject", ["vehicle", "driver"])
+def test_a_reschedule_to_the_same_added_date_changes_nothing(api, carrier, subject):
+    """docs/webhooks.md: a write that changes nothing answers as usual and announces nothing:
+    no saved change (history), no logged change, no second `….rescheduled`."""
+    if subject == "vehicle":
+        policy, target, status = PolicyFactory(client=carrier), VehicleFactory(client=carrier), 4
+    else:
+        oa = CoverageType.objects.get(code="OA")
+        policy, status = PolicyFactory(client=carrier, coverage_type=oa), 7
+        target = DriverFactory(client=carrier)
+    url, pair = f"/v1/{subject}s/coverages", {f"{subject}Id": target.id, "policyId": policy.id}
+
+    def put(added: str):
+        body = {**pair, "coverageStatus": status, "policyAddedDate": added}
+        response = api.put(url, body, format="json")
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    created = api.post(url, {**pair, "policyAddedDate": days(-90)}, format="json")
+    assert created.status_code == 201, created.content
+    moved = put(days(-60))
+    coverage_model = CoverageEvent._meta.get_field(f"{subject}_coverage").related_model
+    before = (
+        CoverageEvent.objects.count(),
+        list(Event.objects.values_list("type", flat=True)),
+        coverage_model.history.count(),
+    )
+    assert before[1].count(f"{subject}.rescheduled") == 1
+
+    assert put(days(-60)) == moved
+    assert (
+        CoverageEvent.objects.count(),
+        list(Event.objects.values_list("type", flat=True)),
+        coverage_model.history.count(),
+    ) == before
+
+
 @pytest.mark.parametrize(
     "status, removed",
     [
