@@ -1,12 +1,13 @@
 """Events that depend only on the calendar (contract section 14), emitted once a day.
 
 One set-based query finds every policy that became effective, reaches 30 or 7 days before
-expiring, or expired on the day; a unique (policy, type, day) mark makes the job idempotent
-(a second run the same day, or two workers, emit nothing new). The status changes the day
-causes are computed for the affected clients and units only, in two queries each; the units
-include those whose period starts or ends on the day (a removal or an addition dated in the
-future when it was made is announced on the day it takes effect). A status already announced
-on the day by a write is not announced again.
+expiring, or expired on the day; a unique (policy, event, day) mark makes the job idempotent
+(a second run the same day, or two workers, emit nothing new); the 30- and 7-day expiring
+notices are two events with two marks. The status changes the day causes are computed for
+the affected clients and units only, in two queries each; the units include those whose
+period starts or ends on the day (a removal or an addition dated in the future when it was
+made is announced on the day it takes effect). A status already announced on the day by a
+write is not announced again.
 
 Days on which no worker ran are caught up (`calendar_catch_up`): every day after the last one
 claimed, oldest first, at most CALENDAR_CATCH_UP_DAYS back (31 by default), each in a
@@ -109,6 +110,15 @@ def _wanted(policies: list[dict], day: dt.date) -> list[tuple[str, dict, dict]]:
     return wanted
 
 
+def _mark(type_: str, policy: dict, extra: dict, day: dt.date) -> CalendarMark:
+    """The mark that claims one calendar event: the 30- and the 7-day `policy.expiring` notices
+    are two events, so their marks differ (`policy.expiring:30`, `policy.expiring:7`); a
+    policy moved from one mark onto the other on the same day gets both."""
+    days_left = extra.get("days_left")
+    key = type_ if days_left is None else f"{type_}:{days_left}"
+    return CalendarMark(policy_id=policy["id"], type=key, day=day)
+
+
 def _items(wanted: list[tuple[str, dict, dict]], day: dt.date) -> list[dict]:
     return [
         {
@@ -133,9 +143,7 @@ def calendar_events_emit(*, day: dt.date) -> int:
     )
     wanted = _wanted(policies, day)
     # The unique (policy, type, day) constraint: a second emission for the same day fails.
-    CalendarMark.objects.bulk_create(
-        [CalendarMark(policy_id=p["id"], type=t, day=day) for t, p, _ in wanted]
-    )
+    CalendarMark.objects.bulk_create([_mark(t, p, extra, day) for t, p, extra in wanted])
     client_ids = {p["client_id"] for p in policies}
     # Units whose status may move today: those on the policies above, and those whose period
     # starts or ends today (an addition or a removal dated in the future when it was made).
@@ -188,8 +196,9 @@ def expiring_notice_on_write(*, policy_id: int) -> int:
 
     Before the job runs, the job finds the policy as it is; after, the day is claimed and no
     job would look at it again, so the notice would never come. Claimed with the job's own
-    (policy, type, day) mark: once, however many writes follow. Call inside the write's
-    transaction, after the policy is saved."""
+    (policy, notice, day) mark (`_mark`): each notice once, however many writes follow, and
+    the 7-day notice still comes to a policy moved onto its mark on the day it had its 30-day
+    one. Call inside the write's transaction, after the policy is saved."""
     _calendar_lock(shared=True)
     day = today()
     if not CalendarMark.objects.filter(**CalendarMark.DAY_RUN, day=day).exists():
@@ -199,7 +208,10 @@ def expiring_notice_on_write(*, policy_id: int) -> int:
     for type_, policy, extra in _wanted(policies, day):
         if type_ != "policy.expiring":
             continue  # the status a write moves, it announces itself (status_watch)
-        _, claimed = CalendarMark.objects.get_or_create(policy_id=policy["id"], type=type_, day=day)
+        mark = _mark(type_, policy, extra, day)
+        _, claimed = CalendarMark.objects.get_or_create(
+            policy_id=mark.policy_id, type=mark.type, day=mark.day
+        )
         if claimed:
             wanted.append((type_, policy, extra))
     if not wanted:

@@ -58,7 +58,8 @@ class Event(models.Model):
 
 
 class CalendarMark(models.Model):
-    """A calendar event already emitted: never twice for the same policy, type and day."""
+    """A calendar event already emitted: never twice for the same policy, type and day (the
+    30- and 7-day `policy.expiring` notices are the types `policy.expiring:30` and `:7`)."""
 
     # The mark of a day whose job has run (claimed by the run, read by the catch-up).
     DAY_RUN = {"policy_id": 0, "type": "calendar.day"}

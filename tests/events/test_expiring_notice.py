@@ -6,11 +6,14 @@ neither a second write nor a second run of the job announces it again."""
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 
 import pytest
+from django.apps import apps as django_apps
 
 from apps.core.dates import today
 from apps.coverages.calendar import calendar_run
+from apps.events.models import CalendarMark
 
 pytestmark = pytest.mark.django_db
 DAY = dt.timedelta(days=1)
@@ -82,3 +85,42 @@ def test_policy_off_its_mark_after_the_days_job_is_not_announced(api, carrier):
     policy_id = create(api, carrier, today() + 29 * DAY)
     expire_on(api, policy_id, today() + 8 * DAY)
     assert notices(api) == []
+
+
+def test_policy_moved_from_its_30_day_mark_to_its_7_day_mark_after_the_job_gets_both(api, carrier):
+    announced_by_job = create(api, carrier, today() + 30 * DAY)
+    calendar_run(day=today())
+    announced_by_write = create(api, carrier, today() + 30 * DAY)
+    for policy_id in (announced_by_job, announced_by_write):
+        expire_on(api, policy_id, today() + 7 * DAY)
+        expire_on(api, policy_id, today() + 30 * DAY)  # each notice once, however many moves
+        expire_on(api, policy_id, today() + 7 * DAY)
+    assert calendar_run(day=today()) == 0
+    on = today().isoformat()
+    assert notices(api) == [
+        (announced_by_job, 30, on),
+        (announced_by_write, 30, on),
+        (announced_by_job, 7, on),
+        (announced_by_write, 7, on),
+    ]
+
+
+def test_marks_of_the_previous_code_claim_the_notice_they_announced(api, carrier):
+    """The upgrade day: the previous code marked either notice `policy.expiring`; the
+    migration renames each after its event, so neither notice comes twice that day."""
+    migration = importlib.import_module(
+        "apps.events.migrations.0003_expiring_marks_name_their_notice"
+    )
+    at_30 = create(api, carrier, today() + 30 * DAY)
+    at_7 = create(api, carrier, today() + 7 * DAY)
+    calendar_run(day=today())
+    previous = CalendarMark.objects.filter(type__startswith="policy.expiring:")
+    assert previous.update(type="policy.expiring") == 2  # as the previous code wrote them
+    migration.name_the_notice(django_apps, None)
+
+    for policy_id, other in ((at_30, 7), (at_7, 30)):
+        expire_on(api, policy_id, today() + other * DAY)
+        expire_on(api, policy_id, today() + (37 - other) * DAY)  # back: announced already
+        expire_on(api, policy_id, today() + other * DAY)
+    on = today().isoformat()
+    assert notices(api) == [(at_30, 30, on), (at_7, 7, on), (at_30, 7, on), (at_7, 30, on)]
