@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.core.dates import today
 from apps.core.serializers import (
     AUDIT_FIELDS,
     AsciiDateField,
@@ -23,6 +24,20 @@ from apps.policies.models import Policy
 class PolicyLimitSerializer(serializers.Serializer):
     name = serializers.ChoiceField(choices=LimitName.choices)
     amount = StrictMoneyField(min_value=0)
+
+
+class PolicyStatusField(serializers.ChoiceField):
+    """A policy's `status`: the reads' annotation (`with_status`, on the day they ask), else,
+    for a policy a write has just saved and announces (`record("policy", …)`), the same rule
+    in Python from its dates, today (`PolicyTerm.status_on`), so an event's record shows it as
+    the GET does; no query either way."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=PolicyStatus.choices, read_only=True, **kwargs)
+
+    def get_attribute(self, instance):
+        annotated = getattr(instance, "status", None)
+        return annotated if annotated is not None else instance.status_on(today())
 
 
 class PolicySerializer(SoftDeletedFields, AuditedModelSerializer):
@@ -49,7 +64,7 @@ class PolicySerializer(SoftDeletedFields, AuditedModelSerializer):
     effective_date = AsciiDateField()
     expiration_date = AsciiDateField()
     cancellation_date = AsciiDateField(required=False, allow_null=True)
-    status = serializers.ChoiceField(choices=PolicyStatus.choices, read_only=True)
+    status = PolicyStatusField()
     premium = StrictMoneyField(required=False, allow_null=True, min_value=0)
     additional_insured = StrictBooleanField(required=False)
     subrogation_waived = StrictBooleanField(required=False)
