@@ -6,10 +6,12 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
+from apps.core.models import UNIQUE
 from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
 from apps.coverages.status import status_watch
 from apps.events.records import record
@@ -82,6 +84,37 @@ def _check_parent(user, client: Client, agency_id: int, parent_id: int | None) -
     return parent
 
 
+def _check_policy_numbers_free(client: Client, agency_id: int) -> None:
+    """A client moving to `agency_id` takes its policies along; a policy number is unique per
+    insurer among the live policies of one agency (contract section 13), so a live policy of the
+    client whose number and insurer a live policy of that agency has refuses the move (409, as
+    the rule's constraint answers), named. One statement, however many policies it has."""
+    taken = Policy.objects.live().filter(
+        agency_id=agency_id,
+        insurer_id=OuterRef("insurer_id"),
+        policy_number=OuterRef("policy_number"),
+    )
+    clashes = list(
+        Policy.objects.live()
+        .filter(Exists(taken), client_id=client.pk)
+        .order_by("policy_number", "pk")
+        .values_list("policy_number", "insurer__name")
+    )
+    if not clashes:
+        return
+    (number, insurer), more = clashes[0], len(clashes) - 1
+    also = f" (and {more} more of its policies)" if more else ""
+    raise ValidationError(
+        {
+            "agency_id": ValidationError(
+                f"The client's policy {number} ({insurer}) cannot move: a live policy with this "
+                f"number and insurer exists in that agency{also}.",
+                code=UNIQUE,
+            )
+        }
+    )
+
+
 @transaction.atomic
 def client_create(
     *,
@@ -122,6 +155,7 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
                     "move to another agency."
                 }
             )
+        _check_policy_numbers_free(client, agency_id)
     if left_behind(changes, "producer_id", client.producer_id, moves=moved):
         data["producer"] = None
     elif "producer_id" in changes:

@@ -5,8 +5,11 @@ are kept per agency, and a child client cannot be left naming a parent its agenc
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.clients.models import Client
+from apps.masterdata.models import Insurer
 from tests.admin.formdata import form_data
 from tests.clients.test_api import field_errors
 from tests.conftest import assert_problem, staff_member
@@ -183,3 +186,48 @@ def test_the_admin_moves_a_client_with_its_producer_left_behind(
     assert response.status_code == 302, response.content.decode()[:2000]
     carrier.refresh_from_db()
     assert (carrier.agency_id, carrier.producer_id) == (other_agency.id, None)
+
+
+def _refused_move(both, client, agency) -> tuple[dict, int]:
+    """The move's problem body and how many SQL statements answered it."""
+    with CaptureQueriesContext(connection) as queries:
+        response = both.put(f"/v1/clients/{client.id}", {"agencyId": agency.id}, format="json")
+    return assert_problem(response, 409), len(queries)
+
+
+def test_a_policy_number_live_in_the_new_agency_refuses_the_move_naming_it(
+    both, api, agency, other_agency, carrier, rival
+):
+    """Contract section 13: a policy number is unique per insurer among the live policies of one
+    agency. The move is refused as a DOT clash is (409, the rule's message), naming the number,
+    with one statement however many policies the client has."""
+    PolicyFactory(client=carrier, policy_number="NL-2")
+    PolicyFactory(client=rival, policy_number="NL-2")  # the same insurer, live
+    PolicyFactory(client=rival, policy_number="NL-1", deleted=True)  # deleted: no clash
+    PolicyFactory(client=carrier, policy_number="NL-1")
+    refused, _ = _refused_move(both, carrier, other_agency)
+    assert refused["detail"] == (
+        "The client's policy NL-2 (Great West Casualty Company) cannot move: a live policy "
+        "with this number and insurer exists in that agency."
+    )
+    assert refused["errors"] == []  # as the DOT clash's 409
+    assert api.get(f"/v1/clients/{carrier.id}").json()["agencyId"] == agency.id
+
+    statements = _refused_move(both, carrier, other_agency)[1]  # the caller's key cached
+    for n in range(20):
+        PolicyFactory(client=carrier, policy_number=f"MORE-{n}")
+    assert _refused_move(both, carrier, other_agency)[1] == statements
+
+
+def test_a_policy_number_of_another_insurer_or_a_deleted_policy_does_not_refuse_the_move(
+    both, other_api, other_agency, carrier, rival
+):
+    elsewhere = Insurer.objects.create(name="Elsewhere Mutual", name_key="elsewhere mutual")
+    PolicyFactory(client=carrier, policy_number="NL-3")
+    PolicyFactory(client=rival, policy_number="NL-3", insurer=elsewhere)
+    PolicyFactory(client=carrier, policy_number="NL-4", deleted=True)
+    PolicyFactory(client=rival, policy_number="NL-4")
+
+    moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    assert moved.status_code == 200, moved.content
+    assert other_api.get(f"/v1/clients/{carrier.id}").json()["agencyId"] == other_agency.id
