@@ -219,10 +219,18 @@ def coverage_update(
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
         raise ValidationError({"coverage_status": f"Must be one of {allowed}."})
-    # The policy's row before the period's, as every write takes them (a client, its policies,
-    # their units, their periods): a change of the policy's start, which moves its periods,
-    # and this change come one after the other.
+    # The client's row, the policy's, the unit's, then the period's, as every write takes them
+    # (a client, its policies, their units, their periods): a deletion or move of the client, a
+    # change of the policy's start (which moves its periods) and this change come one after the
+    # other. A deleted unit or driver, or one of a deleted client, answers what scheduling it
+    # answers (`_visible`); one the caller may not see is the 404 below.
+    client_lock_first(Policy, policy_id)
     rows_lock(Policy.objects.filter(pk=policy_id))
+    try:
+        _visible(user, subject.model, target_id, f"{subject.field}_id")
+        target_refused = None
+    except ValidationError as refused:
+        target_refused = refused
     coverage = (
         subject.coverage.objects.for_user(user)
         .select_for_update(of=("self",))
@@ -233,6 +241,8 @@ def coverage_update(
     )
     if coverage is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
+    if target_refused is not None:
+        raise target_refused
     if coverage.policy.deleted:  # as scheduling on it answers (`_visible`)
         raise ValidationError({"policy_id": "No policy with this id."})
     # A removal without a date takes effect today, or on the period's first day when that is

@@ -298,3 +298,73 @@ def test_a_deleted_clients_unit_or_driver_cannot_be_scheduled(api, carrier, poli
     body = {"driverId": driver.id, "policyId": oa.id, "policyAddedDate": days(-1)}
     refused = assert_problem(api.post("/v1/drivers/coverages", body, format="json"), 400)
     assert field_errors(refused) == {"driverId": "No driver with this id."}
+
+
+@pytest.mark.parametrize("gone", ["vehicle", "client"])
+@pytest.mark.parametrize(
+    "status, dates",
+    [
+        (4, {"policyAddedDate": -80}),
+        (1, {}),
+        (1, {"policyRemovedDate": -10}),
+        (2, {"policyRemovedDate": -10}),
+    ],
+)
+def test_a_deleted_unit_or_a_deleted_clients_unit_keeps_its_periods(
+    api, carrier, unit, policy, gone, status, dates
+):
+    dates = {field: days(n) for field, n in dates.items()}
+    # A PUT answers what scheduling it answers (the unit is gone for the writes that name it):
+    # nothing moves, nothing is announced, and restoring the record finds the period as it was.
+    scheduled = assign(api, unit, policy, policyAddedDate=days(-90)).json()
+    record = f"/v1/clients/{carrier.id}" if gone == "client" else f"/v1/vehicles/{unit.id}"
+    assert api.put(record, {"deleted": True}, format="json").status_code == 200
+    logged, announced = CoverageEvent.objects.count(), Event.objects.count()
+
+    refused = assert_problem(change(api, unit, policy, status, **dates), 400)
+    assert field_errors(refused) == {"vehicleId": "No vehicle with this id."}
+    posted = assert_problem(assign(api, unit, policy, policyAddedDate=days(-1)), 400)
+    assert posted == refused
+    assert (CoverageEvent.objects.count(), Event.objects.count()) == (logged, announced)
+
+    assert api.put(record, {"deleted": False}, format="json").status_code == 200
+    periods = api.get(f"/v1/vehicles/{unit.id}").json()["policyAssociations"]
+    assert [(p["policyAddedDate"], p["policyRemovedDate"]) for p in periods] == [
+        (scheduled["policyAddedDate"], None)
+    ]
+    assert change(api, unit, policy, status, **dates).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "status, dates",
+    [
+        (7, {"policyAddedDate": -80}),
+        (1, {}),
+        (2, {"policyRemovedDate": -10}),
+    ],
+)
+def test_a_deleted_clients_driver_keeps_its_periods(api, carrier, status, dates):
+    dates = {field: days(n) for field, n in dates.items()}
+    oa = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code="OA"))
+    driver = DriverFactory(client=carrier)
+    body = {"driverId": driver.id, "policyId": oa.id}
+    scheduled = api.post(
+        "/v1/drivers/coverages", {**body, "policyAddedDate": days(-90)}, format="json"
+    ).json()
+    client = f"/v1/clients/{carrier.id}"
+    assert api.put(client, {"deleted": True}, format="json").status_code == 200
+    logged, announced = CoverageEvent.objects.count(), Event.objects.count()
+
+    put = {**body, "coverageStatus": status, **dates}
+    refused = assert_problem(api.put("/v1/drivers/coverages", put, format="json"), 400)
+    assert field_errors(refused) == {"driverId": "No driver with this id."}
+    posted = api.post("/v1/drivers/coverages", {**body, "policyAddedDate": days(-1)}, format="json")
+    assert assert_problem(posted, 400) == refused
+    assert (CoverageEvent.objects.count(), Event.objects.count()) == (logged, announced)
+
+    assert api.put(client, {"deleted": False}, format="json").status_code == 200
+    periods = api.get(f"/v1/drivers/{driver.id}").json()["coverages"]
+    assert [(p["policyAddedDate"], p["policyRemovedDate"]) for p in periods] == [
+        (scheduled["policyAddedDate"], None)
+    ]
+    assert api.put("/v1/drivers/coverages", put, format="json").status_code == 200
