@@ -396,6 +396,36 @@ def test_a_bad_record_parameter_is_named_before_the_holder(api, world):
     assert_problem(api.get("/v1/certificates/C-1-20260101-XXXX", {"holderName": long_name}), 404)
 
 
+def test_a_bad_holder_parameter_answers_alike_for_a_genuine_and_a_forged_number(
+    api, other_api, world
+):
+    # Another agency's genuine number and a forged one answer the same (contract 13): the
+    # holder is checked before the number is, so a 400 tells nothing of the signature.
+    numbers = [
+        api.get(route).json()["certificateNumber"]
+        for route in (
+            "/v1/certificates/clients?dot=1234567",
+            f"/v1/certificates/vehicles?vin={VIN}",
+        )
+    ]
+    for number in numbers:
+        forged = number[:-1] + ("0" if number[-1] != "0" else "1")
+        for holder, field, most in (
+            ({"holderName": "N" * 201}, "holderName", 200),
+            ({"holderAddress": "A" * 501}, "holderAddress", 500),
+            ({"holderName": "N" * 201, "format": "pdf"}, "holderName", 200),
+        ):
+            genuine = other_api.get(f"/v1/certificates/{number}", holder)
+            fake = other_api.get(f"/v1/certificates/{forged}", holder)
+            _holder_error(genuine, field, most)
+            _holder_error(fake, field, most)
+            assert genuine.json() == fake.json()
+        # Without a bad parameter both are the 404 of a number the caller may not use.
+        assert other_api.get(f"/v1/certificates/{number}").json() == (
+            other_api.get(f"/v1/certificates/{forged}").json()
+        )
+
+
 def test_pdf_prints_a_limit_with_cents_as_it_is_never_rounded_up(api, world):
     # `$750,000` for 749,999.50 would certify the federal minimum the policy does not meet.
     auto = PolicyLimit.objects.get(policy__policy_number="GWC-AL-1")

@@ -162,10 +162,12 @@ class CertificateCheckView(CertificateView):
         kind_view = ClientCertificateView if kind == "C" else VehicleCertificateView
         if not request.user.has_perms(kind_view.required_permissions):
             self.permission_denied(request, message="You may not see this kind of certificate.")
+        # The holder is checked before the signature, so a bad parameter is the same 400 for a
+        # genuine number and a forged one, and cannot tell them apart.
+        holder = self.params_class.parse(request)
         ref = parse_certificate_number(number)
         if ref is None:
             raise NotFound(NO_SUCH_CERTIFICATE)
-        holder = self.params_class.parse(request)
         # Whatever the builder cannot find (a record of another agency, or nothing in force
         # on that date) answers as a forged number does, so a genuine number reveals nothing.
         try:
