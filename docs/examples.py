@@ -498,7 +498,8 @@ def EXAMPLES(Example, *, refresh: str):
             "GET",
             "/v1/certificates/vehicles?vin=1FUJGLDR7CLBP8834",
             keep=4,
-            note="Exactly one of `id`, `vin`, `licensePlate`; `clientId` narrows. "
+            note="Exactly one of `id`, `vin`, `licensePlate`; `clientId` narrows, and so does "
+            "`licensePlateState` (name or USPS code) a `licensePlate`, as verification reads it. "
             "Only the coverages the unit is scheduled on.",
         ),
         Example("Nothing in force", "GET", "/v1/certificates/clients?dot=2345678"),

@@ -23,7 +23,7 @@ from apps.core.identifiers import plate_key
 from apps.core.models import live_q
 from apps.coverages.models import VehicleCoverage
 from apps.coverages.selectors import covering_periods
-from apps.masterdata.models import Insurer
+from apps.masterdata.models import Insurer, State
 from apps.policies.models import Policy, PolicyLimit
 from apps.vehicles.models import Vehicle
 
@@ -263,11 +263,13 @@ def vehicle_certificate(
     vehicle_id: int | None = None,
     vin: str | None = None,
     license_plate: str | None = None,
+    license_plate_state: State | None = None,
     client_id: int | None = None,
     holder_name=None,
     holder_address=None,
 ) -> Certificate:
-    """The certificate of one vehicle: only the coverages it is scheduled on, in force on `on`."""
+    """The certificate of one vehicle: only the coverages it is scheduled on, in force on `on`.
+    By plate, the units verification finds by that plate and state (`with_plate`)."""
     vehicles = (
         Vehicle.objects.for_user(user)
         .live("client")
@@ -281,7 +283,7 @@ def vehicle_certificate(
     elif vin is not None:
         vehicles = vehicles.filter(serial_number=vin)
     else:
-        vehicles = vehicles.filter(license_plate_key=plate_key(license_plate))
+        vehicles = vehicles.with_plate(plate_key(license_plate), license_plate_state)
     if client_id is not None:
         vehicles = vehicles.filter(client_id=client_id)
     vehicles = list(vehicles)

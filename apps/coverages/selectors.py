@@ -474,10 +474,7 @@ def _units_and_periods(rows) -> tuple[list[VehicleRow], dict[int, list[PeriodRow
 
 
 def _by_plate(agencies: list[int] | None, key: str, state: int | None, on: dt.date):
-    vehicles = _vehicle_set(agencies).filter(license_plate_key=key)
-    if state is not None:
-        vehicles = vehicles.filter(license_plate_state=state)
-    return _with_periods(vehicles, on)
+    return _with_periods(_vehicle_set(agencies).with_plate(key, state), on)
 
 
 _UNITS_BY_VIN = PreparedQuery(

@@ -63,6 +63,12 @@ class VehicleQuerySet(CopiedColumnsQuerySet, ClientAgencyQuerySet, SoftDeleteQue
     # through one index, (agency, column, id), instead of a join to the clients (issue 18).
     agency_field = "agency"
 
+    def with_plate(self, key: str, state=None) -> VehicleQuerySet:
+        """The units with this plate (its `plate_key`), of this state (a State or its id) when
+        one is named: the one rule of a lookup by plate (verification, the certificate)."""
+        found = self.filter(license_plate_key=key)
+        return found if state is None else found.filter(license_plate_state=state)
+
 
 # The agency-wide list's sortable columns, each with an index (agency, column, id) of the live
 # units: page 1 and the last page (read backwards) walk one and stop after the page. Sorting by

@@ -13,7 +13,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from apps.core.dates import today
-from apps.masterdata.models import CoverageType, Insurer
+from apps.masterdata.models import CoverageType, Insurer, State
 from apps.policies.models import PolicyLimit
 from tests.conftest import assert_problem, staff_member
 from tests.factories import (
@@ -424,6 +424,33 @@ def test_a_bad_holder_parameter_answers_alike_for_a_genuine_and_a_forged_number(
         assert other_api.get(f"/v1/certificates/{number}").json() == (
             other_api.get(f"/v1/certificates/{forged}").json()
         )
+
+
+def test_vehicle_certificate_by_plate_honours_its_state_as_verification_does(api, world):
+    # One plate in two states: the state names the unit, as verification reads it; a state
+    # with no such plate finds none, an unknown state is a 400, and a VIN lookup ignores it.
+    carrier, auto, _general, _unit = world
+    units = {}
+    for code in ("TX", "OK"):
+        units[code] = VehicleFactory(
+            client=carrier,
+            license_plate="TX-4821A",
+            license_plate_state=State.objects.get(code=code),
+        )
+        VehicleCoverageFactory(vehicle=units[code], policy=auto)
+    for state, unit in (("TX", "TX"), ("Texas", "TX"), ("ok", "OK"), ("Oklahoma", "OK")):
+        query = {"licensePlate": "tx 4821a", "licensePlateState": state}
+        [found] = api.get("/v1/coverages/vehicles", query).json()["results"]
+        assert found["vehicle"]["id"] == units[unit].id
+        certificate = api.get("/v1/certificates/vehicles", query)
+        assert certificate.status_code == 200, certificate.content
+        assert certificate.json()["vehicles"][0]["vin"] == units[unit].serial_number
+    for state, status in (("Kansas", 404), ("KS", 404), ("Narnia", 400)):
+        query = {"licensePlate": "TX4821A", "licensePlateState": state}
+        verified = assert_problem(api.get("/v1/coverages/vehicles", query), status)
+        assert assert_problem(api.get("/v1/certificates/vehicles", query), status) == verified
+    ignored = api.get("/v1/certificates/vehicles", {"vin": VIN, "licensePlateState": "Narnia"})
+    assert ignored.status_code == 200, ignored.content
 
 
 def test_pdf_prints_a_limit_with_cents_as_it_is_never_rounded_up(api, world):

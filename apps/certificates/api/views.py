@@ -23,7 +23,7 @@ from apps.core.params import (
 )
 from apps.core.permissions import HasPermissions
 from apps.core.renderers import CamelCaseJSONRenderer
-from apps.vehicles.params import VinParam
+from apps.vehicles.params import PLATE_STATE, PlateStateParam, VinParam, plate_state_only_with_plate
 
 
 class PdfRenderer(BaseRenderer):
@@ -79,8 +79,12 @@ class VehicleCertificateParams(HolderParams):
     id = IdParam(help_text="A vehicle id.")
     vin = VinParam(help_text="A 17-character VIN.")
     license_plate = PlateParam(help_text="A license plate.")
+    license_plate_state = PlateStateParam(help_text=PLATE_STATE)
     as_of = AsOfParam(help_text=AS_OF)
     client_id = IdParam(help_text="Narrow to the vehicle of this client.")
+
+    def read(self, data, request):
+        return super().read(plate_state_only_with_plate(data), request)
 
 
 class CertificateView(APIView):

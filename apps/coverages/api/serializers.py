@@ -45,11 +45,9 @@ from apps.coverages.selectors import (
     VerificationAnswer,
 )
 from apps.coverages.serializers import CoverageStatusNameField, LimitSerializer
-from apps.masterdata.lookup import resolve
-from apps.masterdata.models import State
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
-from apps.vehicles.params import VinParam
+from apps.vehicles.params import PLATE_STATE, PlateStateParam, VinParam, plate_state_only_with_plate
 
 MAX_DOTS = 500
 MAX_BATCH = 1000
@@ -130,13 +128,6 @@ class ProfileParam(QueryParam):
         return profile_choice(request, value)
 
 
-class StateParam(QueryParam):
-    """A state by name or USPS code."""
-
-    def to_internal_value(self, data) -> State:
-        return resolve(State, data)
-
-
 AS_OF = "The date to verify (default: today in the service's time zone)."
 PROFILE = (
     "A requirement profile's id or code (e.g. federal-minimum): each result gains `compliance`."
@@ -159,17 +150,11 @@ class VehicleVerificationParams(QueryParameters):
     as_of = AsOfParam(help_text=AS_OF)
     profile = ProfileParam(help_text=PROFILE)
     vin = VinParam(help_text="A 17-character VIN.")
-    license_plate_state = StateParam(
-        help_text="The plate's state, by name or USPS code (optional)."
-    )
+    license_plate_state = PlateStateParam(help_text=PLATE_STATE)
     license_plate = PlateParam(help_text="A license plate (case, spaces and dashes ignored).")
 
     def read(self, data, request):
-        # A VIN lookup ignores the plate's state (the query copied only when it has one).
-        if "licensePlateState" in data and data.get("vin") not in (None, ""):
-            data = data.copy()
-            data.pop("licensePlateState", None)
-        return super().read(data, request)
+        return super().read(plate_state_only_with_plate(data), request)
 
 
 # --- verification: the answers, shaped from the selectors' records ------------------------
