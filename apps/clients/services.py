@@ -11,6 +11,7 @@ from django.db.models import Exists, OuterRef
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
+from apps.clients.selectors import visible_client
 from apps.core.models import UNIQUE
 from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
 from apps.coverages.status import status_watch
@@ -63,12 +64,16 @@ def _producer_of(agency: Agency, producer_id: int | None) -> Producer | None:
 
 
 def _check_parent(user, client: Client, agency_id: int, parent_id: int | None) -> Client | None:
-    """The parent named for `client` once in `agency_id`: visible, same agency, no cycle."""
+    """The parent named for `client` once in `agency_id`: visible, same agency, no cycle. A new
+    parent is named as any write names a client (`visible_client`: live, else a 400 as for a
+    missing one); the parent the client has is kept even if deleted since, as its other
+    children are (deleting a parent leaves them alone)."""
     if parent_id is None:
         return None
-    parent = Client.objects.for_user(user).filter(pk=parent_id).first()
-    if parent is None:
-        raise ValidationError({"parent_client_id": "No client with this id."})
+    if client.pk is not None and parent_id == client.parent_client_id:
+        parent = client.parent_client
+    else:
+        parent = visible_client(user, parent_id, field="parent_client_id")
     if parent.agency_id != agency_id:
         raise ValidationError(
             {"parent_client_id": "The parent client must belong to the same agency."}

@@ -255,6 +255,44 @@ def test_parent_must_be_visible_and_of_the_same_agency(api, agency, carrier, riv
     assert ok.status_code == 201 and ok.json()["parentClientId"] == carrier.id
 
 
+def test_a_deleted_client_cannot_be_named_as_a_parent(api, agency, carrier):
+    # As a missing client is refused: a deleted record is gone for the writes that name it.
+    child = ClientFactory(agency=agency)
+    gone = ClientFactory(agency=agency, client_name="Gone")
+    assert api.put(f"/v1/clients/{gone.id}", {"deleted": True}, format="json").status_code == 200
+    base = {"clientName": "Child", "agencyId": agency.id}
+    missing = api.post("/v1/clients", {**base, "parentClientId": 999999}, format="json")
+    expected = field_errors(assert_problem(missing, 400))
+    assert expected == {"parentClientId": "No client with this id."}
+    created = api.post("/v1/clients", {**base, "parentClientId": gone.id}, format="json")
+    assert field_errors(assert_problem(created, 400)) == expected
+    updated = api.put(f"/v1/clients/{child.id}", {"parentClientId": gone.id}, format="json")
+    assert field_errors(assert_problem(updated, 400)) == expected
+    assert api.get(f"/v1/clients/{child.id}").json()["parentClientId"] is None
+    assert api.get("/v1/clients", {"name": "Child"}).json()["count"] == 0
+
+
+def test_a_child_keeps_its_parent_deleted_later(api, agency, carrier):
+    # Deleting a parent is not refused and leaves its children alone: a child's record sent
+    # back with the same parent is accepted, and the parent may be restored.
+    child = ClientFactory(agency=agency, parent_client=carrier)
+    assert api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json").status_code == 200
+    body = {"parentClientId": carrier.id, "phone": "555-0100"}
+    kept = api.put(f"/v1/clients/{child.id}", body, format="json")
+    assert kept.status_code == 200, kept.content
+    assert (kept.json()["parentClientId"], kept.json()["phone"]) == (carrier.id, "555-0100")
+    # Detached, it cannot be attached again while the parent is deleted; restored, it can.
+    assert (
+        api.put(f"/v1/clients/{child.id}", {"parentClientId": None}, format="json").status_code
+        == 200
+    )
+    assert_problem(api.put(f"/v1/clients/{child.id}", body, format="json"), 400)
+    assert (
+        api.put(f"/v1/clients/{carrier.id}", {"deleted": False}, format="json").status_code == 200
+    )
+    assert api.put(f"/v1/clients/{child.id}", body, format="json").status_code == 200
+
+
 def test_parent_of_another_agency_the_user_also_serves_is_400(
     make_api, manager, agency, other_agency, rival
 ):
