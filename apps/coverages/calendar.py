@@ -190,7 +190,7 @@ def _calendar_lock(*, shared: bool) -> None:
         cursor.execute(f"SELECT {function}(%s)", [CALENDAR_LOCK_KEY])
 
 
-def expiring_notice_on_write(*, policy_id: int) -> int:
+def expiring_notice_on_write(*, policy: Policy) -> int:
     """Announce the `policy.expiring` notice of a policy written (created, or its expiration
     moved) on its 30- or 7-day mark after today's job has run; how many (0 or 1).
 
@@ -198,12 +198,18 @@ def expiring_notice_on_write(*, policy_id: int) -> int:
     job would look at it again, so the notice would never come. Claimed with the job's own
     (policy, notice, day) mark (`_mark`): each notice once, however many writes follow, and
     the 7-day notice still comes to a policy moved onto its mark on the day it had its 30-day
-    one. Call inside the write's transaction, after the policy is saved."""
-    _calendar_lock(shared=True)
+    one. Call inside the write's transaction, after the policy is saved.
+
+    A write that leaves the policy off today's marks has nothing to announce and returns at
+    once, without the lock: only a write landing on a mark waits for a running job (so most
+    policy writes never wait for the day's job, nor hold their row locks while it runs)."""
     day = today()
+    if policy.expiration_date not in _expiring_on(day):
+        return 0
+    _calendar_lock(shared=True)
     if not CalendarMark.objects.filter(**CalendarMark.DAY_RUN, day=day).exists():
         return 0  # the day's job will see the policy as it is now
-    policies = _day_policies(day, Q(pk=policy_id, expiration_date__in=_expiring_on(day)))
+    policies = _day_policies(day, Q(pk=policy.pk, expiration_date__in=_expiring_on(day)))
     wanted = []
     for type_, policy, extra in _wanted(policies, day):
         if type_ != "policy.expiring":

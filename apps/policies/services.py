@@ -156,7 +156,7 @@ def policy_create(
         _replace_limits(policy, limits or [])
         _replace_rates(policy, rates or [])
     client_event_emit(type="policy.created", client=client, data=record("policy", policy))
-    expiring_notice_on_write(policy_id=policy.pk)
+    expiring_notice_on_write(policy=policy)
     return policy
 
 
@@ -255,5 +255,5 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         was=left,
         last_seen=last_seen,
     )
-    expiring_notice_on_write(policy_id=policy.pk)
+    expiring_notice_on_write(policy=policy)
     return policy

@@ -95,3 +95,31 @@ def test_the_days_job_starting_while_a_policy_is_written_announces_it_once(
     [emitted] = _while_holding(write, lambda: calendar_run(day=today()))
     assert emitted >= 1
     assert _notices() == [(created[0].id, 30)]
+
+
+def test_a_policy_write_off_the_marks_does_not_wait_for_the_days_job(
+    master_data_back, make_api, manager, carrier
+):
+    """Only a write landing on a notice mark takes the job's lock: another policy write
+    finishes while the job's transaction is still open."""
+    api = make_api(manager)
+    body = {**_body(carrier), "expirationDate": (today() + 200 * DAY).isoformat()}
+    created = api.post("/v1/policies", body, format="json")
+    assert created.status_code == 201, created.content
+    job_committed, answers = threading.Event(), []
+
+    def write():
+        answer = api.put(
+            f"/v1/policies/{created.json()['id']}", {"description": "x"}, format="json"
+        )
+        answers.append((answer.status_code, job_committed.is_set()))
+        connection.close()
+
+    with transaction.atomic():
+        calendar_run(day=today())
+        other = threading.Thread(target=write)
+        other.start()
+        other.join(5)
+    job_committed.set()
+    other.join(30)
+    assert answers == [(200, False)]
