@@ -9,6 +9,7 @@ removes it. Back: both notices' marks become `policy.expiring` again, one per po
 The format is frozen here, as migrations must be."""
 
 from django.db import migrations
+from django.db.models import Exists, OuterRef
 
 BATCH = 2000
 LEGACY = "policy.expiring"
@@ -31,17 +32,19 @@ def name_the_notice(apps, schema_editor):
 
 
 def one_mark_per_day(apps, schema_editor):
+    """Set-based (three statements, however many marks): a 7-day mark beside a 30-day or a
+    legacy one of the same policy and day goes, so does a 30-day one beside a legacy one, and
+    what is left is renamed `policy.expiring`."""
     CalendarMark = apps.get_model("events", "CalendarMark")
-    notices = CalendarMark.objects.filter(type__startswith=f"{LEGACY}:")
-    kept = set()
-    for pk, policy_id, day in notices.order_by("pk").values_list("pk", "policy_id", "day"):
-        if (policy_id, day) in kept or CalendarMark.objects.filter(
-            policy_id=policy_id, type=LEGACY, day=day
-        ).exists():
-            CalendarMark.objects.filter(pk=pk).delete()
-        else:
-            CalendarMark.objects.filter(pk=pk).update(type=LEGACY)
-            kept.add((policy_id, day))
+    same = {"policy_id": OuterRef("policy_id"), "day": OuterRef("day")}
+    thirty, seven = f"{LEGACY}:30", f"{LEGACY}:7"
+    CalendarMark.objects.filter(type=seven).filter(
+        Exists(CalendarMark.objects.filter(type__in=[LEGACY, thirty], **same))
+    ).delete()
+    CalendarMark.objects.filter(type=thirty).filter(
+        Exists(CalendarMark.objects.filter(type=LEGACY, **same))
+    ).delete()
+    CalendarMark.objects.filter(type__in=[thirty, seven]).update(type=LEGACY)
 
 
 class Migration(migrations.Migration):
