@@ -1,6 +1,7 @@
-"""Fleet import cost: a 2,500-unit file through the back-office, as staff load it.
+"""Fleet import cost: a 1,000-unit file (the import's row limit) through the back-office, as
+staff load it.
 
-    .venv/bin/python bench/fleet_import.py [--units 2500] [--format csv|xlsx]
+    .venv/bin/python bench/fleet_import.py [--units 1000] [--format csv|xlsx]
     DATABASE_URL=postgres://… .venv/bin/python bench/fleet_import.py   # any database
 
 Walks the admin's two steps over Django's test client (the whole request stack, no network):
@@ -9,7 +10,9 @@ back), then the confirmed import (every row through vehicle_create, committed), 
 as demo-admin on a freshly seeded demo world. By default it uses a throwaway SQLite file.
 
 Target (issue 17): the 2,500-unit import finishes in under 30 s. The ratio printed is the
-measured time over the target (below 1.00 meets it).
+measured time over the target (below 1.00 meets it). An import takes at most IMPORT_MAX_ROWS
+rows (1,000 by default); more `--units` raise it for this run, so the target can still be
+measured.
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def fleet_file(units: int, fmt: str, offset: int = 0) -> tuple[str, bytes]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--units", type=int, default=2500)
+    parser.add_argument("--units", type=int, default=1000)
     parser.add_argument("--format", choices=["csv", "xlsx"], default="csv")
     args = parser.parse_args()
 
@@ -83,6 +86,8 @@ def main() -> None:
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{workdir}/bench.sqlite3")
     os.environ.setdefault("MEDIA_ROOT", f"{workdir}/media")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    if args.units > int(os.environ.get("IMPORT_MAX_ROWS", "1000")):
+        os.environ["IMPORT_MAX_ROWS"] = str(args.units)
     import django
 
     django.setup()
@@ -175,19 +180,17 @@ def direct_service_seconds(units: int, offset: int) -> float:
             for n in range(units):
                 vehicle_create(
                     user=user,
-                    data={
-                        "client_id": client.pk,
-                        "unit": f"D{n:05d}",
-                        "unit_type": tractor,
-                        "model_year": 2020,
-                        "make": make,
-                        "serial_number": vin(offset + 50_000 + n),
-                        "license_plate": f"KS-D{n:05d}",
-                        "license_plate_state": kansas,
-                        "owner": "",
-                        "garaging_address": "",
-                        "status": "ACTIVE",
-                    },
+                    client_id=client.pk,
+                    unit=f"D{n:05d}",
+                    unit_type=tractor,
+                    model_year=2020,
+                    make=make,
+                    serial_number=vin(offset + 50_000 + n),
+                    license_plate=f"KS-D{n:05d}",
+                    license_plate_state=kansas,
+                    owner="",
+                    garaging_address="",
+                    status="ACTIVE",
                 )
             raise Rollback
     except Rollback:

@@ -9,14 +9,15 @@ VIN, duplicate VIN in the client, state unknown), and confirm. Three rules hold:
 - all or nothing: one bad row and nothing is saved (the preview offers no confirm button,
   and the confirmed run rolls back whole if a row fails then);
 - scoped: a row names its client by DOT, looked up only among the staff member's agencies'
-  live clients, so nobody can import into another agency's client.
+  live clients, so nobody can import into another agency's client;
+- bounded: a file of more rows or bytes than the settings allow is refused before a row is
+  read (apps.core.fleet_files), since the whole import is one transaction.
 
 Exports write the same columns, so an exported file is a valid import file.
 """
 
 from __future__ import annotations
 
-import codecs
 import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
@@ -28,9 +29,11 @@ from django.urls import reverse
 from import_export import fields, resources, widgets
 from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
+from import_export.forms import ImportForm
 from import_export.tmp_storages import CacheStorage
 from rest_framework.exceptions import APIException
 
+from apps.core.fleet_files import ImportFileRefused, SpreadsheetCSV, rows_problem, size_problem
 from apps.core.money import CENT, format_money
 from apps.core.params import is_ascii_int
 
@@ -206,6 +209,17 @@ class ServiceResource(resources.ModelResource):
             if hasattr(field.widget, "reset"):
                 field.widget.reset()
 
+    def import_data(self, dataset, *args, **kwargs):
+        """The file as a whole is checked first, before a transaction opens or a row is read:
+        refused, it is one error and no row is looked at (apps.core.fleet_files)."""
+        problem = rows_problem(len(dataset))
+        if problem:
+            result = self.get_result_class()()
+            result.total_rows = len(dataset)
+            result.append_base_error(self.get_error_result_class()(ImportFileRefused(problem)))
+            return result
+        return super().import_data(dataset, *args, **kwargs)
+
     def get_or_init_instance(self, instance_loader, row):
         return self.init_instance(row), True  # a file only ever adds records
 
@@ -244,32 +258,6 @@ class ServiceResource(resources.ModelResource):
         instance._state.adding = False
 
 
-def spreadsheet_text(data: bytes) -> str:
-    """A CSV file's text as spreadsheets save it: UTF-16 with its byte order mark (Excel's
-    "Unicode text"), UTF-8 with or without one ("CSV UTF-8"), else Windows-1252 (Excel's plain
-    "CSV" on Windows), or Latin-1 when a byte is none of those. The document uploads accept the
-    same encodings."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1252")
-    except UnicodeDecodeError:  # one of its five unassigned bytes
-        return data.decode("latin-1")
-
-
-class SpreadsheetCSV(CSV):
-    """CSV in any of the encodings `spreadsheet_text` reads."""
-
-    def create_dataset(self, in_stream, **kwargs):
-        if isinstance(in_stream, bytes):
-            in_stream = spreadsheet_text(in_stream)
-        return super().create_dataset(in_stream, **kwargs)
-
-
 class ImportFileGone(Exception):
     """The previewed file is no longer kept: imported already (a second click on Confirm, the
     browser's Back), or expired."""
@@ -286,6 +274,18 @@ class ImportFileStorage(CacheStorage):
         return data
 
 
+class FleetImportForm(ImportForm):
+    """The upload step: a file over IMPORT_MAX_BYTES is refused here, before it is stored or
+    read."""
+
+    def clean_import_file(self):
+        upload = self.cleaned_data["import_file"]
+        problem = size_problem(upload.size)
+        if problem:
+            raise ValidationError(problem)
+        return upload
+
+
 class StaffImportExportMixin(ImportExportMixin):
     """Import and export on a scoped changelist, for staff who may add (import) or view
     (export) the model, all or nothing."""
@@ -293,6 +293,7 @@ class StaffImportExportMixin(ImportExportMixin):
     import_formats = [SpreadsheetCSV, XLSX]
     export_formats = [CSV, XLSX]
     tmp_storage_class = ImportFileStorage  # shared across nodes
+    import_form_class = FleetImportForm
 
     def has_import_permission(self, request):
         return self.has_add_permission(request)

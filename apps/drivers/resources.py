@@ -22,11 +22,17 @@ from apps.masterdata.models import City, DriverType, LicenseType, State
 
 
 class CityWidget(widgets.Widget):
-    """A city within the row's state (cities are looked up within their state)."""
+    """A city within the row's state (cities are looked up within their state), each city
+    named in the file looked up once per import: a driver list names a few cities many times,
+    and a query per row was most of what the import itself added to the service's time."""
 
     def __init__(self, states: LookupWidget):
         super().__init__()
         self.states = states
+        self._cities: dict[tuple[int, str], City | None] = {}
+
+    def reset(self) -> None:
+        self._cities = {}
 
     def clean(self, value, row=None, **kwargs):
         name = cell_text(value)
@@ -35,7 +41,10 @@ class CityWidget(widgets.Widget):
         state = self.states.clean((row or {}).get("state"))
         if state is None:
             raise ValueError(f"The city “{name}” needs its state in the state column.")
-        city = City.objects.filter(state=state, name_key=name.lower()).first()
+        key = (state.pk, name.lower())
+        if key not in self._cities:
+            self._cities[key] = City.objects.filter(state=state, name_key=key[1]).first()
+        city = self._cities[key]
         if city is None:
             raise ValueError(f"Unknown city “{name}” in {state.code}.")
         return city

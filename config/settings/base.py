@@ -360,6 +360,11 @@ SPECTACULAR_SETTINGS = {
 # Admin and logging
 # ---------------------------------------------------------------------------
 LOGIN_URL = "admin:login"
+# Fleet files (apps/core/admin_import.py): an import runs every row in one transaction, which on
+# SQLite holds every other writer for as long as it lasts, so a file past either limit is
+# refused before a row is read. 1,000 rows: the size of the API's verification batch.
+IMPORT_MAX_ROWS = env.int("IMPORT_MAX_ROWS", default=1000)
+IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=2_000_000)
 # One JSON object a line (LOG_FORMAT=text for plain lines), each with the request's id.
 LOG_FORMAT = env("LOG_FORMAT", default="json")
 LOGGING = {
