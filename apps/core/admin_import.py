@@ -2,7 +2,7 @@
 
 A carrier's unit or driver list arrives as a spreadsheet. Staff upload it (CSV or XLSX), see
 a dry-run preview where every bad row says what is wrong in their words (unknown make, bad
-VIN, duplicate VIN in the client, state unknown), and confirm. Three rules hold:
+VIN, duplicate VIN in the client, state unknown), and confirm. These rules hold:
 
 - every row is created by the app's service (`vehicle_create`, `driver_create`), never by
   the ORM, so the business rules, the audit trail and the change events are the API's;
@@ -11,7 +11,9 @@ VIN, duplicate VIN in the client, state unknown), and confirm. Three rules hold:
 - scoped: a row names its client by DOT, looked up only among the staff member's agencies'
   live clients, so nobody can import into another agency's client;
 - bounded: a file of more rows or bytes than the settings allow is refused before a row is
-  read (apps.core.fleet_files), since the whole import is one transaction.
+  read (apps.core.fleet_files), since the whole import is one transaction;
+- once: a previewed file is imported by one confirm, however many arrive at once on however
+  many nodes (`ImportFileStorage.claim`).
 
 Exports write the same columns, so an exported file is a valid import file.
 """
@@ -23,9 +25,12 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponseRedirect
 from django.urls import reverse
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import require_POST
 from import_export import fields, resources, widgets
 from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
@@ -265,13 +270,26 @@ class ImportFileGone(Exception):
 
 class ImportFileStorage(CacheStorage):
     """The previewed file, kept in the shared cache between preview and confirm (any node may
-    serve the confirm)."""
+    serve the confirm), and the claim a confirm takes on it before reading it."""
+
+    CLAIM_PREFIX = "fleet-import-claim-"
 
     def read(self):
         data = super().read()
         if data is None:
             raise ImportFileGone
         return data
+
+    def claim(self) -> bool:
+        """Take the file for one confirm: True for the first to ask, False for every other, on
+        any node, until `release`. `cache.add` is one atomic step on each cache the service
+        runs on (Redis SET NX; the database table's primary key; the local-memory lock); the
+        file's own presence is not, as a confirm reads it, imports it and only then removes it
+        (three confirms at once imported a file three times)."""
+        return cache.add(self.CLAIM_PREFIX + self.name, True, self.CACHE_LIFETIME)
+
+    def release(self) -> None:
+        cache.delete(self.CLAIM_PREFIX + self.name)
 
 
 class FleetImportForm(ImportForm):
@@ -284,6 +302,21 @@ class FleetImportForm(ImportForm):
         if problem:
             raise ValidationError(problem)
         return upload
+
+
+# What the confirm step answers when it imports nothing.
+ALTERED = (
+    "This confirmation was incomplete or altered: nothing was imported. Upload the file again."
+)
+BEING_IMPORTED = (
+    "This file is being imported, or was imported already: nothing more was imported. Upload "
+    "it again to import it again."
+)
+GONE = (
+    "This file was imported already, or its preview has expired: nothing more was imported. "
+    "Upload it again to import it again."
+)
+REFUSED = "Nothing was imported: some rows were refused. Upload the file again to see which."
 
 
 class StaffImportExportMixin(ImportExportMixin):
@@ -307,26 +340,50 @@ class StaffImportExportMixin(ImportExportMixin):
         kwargs["rollback_on_validation_errors"] = True
         return kwargs
 
+    def import_again(self, request, message: str, level=messages.ERROR):
+        """Back to the import page, saying why nothing (more) was imported."""
+        self.message_user(request, message, level)
+        meta = self.model._meta
+        return HttpResponseRedirect(reverse(f"admin:{meta.app_label}_{meta.model_name}_import"))
+
+    @method_decorator(require_POST)
     def process_import(self, request, **kwargs):
+        """The confirm step, as the library's, with a claim on the file taken before it is
+        read: of several confirms of one preview at once (a double click, two tabs, two nodes)
+        one imports the file and the others import nothing and say so. A failed import releases
+        the claim and keeps the file, so the staff member may confirm again; a successful one
+        removes the file, and the claim outlives it."""
+        if not self.has_import_permission(request):
+            raise PermissionDenied
+        form = self.create_confirm_form(request)
+        if not form.is_valid():
+            return self.import_again(request, ALTERED)
+        input_format = self.get_import_formats()[int(form.cleaned_data["format"])](
+            encoding=self.from_encoding
+        )
+        storage = self.get_tmp_storage_class()(
+            name=form.cleaned_data["import_file_name"],
+            encoding=None if input_format.is_binary() else self.from_encoding,
+            read_mode=input_format.get_read_mode(),
+            **self.get_tmp_storage_class_kwargs(),
+        )
+        if not storage.claim():
+            return self.import_again(request, BEING_IMPORTED, messages.WARNING)
+        imported = False
         try:
-            return super().process_import(request, **kwargs)
+            dataset = input_format.create_dataset(storage.read())
+            result = self.process_dataset(dataset, form, request, **kwargs)
+            imported = not (result.has_errors() or result.has_validation_errors())
         except ImportFileGone:  # the confirm of a file imported already: nothing to do twice
-            self.message_user(
-                request,
-                "This file was imported already, or its preview has expired: nothing more was "
-                "imported. Upload it again to import it again.",
-                messages.WARNING,
-            )
-            meta = self.model._meta
-            return HttpResponseRedirect(reverse(f"admin:{meta.app_label}_{meta.model_name}_import"))
+            return self.import_again(request, GONE, messages.WARNING)
+        finally:
+            if not imported:
+                storage.release()
+        if imported:
+            storage.remove()
+        return self.process_result(result, request)
 
     def process_result(self, result, request):
         if result.has_errors() or result.has_validation_errors():
-            self.message_user(
-                request,
-                "Nothing was imported: some rows were refused. Upload the file again to see which.",
-                messages.ERROR,
-            )
-            meta = self.model._meta
-            return HttpResponseRedirect(reverse(f"admin:{meta.app_label}_{meta.model_name}_import"))
+            return self.import_again(request, REFUSED)
         return super().process_result(result, request)

@@ -8,13 +8,20 @@ the admin, as a logged-in staff member of the agency.
 
 from __future__ import annotations
 
+import threading
+from unittest import mock
+
 import pytest
+from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
+from apps.drivers.models import Driver
+from apps.drivers.resources import DriverResource
 from apps.vehicles.models import Vehicle
 from tests.admin.test_fleet_import import _confirm, _csv, _preview, _xlsx
-from tests.factories import ClientFactory
+from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -87,3 +94,100 @@ def test_a_city_named_on_many_rows_is_looked_up_once(staff_client, carrier):
     assert preview.context["confirm_form"] is not None, page_text(preview)[-2000:]
     # found by its name once (the service still checks each row's city exists, as for the API)
     assert len([q for q in queries if '"masterdata_city"."name_key" =' in q["sql"]]) == 1
+
+
+# 2. A previewed file is imported once, however many confirms arrive at once.
+
+DRIVER_HEADER = ["dot", "first_name", "last_name", "driver_type"]
+
+
+def _drivers(count: int):
+    rows = [["1234567", f"Twin{n}", "Dbl", "Company Driver"] for n in range(count)]
+    return _csv(rows, header=DRIVER_HEADER)
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+def test_a_confirm_arriving_while_the_file_is_being_imported_imports_nothing(
+    staff_client, staff, carrier
+):
+    # The second confirm is sent while the first is importing its first row: it must neither
+    # import the file again nor wait for it, and it says why.
+    preview = _preview(staff_client, _drivers(3), model="drivers/driver")
+    other_tab = Client()
+    other_tab.force_login(staff)
+    meanwhile = []
+    service = DriverResource.service
+
+    def first_row_then_second_confirm(**fields):
+        if not meanwhile:
+            meanwhile.append(None)
+            meanwhile[0] = _confirm(other_tab, preview, model="drivers/driver")
+        return service(**fields)
+
+    with mock.patch.object(DriverResource, "service", staticmethod(first_row_then_second_confirm)):
+        done = _confirm(staff_client, preview, model="drivers/driver")
+
+    assert "Import finished: 3 new" in page_text(done)
+    [second] = meanwhile
+    assert second.status_code == 200
+    assert any("being imported" in m for m in _messages(second)), _messages(second)
+    assert Driver.objects.filter(client=carrier).count() == 3
+
+
+def test_a_confirm_that_failed_may_be_confirmed_again(staff_client, carrier):
+    # The claim on the file is released when its import fails, so the staff member can fix
+    # what was in the way and confirm the same preview again.
+    preview = _preview(staff_client, _csv([unit_row(1), unit_row(2)]))
+    blocker = VehicleFactory(client=carrier, serial_number=unit_row(2)[2], unit="by hand")
+    assert "Nothing was imported" in page_text(_confirm(staff_client, preview))
+    blocker.delete()
+    again = _confirm(staff_client, preview)
+    assert "Import finished: 2 new" in page_text(again), _messages(again)
+    assert Vehicle.objects.filter(client=carrier).count() == 2
+
+
+SHARED_DATABASE_CACHE = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "django_cache",
+    }
+}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs a server database")
+def test_three_confirms_at_once_import_the_file_once(master_data_back, staff, carrier):
+    # As the probe did: one preview, Confirm posted three times at once (three server threads
+    # with their own connections, the database cache every node shares). It imported the
+    # 30-driver file three times.
+    with override_settings(CACHES=SHARED_DATABASE_CACHE):
+        call_command("createcachetable", verbosity=0)  # as the settings' default does
+        browsers = [Client() for _ in range(3)]
+        for browser in browsers:
+            browser.force_login(staff)
+        preview = _preview(browsers[0], _drivers(30), model="drivers/driver")
+        assert preview.context["confirm_form"] is not None
+        start = threading.Barrier(len(browsers))
+        answers = []
+
+        def confirm(browser):
+            try:
+                start.wait()
+                answers.append(_messages(_confirm(browser, preview, model="drivers/driver")))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=confirm, args=(b,)) for b in browsers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+
+    assert Driver.objects.filter(client=carrier).count() == 30
+    said = sorted(" ".join(a) for a in answers)
+    assert len(said) == 3
+    assert sum("Import finished: 30 new" in s for s in said) == 1, said
+    assert sum("nothing more was imported" in s for s in said) == 2, said
