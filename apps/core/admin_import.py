@@ -38,7 +38,13 @@ from import_export.forms import ImportForm
 from import_export.tmp_storages import CacheStorage
 from rest_framework.exceptions import APIException
 
-from apps.core.fleet_files import ImportFileRefused, SpreadsheetCSV, rows_problem, size_problem
+from apps.core.fleet_files import (
+    ImportFileRefused,
+    SpreadsheetCSV,
+    cell_problem,
+    rows_problem,
+    size_problem,
+)
 from apps.core.money import CENT, format_money
 from apps.core.params import is_ascii_int
 
@@ -238,6 +244,14 @@ class ServiceResource(resources.ModelResource):
     def by_column(self, exc: ValidationError) -> ValidationError:
         """Field errors (a widget's, the service's) under the file's column names."""
         return ValidationError({self.column_of(k): v for k, v in exc.error_dict.items()})
+
+    def import_field(self, field, instance, row, is_m2m=False, **kwargs):
+        """A cell through its column's widget, once it is a cell any column could take
+        (`cell_problem`); refused, it is an error of its row and column."""
+        problem = cell_problem(row.get(field.column_name))
+        if problem:
+            raise ValueError(problem)
+        super().import_field(field, instance, row, is_m2m, **kwargs)
 
     def import_instance(self, instance, row, **kwargs):
         try:

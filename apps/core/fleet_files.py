@@ -16,6 +16,8 @@ import codecs
 from django.conf import settings
 from import_export.formats.base_formats import CSV
 
+from apps.core.parsers import text_problem
+
 SPLIT = "Split the file, or use the API."
 
 
@@ -37,6 +39,15 @@ def rows_problem(rows: int) -> str | None:
     if rows <= limit:
         return None
     return f"The file has {rows:,} rows; an import takes at most {limit:,} rows. {SPLIT}"
+
+
+def cell_problem(value) -> str | None:
+    """Why no column takes this cell, whatever it names, or None: text that no field of the
+    API may hold either (a NUL, a lone surrogate), refused with the API's own message
+    (apps.core.parsers.text_problem), so an import never stores what the API would refuse."""
+    if isinstance(value, str):
+        return text_problem(value)
+    return None
 
 
 def spreadsheet_text(data: bytes) -> str:

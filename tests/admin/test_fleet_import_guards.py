@@ -17,10 +17,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
+from apps.core.parsers import NUL_MESSAGE
 from apps.drivers.models import Driver
 from apps.drivers.resources import DriverResource
 from apps.vehicles.models import Vehicle
-from tests.admin.test_fleet_import import _confirm, _csv, _preview, _xlsx
+from tests.admin.test_fleet_import import HEADER, _confirm, _csv, _preview, _xlsx
 from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -191,3 +192,32 @@ def test_three_confirms_at_once_import_the_file_once(master_data_back, staff, ca
     assert len(said) == 3
     assert sum("Import finished: 30 new" in s for s in said) == 1, said
     assert sum("nothing more was imported" in s for s in said) == 2, said
+
+
+# 3. A cell holds text the API could store: no NUL (nor a lone surrogate).
+
+
+def test_a_nul_in_a_cell_is_refused_on_its_row_and_column_as_the_api_refuses_it(
+    staff_client, carrier
+):
+    header = [*HEADER, "owner"]
+    rows = [[*unit_row(1), "N\x00UL Leasing"], [*unit_row(2), "Fine Leasing"]]
+    rows[1][1] = "U\x002"
+    preview = _preview(staff_client, _csv(rows, header=header))
+    assert preview.context.get("confirm_form") is None
+    refused = {
+        (row.number, column): errors
+        for row in preview.context["result"].invalid_rows
+        for column, errors in row.field_specific_errors.items()
+    }
+    assert refused == {
+        (1, "owner"): [NUL_MESSAGE],
+        (2, "unit"): [NUL_MESSAGE],
+    }
+    assert not Vehicle.objects.exists()
+    drivers = [["1234567", "Ann\x00", "Lee", "Company Driver"]]
+    page = page_text(
+        _preview(staff_client, _csv(drivers, header=DRIVER_HEADER), model="drivers/driver")
+    )
+    assert "Text cannot hold the NUL character (\\u0000)." in page
+    assert not Driver.objects.exists()
