@@ -15,7 +15,9 @@ VIN, duplicate VIN in the client, state unknown), and confirm. These rules hold:
 - once: a previewed file is imported by one confirm, however many arrive at once on however
   many nodes (`ImportFileStorage.claim`).
 
-Exports write the same columns, so an exported file is a valid import file.
+Exports write the same columns, so an exported file is a valid import file. An XLSX export
+replaces each character XLSX cannot hold by U+FFFD (IMPORT_EXPORT_ESCAPE_ILLEGAL_CHARS_ON_EXPORT
+in the settings); a CSV export holds them as they are.
 """
 
 from __future__ import annotations

@@ -365,6 +365,10 @@ LOGIN_URL = "admin:login"
 # refused before a row is read. 1,000 rows: the size of the API's verification batch.
 IMPORT_MAX_ROWS = env.int("IMPORT_MAX_ROWS", default=1000)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=2_000_000)
+# An XLSX export replaces each character XLSX cannot hold (the C0 controls but tab, newline and
+# carriage return, which the API accepts: an owner "Bell\u0007Co") by U+FFFD, where the whole
+# export failed; CSV holds every character and writes them as they are.
+IMPORT_EXPORT_ESCAPE_ILLEGAL_CHARS_ON_EXPORT = True
 # One JSON object a line (LOG_FORMAT=text for plain lines), each with the request's id.
 LOG_FORMAT = env("LOG_FORMAT", default="json")
 LOGGING = {

@@ -8,9 +8,12 @@ the admin, as a logged-in staff member of the agency.
 
 from __future__ import annotations
 
+import csv
+import io
 import threading
 from unittest import mock
 
+import openpyxl
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -221,3 +224,54 @@ def test_a_nul_in_a_cell_is_refused_on_its_row_and_column_as_the_api_refuses_it(
     )
     assert "Text cannot hold the NUL character (\\u0000)." in page
     assert not Driver.objects.exists()
+
+
+# 4. An export always opens: what XLSX cannot hold is replaced, in XLSX only.
+
+VEHICLE_COLUMNS = ["dot", "unit", "vin", "year", "make", "unit_type", "owner"]
+
+
+def _export(
+    staff_client,
+    fmt: str,
+    model="vehicles/vehicle",
+    resource="vehicleresource",
+    columns=VEHICLE_COLUMNS,
+):
+    form = {"format": fmt, "resource": "0", **{f"{resource}_{c}": "on" for c in columns}}
+    return staff_client.post(f"/admin/{model}/export/", form)
+
+
+def test_a_control_character_the_api_accepted_does_not_break_the_xlsx_export(
+    staff_client, api, carrier
+):
+    body = {
+        "clientId": carrier.id,
+        "unit": "BELL-1",
+        "unitTypeName": "Tractor",
+        "modelYear": 2021,
+        "makeCompanyName": "Volvo",
+        "serialNumber": "1FUJGLDR7CLBP7001",
+        "owner": "Bell\u0007Co",
+    }
+    assert api.post("/v1/vehicles", body, format="json").status_code == 201
+    driver = {
+        "clientId": carrier.id,
+        "firstName": "Ctl\u0001",
+        "lastName": "Lee",
+        "driverType": "Company Driver",
+    }
+    assert api.post("/v1/drivers", driver, format="json").status_code == 201
+
+    response = _export(staff_client, "1")
+    assert response.status_code == 200, response.content[:500]
+    [header, row] = list(openpyxl.load_workbook(io.BytesIO(response.content)).active.values)
+    assert list(header) == VEHICLE_COLUMNS
+    assert row[1] == "BELL-1" and row[6] == "Bell\ufffdCo"
+    columns = ["dot", "first_name", "last_name", "driver_type"]
+    drivers = _export(staff_client, "1", "drivers/driver", "driverresource", columns)
+    [_, row] = list(openpyxl.load_workbook(io.BytesIO(drivers.content)).active.values)
+    assert row[1:3] == ("Ctl\ufffd", "Lee")
+    # CSV holds every character: unchanged
+    lines = list(csv.reader(io.StringIO(_export(staff_client, "0").content.decode())))
+    assert lines[1][6] == "Bell\u0007Co"
