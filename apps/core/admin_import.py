@@ -36,7 +36,7 @@ from django.views.decorators.http import require_POST
 from import_export import fields, resources, widgets
 from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
-from import_export.forms import ImportForm
+from import_export.forms import ConfirmImportForm, ImportForm
 from import_export.tmp_storages import CacheStorage
 from rest_framework.exceptions import APIException
 
@@ -320,6 +320,28 @@ class FleetImportForm(ImportForm):
         return upload
 
 
+class FleetConfirmForm(ConfirmImportForm):
+    """The confirm step's hidden fields, each one the preview could have written: a format and
+    a resource among the admin's (an altered one answered 500: IndexError, ValueError, or the
+    stored CSV read as XLSX)."""
+
+    def __init__(self, *args, formats=(), resources=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.counts = {"format": len(formats), "resource": len(resources)}
+
+    def _index(self, name: str) -> str:
+        value = self.cleaned_data.get(name) or ""
+        if not is_ascii_int(value) or int(value) >= self.counts[name]:
+            raise ValidationError("Not one of the choices the preview offered.")
+        return value
+
+    def clean_format(self) -> str:
+        return self._index("format")
+
+    def clean_resource(self) -> str:
+        return self._index("resource")
+
+
 # What the confirm step answers when it imports nothing.
 ALTERED = (
     "This confirmation was incomplete or altered: nothing was imported. Upload the file again."
@@ -343,6 +365,7 @@ class StaffImportExportMixin(ImportExportMixin):
     export_formats = [CSV, XLSX]
     tmp_storage_class = ImportFileStorage  # shared across nodes
     import_form_class = FleetImportForm
+    confirm_form_class = FleetConfirmForm
 
     def has_import_permission(self, request):
         return self.has_add_permission(request)
@@ -354,6 +377,12 @@ class StaffImportExportMixin(ImportExportMixin):
         kwargs = super().get_import_data_kwargs(**kwargs)
         kwargs.pop("request", None)
         kwargs["rollback_on_validation_errors"] = True
+        return kwargs
+
+    def get_confirm_form_kwargs(self, request, import_form=None):
+        kwargs = super().get_confirm_form_kwargs(request, import_form)
+        kwargs["formats"] = self.get_import_formats()
+        kwargs["resources"] = self.get_import_resource_classes(request)
         return kwargs
 
     def import_again(self, request, message: str, level=messages.ERROR):
@@ -387,7 +416,11 @@ class StaffImportExportMixin(ImportExportMixin):
             return self.import_again(request, BEING_IMPORTED, messages.WARNING)
         imported = False
         try:
-            dataset = input_format.create_dataset(storage.read())
+            data = storage.read()
+            try:
+                dataset = input_format.create_dataset(data)
+            except Exception:  # any reader's error, as the preview's: read in another format
+                return self.import_again(request, ALTERED)
             result = self.process_dataset(dataset, form, request, **kwargs)
             imported = not (result.has_errors() or result.has_validation_errors())
         except ImportFileGone:  # the confirm of a file imported already: nothing to do twice

@@ -275,3 +275,29 @@ def test_a_control_character_the_api_accepted_does_not_break_the_xlsx_export(
     # CSV holds every character: unchanged
     lines = list(csv.reader(io.StringIO(_export(staff_client, "0").content.decode())))
     assert lines[1][6] == "Bell\u0007Co"
+
+
+# 5. A confirm form altered by hand answers the import page again, never a 500.
+
+
+@pytest.mark.parametrize(
+    "altered",
+    [
+        {"format": "1"},
+        {"format": "9"},
+        {"format": "abc"},
+        {"format": "-1"},
+        {"resource": "7"},
+        {"resource": "x"},
+    ],
+)
+def test_an_altered_confirm_imports_nothing_and_says_so(staff_client, carrier, altered):
+    preview = _preview(staff_client, _csv([unit_row(1)]))
+    form = {**preview.context["confirm_form"].initial, **altered}
+    answer = staff_client.post("/admin/vehicles/vehicle/process_import/", form, follow=True)
+    assert answer.status_code in (200, 400)
+    assert answer.request["PATH_INFO"] == "/admin/vehicles/vehicle/import/"
+    assert any("nothing was imported" in m for m in _messages(answer)), _messages(answer)
+    assert not Vehicle.objects.exists()
+    # the file itself is still there, for the confirm as the page wrote it
+    assert "Import finished: 1 new" in page_text(_confirm(staff_client, preview))
