@@ -28,7 +28,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -193,6 +193,19 @@ def column(name: str, widget, *, attribute: str | None = None) -> fields.Field:
     return fields.Field(attribute=attribute or name, column_name=name, widget=widget)
 
 
+EMPTY_CELL = "This cell is empty; the column is required."
+
+
+def row_value(instance, name: str):
+    """What the row gave an attribute; None for a relation it left empty (reading a required
+    one that is unset raises, which hid every other row's errors behind "Vehicle has no
+    unit_type."): the service then refuses it on its column, as any other value."""
+    try:
+        return getattr(instance, name)
+    except ObjectDoesNotExist:
+        return None
+
+
 class ServiceResource(resources.ModelResource):
     """Rows become records through the app's create service, never through `save()`.
 
@@ -244,8 +257,19 @@ class ServiceResource(resources.ModelResource):
         return field.column_name if field is not None else key
 
     def by_column(self, exc: ValidationError) -> ValidationError:
-        """Field errors (a widget's, the service's) under the file's column names."""
-        return ValidationError({self.column_of(k): v for k, v in exc.error_dict.items()})
+        """Field errors (a widget's, the service's) under the file's column names, a required
+        value the row left empty in the staff's words."""
+        return ValidationError(
+            {
+                self.column_of(key): [
+                    ValidationError(EMPTY_CELL, code="required")
+                    if error.code in ("blank", "null")
+                    else error
+                    for error in errors
+                ]
+                for key, errors in exc.error_dict.items()
+            }
+        )
 
     def import_field(self, field, instance, row, is_m2m=False, **kwargs):
         """A cell through its column's widget, once it is a cell any column could take
@@ -265,7 +289,7 @@ class ServiceResource(resources.ModelResource):
         """Run the service for every row, dry run included: the transaction that wraps the
         whole import is rolled back after a dry run, so the preview sees exactly what the
         real run will (a VIN repeated in the file is refused on its second row)."""
-        fields = {f: getattr(instance, f) for f in self.service_fields}
+        fields = {f: row_value(instance, f) for f in self.service_fields}
         try:
             saved = type(self).service(user=kwargs["user"], client_id=instance.client_id, **fields)
         except ValidationError as exc:

@@ -20,6 +20,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
+from apps.core.identifiers import VIN_MESSAGE
 from apps.core.parsers import NUL_MESSAGE
 from apps.drivers.models import Driver
 from apps.drivers.resources import DriverResource
@@ -33,6 +34,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def carrier(agency):
     return ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
+
+
+EMPTY = "This cell is empty; the column is required."
 
 
 def unit_row(n: int) -> list[str]:
@@ -301,3 +305,45 @@ def test_an_altered_confirm_imports_nothing_and_says_so(staff_client, carrier, a
     assert not Vehicle.objects.exists()
     # the file itself is still there, for the confirm as the page wrote it
     assert "Import finished: 1 new" in page_text(_confirm(staff_client, preview))
+
+
+# 6. An empty required cell is an error of its row and column; every row's errors are shown.
+
+
+def _refusals(preview) -> dict:
+    assert preview.context.get("confirm_form") is None
+    result = preview.context["result"]
+    assert not result.has_errors(), [e.error for _, errs in result.row_errors() for e in errs]
+    return {
+        (row.number, column): [str(e) for e in errors]
+        for row in result.invalid_rows
+        for column, errors in row.field_specific_errors.items()
+    }
+
+
+def test_an_empty_required_cell_is_named_with_its_column_and_other_rows_errors_still_show(
+    staff_client, carrier
+):
+    rows = [unit_row(1), unit_row(2), unit_row(3), unit_row(4)]
+    rows[0][5] = ""  # unit_type
+    rows[1][2] = "1FUJGLDR7CLBP05O5"  # a VIN with an O
+    rows[2][4] = ""  # make
+    rows[3][1] = ""  # unit
+    preview = _preview(staff_client, _csv(rows))
+    page = page_text(preview)
+    assert _refusals(preview) == {
+        (1, "unit_type"): [EMPTY],
+        (2, "vin"): ["Bad VIN “1FUJGLDR7CLBP05O5”. " + VIN_MESSAGE],
+        (3, "make"): [EMPTY],
+        (4, "unit"): [EMPTY],
+    }
+    assert (
+        "Vehicle has no" not in page and "None" not in page_text(preview).split("import-errors")[1]
+    )
+    drivers = [["1234567", "Ann", "Lee", ""], ["1234567", "Bo", "Diaz", "Pilot"]]
+    preview = _preview(staff_client, _csv(drivers, header=DRIVER_HEADER), model="drivers/driver")
+    assert _refusals(preview) == {
+        (1, "driver_type"): [EMPTY],
+        (2, "driver_type"): ["Unknown driver type “Pilot”."],
+    }
+    assert not Vehicle.objects.exists() and not Driver.objects.exists()
