@@ -43,6 +43,7 @@ from rest_framework.exceptions import APIException
 from apps.core.fleet_files import (
     ImportFileRefused,
     SpreadsheetCSV,
+    SpreadsheetXLSX,
     cell_problem,
     rows_problem,
     size_problem,
@@ -385,7 +386,7 @@ class StaffImportExportMixin(ImportExportMixin):
     """Import and export on a scoped changelist, for staff who may add (import) or view
     (export) the model, all or nothing."""
 
-    import_formats = [SpreadsheetCSV, XLSX]
+    import_formats = [SpreadsheetCSV, SpreadsheetXLSX]
     export_formats = [CSV, XLSX]
     tmp_storage_class = ImportFileStorage  # shared across nodes
     import_form_class = FleetImportForm

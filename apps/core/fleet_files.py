@@ -12,9 +12,12 @@ row is looked at); a larger fleet is split into several files, or sent through t
 from __future__ import annotations
 
 import codecs
+import io
 
+import openpyxl
+import tablib
 from django.conf import settings
-from import_export.formats.base_formats import CSV
+from import_export.formats.base_formats import CSV, XLSX
 
 from apps.core.parsers import text_problem
 
@@ -41,10 +44,22 @@ def rows_problem(rows: int) -> str | None:
     return f"The file has {rows:,} rows; an import takes at most {limit:,} rows. {SPLIT}"
 
 
+FORMULA_MESSAGE = "This cell holds a formula, not a value: type the value."
+
+
+class Formula(str):
+    """An XLSX cell holding a formula, as its text (`=HYPERLINK(...)`). Its value is whatever
+    the spreadsheet last computed, if it saved one at all (openpyxl does not): read as a value,
+    it imported an empty owner, or refused a unit as blank."""
+
+
 def cell_problem(value) -> str | None:
-    """Why no column takes this cell, whatever it names, or None: text that no field of the
-    API may hold either (a NUL, a lone surrogate), refused with the API's own message
-    (apps.core.parsers.text_problem), so an import never stores what the API would refuse."""
+    """Why no column takes this cell, whatever it names, or None: a formula (`Formula`), or
+    text that no field of the API may hold either (a NUL, a lone surrogate), refused with the
+    API's own message (apps.core.parsers.text_problem), so an import never stores what the API
+    would refuse."""
+    if isinstance(value, Formula):
+        return FORMULA_MESSAGE
     if isinstance(value, str):
         return text_problem(value)
     return None
@@ -74,3 +89,19 @@ class SpreadsheetCSV(CSV):
         if isinstance(in_stream, bytes):
             in_stream = spreadsheet_text(in_stream)
         return super().create_dataset(in_stream, **kwargs)
+
+
+class SpreadsheetXLSX(XLSX):
+    """The first sheet of an XLSX file, a formula cell read as a `Formula` (the library reads
+    the value the file cached for it, None in a file openpyxl wrote)."""
+
+    def create_dataset(self, in_stream, **kwargs):
+        book = openpyxl.load_workbook(io.BytesIO(in_stream), read_only=True, data_only=False)
+        rows = book.active.rows
+        dataset = tablib.Dataset()
+        dataset.headers = [cell.value for cell in next(rows, ())]
+        for row in rows:
+            dataset.append(
+                [Formula(cell.value) if cell.data_type == "f" else cell.value for cell in row]
+            )
+        return dataset

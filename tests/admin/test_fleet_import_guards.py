@@ -37,6 +37,7 @@ def carrier(agency):
 
 
 EMPTY = "This cell is empty; the column is required."
+FORMULA = "This cell holds a formula, not a value: type the value."
 
 
 def unit_row(n: int) -> list[str]:
@@ -347,3 +348,23 @@ def test_an_empty_required_cell_is_named_with_its_column_and_other_rows_errors_s
         (2, "driver_type"): ["Unknown driver type “Pilot”."],
     }
     assert not Vehicle.objects.exists() and not Driver.objects.exists()
+
+
+# 7. An XLSX cell holding a formula is refused: its value is what was typed.
+
+
+def test_an_xlsx_formula_cell_is_refused_on_its_row_and_column(staff_client, carrier):
+    header = [*HEADER, "owner"]
+    rows = [[*unit_row(1), '=HYPERLINK("http://evil.example","click")'], [*unit_row(2), ""]]
+    rows[1][1] = "=1+1"
+    rows.append([*unit_row(3), "Fine Leasing"])
+    rows[2][1] = None  # an empty cell: no unit to name the row by
+    preview = _preview(staff_client, _xlsx(rows, header=header), fmt=1)
+    assert _refusals(preview) == {
+        (1, "owner"): [FORMULA],
+        (2, "unit"): [FORMULA],
+        (3, "unit"): [EMPTY],
+    }
+    errors = page_text(preview).split('id="import-errors"')[1].split("</table>")[0]
+    assert "None" not in errors
+    assert not Vehicle.objects.exists()
