@@ -226,20 +226,33 @@ class ServiceResource(resources.ModelResource):
         clean_model_instances = False  # the service validates, with its own messages
 
     def before_import(self, dataset, **kwargs):
-        missing = [c for c in self.required_columns if c not in (dataset.headers or [])]
-        if missing:
-            raise ValidationError(
-                f"The file has no column {', '.join(missing)}; the first row must name the "
-                f"columns ({', '.join(f.column_name for f in self.get_import_fields())})."
-            )
         for field in self.get_import_fields():
             if hasattr(field.widget, "reset"):
                 field.widget.reset()
 
+    def file_problem(self, dataset) -> str | None:
+        """Why the file as a whole cannot be imported, or None: too many rows, a column named
+        twice (the last one was used, silently), a required column missing."""
+        problem = rows_problem(len(dataset))
+        if problem:
+            return problem
+        headers = list(dataset.headers or [])
+        columns = [f.column_name for f in self.get_import_fields()]
+        twice = [c for c in columns if headers.count(c) > 1]
+        if twice:
+            return f"The file has more than one column named {', '.join(twice)}; keep one of each."
+        missing = [c for c in self.required_columns if c not in headers]
+        if missing:
+            return (
+                f"The file has no column {', '.join(missing)}; the first row must name the "
+                f"columns ({', '.join(columns)})."
+            )
+        return None
+
     def import_data(self, dataset, *args, **kwargs):
         """The file as a whole is checked first, before a transaction opens or a row is read:
-        refused, it is one error and no row is looked at (apps.core.fleet_files)."""
-        problem = rows_problem(len(dataset))
+        refused, it is one error (its text, as the page shows it) and no row is looked at."""
+        problem = self.file_problem(dataset)
         if problem:
             result = self.get_result_class()()
             result.total_rows = len(dataset)

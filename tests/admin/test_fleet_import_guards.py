@@ -368,3 +368,29 @@ def test_an_xlsx_formula_cell_is_refused_on_its_row_and_column(staff_client, car
     errors = page_text(preview).split('id="import-errors"')[1].split("</table>")[0]
     assert "None" not in errors
     assert not Vehicle.objects.exists()
+
+
+# 8. What is wrong with the header row is said as text, a column named twice included.
+
+
+def _file_errors(preview) -> list[str]:
+    assert preview.context.get("confirm_form") is None
+    return [str(error.error) for error in preview.context["result"].base_errors]
+
+
+def test_missing_columns_are_named_in_plain_text(staff_client, carrier):
+    preview = _preview(staff_client, _csv([["1234567", "1"]], header=["dot", "unit"]))
+    [message] = _file_errors(preview)
+    assert message.startswith("The file has no column vin, year, make, unit_type; the first row")
+    assert "['" not in page_text(preview) and "[&#x27;" not in page_text(preview)
+
+
+def test_a_column_named_twice_is_refused_naming_it(staff_client, carrier):
+    header = [*HEADER, "vin"]
+    rows = [[*unit_row(1), "1FUJGLDR7CLBP0599"]]
+    preview = _preview(staff_client, _csv(rows, header=header))
+    assert _file_errors(preview) == [
+        "The file has more than one column named vin; keep one of each."
+    ]
+    assert "The file has more than one column named vin" in page_text(preview)
+    assert not Vehicle.objects.exists()
