@@ -26,6 +26,7 @@ from apps.drivers.models import Driver
 from apps.drivers.resources import DriverResource
 from apps.vehicles.models import Vehicle
 from tests.admin.test_fleet_import import HEADER, _confirm, _csv, _preview, _xlsx
+from tests.conftest import staff_member
 from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -394,3 +395,17 @@ def test_a_column_named_twice_is_refused_naming_it(staff_client, carrier):
     ]
     assert "The file has more than one column named vin" in page_text(preview)
     assert not Vehicle.objects.exists()
+
+
+def test_another_agencys_staff_confirming_a_preview_imports_nothing_and_leaves_it(
+    staff_client, groups, other_agency, carrier
+):
+    # The stored file is named only on its preview page; should another agency's staff member
+    # post its confirm, the rows' DOT is none of theirs, and the claim they took is released.
+    preview = _preview(staff_client, _csv([unit_row(1)]))
+    rival_staff = Client()
+    rival_staff.force_login(staff_member([other_agency], groups, "rival-staff"))
+    assert "Nothing was imported" in page_text(_confirm(rival_staff, preview))
+    assert not Vehicle.objects.exists()
+    assert "Import finished: 1 new" in page_text(_confirm(staff_client, preview))
+    assert Vehicle.objects.get().client == carrier
