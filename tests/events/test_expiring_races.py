@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import time
 
 import pytest
 from django.db import connection, transaction
@@ -21,6 +20,7 @@ from apps.coverages.calendar import calendar_run
 from apps.events.models import Event
 from apps.masterdata.models import CoverageType
 from apps.policies.services import policy_create
+from tests.events.races import while_holding
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -29,24 +29,6 @@ pytestmark = [
     ),
 ]
 DAY = dt.timedelta(days=1)
-
-
-def _while_holding(first, second) -> list:
-    """Run `first` in a transaction, then `second` on another connection while it is still
-    open; commit `first` after a second; `second`'s answers."""
-    answers: list = []
-
-    def run():
-        answers.append(second())
-        connection.close()
-
-    with transaction.atomic():
-        first()
-        other = threading.Thread(target=run)
-        other.start()
-        time.sleep(1.0)
-    other.join(30)
-    return answers
 
 
 def _notices() -> list[tuple[int, int]]:
@@ -68,7 +50,7 @@ def test_a_policy_committed_while_the_days_job_runs_is_announced_once(
 ):
     api = make_api(manager)
 
-    [answer] = _while_holding(
+    [answer] = while_holding(
         lambda: calendar_run(day=today()),
         lambda: api.post("/v1/policies", _body(carrier), format="json"),
     )
@@ -92,7 +74,7 @@ def test_the_days_job_starting_while_a_policy_is_written_announces_it_once(
             )
         )
 
-    [emitted] = _while_holding(write, lambda: calendar_run(day=today()))
+    [emitted] = while_holding(write, lambda: calendar_run(day=today()))
     assert emitted >= 1
     assert _notices() == [(created[0].id, 30)]
 

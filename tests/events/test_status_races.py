@@ -12,17 +12,16 @@ arbitrates, as between two server processes; SQLite serialises writers instead."
 from __future__ import annotations
 
 import datetime as dt
-import threading
-import time
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from apps.core.dates import today
 from apps.coverages.services import VEHICLE, coverage_update
 from apps.events.models import Event
 from apps.masterdata.models import CoverageType
 from apps.policies.services import policy_update
+from tests.events.races import while_holding
 from tests.factories import PolicyFactory, VehicleCoverageFactory, VehicleFactory
 
 pytestmark = [
@@ -31,24 +30,6 @@ pytestmark = [
         connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
     ),
 ]
-
-
-def _while_holding(first, second) -> list:
-    """Run `first` in a transaction, then `second` on another connection while it is still
-    open; commit `first` after a second; `second`'s answers."""
-    answers: list = []
-
-    def run():
-        answers.append(second())
-        connection.close()
-
-    with transaction.atomic():
-        first()
-        other = threading.Thread(target=run)
-        other.start()
-        time.sleep(1.0)
-    other.join(30)
-    return answers
 
 
 def _statuses(type_, **data) -> list[tuple[str, str]]:
@@ -70,7 +51,7 @@ def test_two_removals_of_a_unit_at_once_announce_that_it_is_no_longer_covered(
         VehicleCoverageFactory(vehicle=unit, policy=policy)
     api = make_api(manager)
 
-    [answer] = _while_holding(
+    [answer] = while_holding(
         lambda: coverage_update(
             user=manager, subject=VEHICLE, target_id=unit.id, policy_id=al.id, coverage_status=1
         ),
@@ -98,7 +79,7 @@ def test_a_policy_created_while_the_only_one_is_cancelled_leaves_the_client_anno
         "coverageType": "AL",
     }
 
-    [answer] = _while_holding(
+    [answer] = while_holding(
         lambda: policy_update(user=manager, instance=only, cancellation_date=today()),
         lambda: api.post("/v1/policies", created, format="json"),
     )
