@@ -233,7 +233,7 @@ class ServiceResource(resources.ModelResource):
     def file_problem(self, dataset) -> str | None:
         """Why the file as a whole cannot be imported, or None: too many rows, a column named
         twice (the last one was used, silently), a required column missing."""
-        problem = rows_problem(len(dataset))
+        problem = rows_problem(len(dataset), more=getattr(dataset, "cut", False))
         if problem:
             return problem
         headers = list(dataset.headers or [])

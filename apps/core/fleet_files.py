@@ -7,6 +7,12 @@ as it lasts, and a 75,000-row file made the whole API answer 503 for minutes. So
 size limit (`IMPORT_MAX_BYTES`, checked on the upload form, before it is stored or read) and a
 row limit (`IMPORT_MAX_ROWS`, checked once the file is read, before a transaction opens or a
 row is looked at); a larger fleet is split into several files, or sent through the API.
+
+Reading an XLSX stops one row past the row limit, and reads no column past the header's: a
+file of a few kilobytes may declare 16,384 columns or tens of thousands of rows (a lone cell at
+A20000, rows Excel keeps only formatted), and read whole it took a minute and hundreds of
+megabytes before it was refused. A blank row (nothing but empty cells: a CSV line of only
+commas, a row only formatted) is no row of the file, in the count as in the import.
 """
 
 from __future__ import annotations
@@ -36,12 +42,26 @@ def size_problem(size: int) -> str | None:
     return f"The file is {size:,} bytes; an import takes at most {limit:,} bytes. {SPLIT}"
 
 
-def rows_problem(rows: int) -> str | None:
-    """Why a file of `rows` data rows is refused before a row is imported, or None."""
+def rows_problem(rows: int, *, more: bool = False) -> str | None:
+    """Why a file of `rows` data rows (`more`: at least that many, its reading stopped there)
+    is refused before a row is imported, or None."""
     limit = settings.IMPORT_MAX_ROWS
     if rows <= limit:
         return None
-    return f"The file has {rows:,} rows; an import takes at most {limit:,} rows. {SPLIT}"
+    count = f"more than {limit:,}" if more else f"{rows:,}"
+    return f"The file has {count} rows; an import takes at most {limit:,} rows. {SPLIT}"
+
+
+class FleetDataset(tablib.Dataset):
+    """A fleet file's data rows, its blank rows left out; `cut` when its reading stopped one
+    row past IMPORT_MAX_ROWS (the file has more rows still, how many is not known)."""
+
+    cut = False
+
+
+def is_blank(row) -> bool:
+    """Whether a row holds nothing: every cell empty, or spaces only."""
+    return all(value is None or (isinstance(value, str) and not value.strip()) for value in row)
 
 
 FORMULA_MESSAGE = "This cell holds a formula, not a value: type the value."
@@ -83,25 +103,43 @@ def spreadsheet_text(data: bytes) -> str:
 
 
 class SpreadsheetCSV(CSV):
-    """CSV in any of the encodings `spreadsheet_text` reads."""
+    """CSV in any of the encodings `spreadsheet_text` reads, its blank lines left out (a line
+    of only commas, as a spreadsheet saves an emptied row, as well as an empty one)."""
 
     def create_dataset(self, in_stream, **kwargs):
         if isinstance(in_stream, bytes):
             in_stream = spreadsheet_text(in_stream)
-        return super().create_dataset(in_stream, **kwargs)
+        read = super().create_dataset(in_stream, **kwargs)
+        return FleetDataset(*(row for row in read if not is_blank(row)), headers=read.headers)
 
 
 class SpreadsheetXLSX(XLSX):
     """The first sheet of an XLSX file, a formula cell read as a `Formula` (the library reads
-    the value the file cached for it, None in a file openpyxl wrote)."""
+    the value the file cached for it, None in a file openpyxl wrote).
+
+    Its columns are the header's (up to its last named one), whatever the sheet declares; a
+    blank row is skipped, a short one is filled with empty cells, and reading stops one row
+    past IMPORT_MAX_ROWS (`FleetDataset.cut`)."""
 
     def create_dataset(self, in_stream, **kwargs):
         book = openpyxl.load_workbook(io.BytesIO(in_stream), read_only=True, data_only=False)
-        rows = book.active.rows
-        dataset = tablib.Dataset()
-        dataset.headers = [cell.value for cell in next(rows, ())]
-        for row in rows:
-            dataset.append(
-                [Formula(cell.value) if cell.data_type == "f" else cell.value for cell in row]
-            )
-        return dataset
+        try:
+            sheet = book.active
+            headers = [cell.value for cell in next(sheet.iter_rows(max_row=1), ())]
+            while headers and headers[-1] is None:
+                headers.pop()
+            dataset = FleetDataset(headers=headers)
+            if not headers:
+                return dataset
+            limit = settings.IMPORT_MAX_ROWS
+            for cells in sheet.iter_rows(min_row=2, max_col=len(headers)):
+                row = [Formula(c.value) if c.data_type == "f" else c.value for c in cells]
+                if is_blank(row):
+                    continue
+                dataset.append(row)
+                if len(dataset) > limit:
+                    dataset.cut = True
+                    break
+            return dataset
+        finally:
+            book.close()
