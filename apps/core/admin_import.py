@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
+from uuid import uuid4
 
 from django.contrib import messages
 from django.core.cache import cache
@@ -322,13 +323,28 @@ class ImportFileGone(Exception):
     browser's Back), or expired."""
 
 
+class ImportFileNotKept(Exception):
+    """The cache did not keep the file just uploaded for its preview: Django's database cache
+    drops a write that meets a locked SQLite database, and says nothing."""
+
+
 class ImportFileStorage(CacheStorage):
     """The previewed file, kept in the shared cache between preview and confirm (any node may
     serve the confirm), and the claim a confirm takes on it before reading it."""
 
     CLAIM_PREFIX = "fleet-import-claim-"
+    kept = True
+
+    def save(self, data):
+        """Keep the file under a new name; `cache.add` says whether it was kept (a name never
+        used before is free), where `cache.set` says nothing. Not kept, `read` raises
+        `ImportFileNotKept`."""
+        self.name = self.name or uuid4().hex
+        self.kept = bool(cache.add(self.CACHE_PREFIX + self.name, data, self.CACHE_LIFETIME))
 
     def read(self):
+        if not self.kept:
+            raise ImportFileNotKept
         data = super().read()
         if data is None:
             raise ImportFileGone
@@ -393,6 +409,7 @@ GONE = (
     "Upload it again to import it again."
 )
 REFUSED = "Nothing was imported: some rows were refused. Upload the file again to see which."
+NOT_KEPT = "The server is busy: the file could not be kept for the preview; upload it again."
 
 
 class StaffImportExportMixin(ImportExportMixin):
@@ -422,6 +439,14 @@ class StaffImportExportMixin(ImportExportMixin):
         kwargs["formats"] = self.get_import_formats()
         kwargs["resources"] = self.get_import_resource_classes(request)
         return kwargs
+
+    def add_data_read_fail_error_to_form(self, form, e):
+        """The preview could not read the file: the cache did not keep it (said as such, not as
+        a file "encountered" in the wrong format), or the reader's error, as the library's."""
+        if isinstance(e, ImportFileNotKept):
+            form.add_error("import_file", NOT_KEPT)
+        else:
+            super().add_data_read_fail_error_to_form(form, e)
 
     def import_again(self, request, message: str, level=messages.ERROR):
         """Back to the import page, saying why nothing (more) was imported."""
