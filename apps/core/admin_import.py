@@ -14,6 +14,8 @@ VIN, duplicate VIN in the client, state unknown), and confirm. These rules hold:
   read (apps.core.fleet_files), since the whole import is one transaction;
 - once: a previewed file is imported by one confirm, however many arrive at once on however
   many nodes (`ImportFileStorage.claim`).
+- owned: a previewed file is confirmed by the staff member who uploaded it, by nobody else
+  (`ImportFileStorage.owned_by`).
 
 Exports write the same columns, so an exported file is a valid import file. An XLSX export
 replaces each character XLSX cannot hold by U+FFFD (IMPORT_EXPORT_ESCAPE_ILLEGAL_CHARS_ON_EXPORT
@@ -330,16 +332,27 @@ class ImportFileNotKept(Exception):
 
 class ImportFileStorage(CacheStorage):
     """The previewed file, kept in the shared cache between preview and confirm (any node may
-    serve the confirm), and the claim a confirm takes on it before reading it."""
+    serve the confirm), and the claim a confirm takes on it before reading it.
+
+    The file is its uploader's: its name starts with their pk (`owner`), and a confirm by
+    anyone else is refused (`owned_by`); its random part alone, shown on the preview page, made
+    it anyone's who saw it, another agency's staff with a client of the same DOT included."""
 
     CLAIM_PREFIX = "fleet-import-claim-"
     kept = True
 
+    def __init__(self, owner=None, **kwargs):
+        super().__init__(**kwargs)
+        self.owner = owner
+
+    def owned_by(self, user_pk) -> bool:
+        return (self.name or "").partition("-")[0] == str(user_pk)
+
     def save(self, data):
-        """Keep the file under a new name; `cache.add` says whether it was kept (a name never
-        used before is free), where `cache.set` says nothing. Not kept, `read` raises
-        `ImportFileNotKept`."""
-        self.name = self.name or uuid4().hex
+        """Keep the file under a new name, its owner's; `cache.add` says whether it was kept (a
+        name never used before is free), where `cache.set` says nothing. Not kept, `read`
+        raises `ImportFileNotKept`."""
+        self.name = self.name or f"{self.owner}-{uuid4().hex}"
         self.kept = bool(cache.add(self.CACHE_PREFIX + self.name, data, self.CACHE_LIFETIME))
 
     def read(self):
@@ -364,13 +377,18 @@ class ImportFileStorage(CacheStorage):
 
 class FleetImportForm(ImportForm):
     """The upload step: a file over IMPORT_MAX_BYTES is refused here, before it is stored or
-    read."""
+    read; a file kept is its `owner`'s, the staff member uploading it (`upload.owner`)."""
+
+    def __init__(self, formats, resources, *, owner=None, **kwargs):
+        super().__init__(formats, resources, **kwargs)
+        self.owner = owner
 
     def clean_import_file(self):
         upload = self.cleaned_data["import_file"]
         problem = size_problem(upload.size)
         if problem:
             raise ValidationError(problem)
+        upload.owner = self.owner
         return upload
 
 
@@ -434,6 +452,20 @@ class StaffImportExportMixin(ImportExportMixin):
         kwargs["rollback_on_validation_errors"] = True
         return kwargs
 
+    def get_import_form_kwargs(self, request):
+        return {**super().get_import_form_kwargs(request), "owner": request.user.pk}
+
+    def write_to_tmp_storage(self, import_file, input_format):
+        """As the library's, the file kept as its uploader's (`ImportFileStorage.owner`)."""
+        storage = self.get_tmp_storage_class()(
+            owner=import_file.owner,
+            encoding=None if input_format.is_binary() else self.from_encoding,
+            read_mode=input_format.get_read_mode(),
+            **self.get_tmp_storage_class_kwargs(),
+        )
+        storage.save(b"".join(import_file.chunks()))
+        return storage
+
     def get_confirm_form_kwargs(self, request, import_form=None):
         kwargs = super().get_confirm_form_kwargs(request, import_form)
         kwargs["formats"] = self.get_import_formats()
@@ -458,9 +490,10 @@ class StaffImportExportMixin(ImportExportMixin):
     def process_import(self, request, **kwargs):
         """The confirm step, as the library's, with a claim on the file taken before it is
         read: of several confirms of one preview at once (a double click, two tabs, two nodes)
-        one imports the file and the others import nothing and say so. A failed import releases
-        the claim and keeps the file, so the staff member may confirm again; a successful one
-        removes the file, and the claim outlives it."""
+        one imports the file and the others import nothing and say so. A confirm of a file
+        someone else uploaded imports nothing and leaves the file (and its claim) alone. A
+        failed import releases the claim and keeps the file, so the staff member may confirm
+        again; a successful one removes the file, and the claim outlives it."""
         if not self.has_import_permission(request):
             raise PermissionDenied
         form = self.create_confirm_form(request)
@@ -475,6 +508,8 @@ class StaffImportExportMixin(ImportExportMixin):
             read_mode=input_format.get_read_mode(),
             **self.get_tmp_storage_class_kwargs(),
         )
+        if not storage.owned_by(request.user.pk):  # another's file: left to its owner
+            return self.import_again(request, ALTERED)
         if not storage.claim():
             return self.import_again(request, BEING_IMPORTED, messages.WARNING)
         imported = False

@@ -519,11 +519,29 @@ def test_another_agencys_staff_confirming_a_preview_imports_nothing_and_leaves_i
     staff_client, groups, other_agency, carrier
 ):
     # The stored file is named only on its preview page; should another agency's staff member
-    # post its confirm, the rows' DOT is none of theirs, and the claim they took is released.
+    # post its confirm, it is refused as altered, though their agency has a client of the same
+    # DOT (a DOT is unique within one agency only), and the file is left for its owner.
+    theirs = ClientFactory(agency=other_agency, client_name="Same DOT Co", dot=carrier.dot)
     preview = _preview(staff_client, _csv([unit_row(1)]))
     rival_staff = Client()
     rival_staff.force_login(staff_member([other_agency], groups, "rival-staff"))
-    assert "Nothing was imported" in page_text(_confirm(rival_staff, preview))
+    answer = _confirm(rival_staff, preview)
+    assert any("incomplete or altered: nothing was imported" in m for m in _messages(answer)), (
+        _messages(answer)
+    )
+    assert not Vehicle.objects.filter(client=theirs).exists()
     assert not Vehicle.objects.exists()
     assert "Import finished: 1 new" in page_text(_confirm(staff_client, preview))
     assert Vehicle.objects.get().client == carrier
+
+
+def test_a_preview_is_confirmed_only_by_the_staff_member_who_uploaded_it(
+    staff_client, groups, agency, carrier
+):
+    preview = _preview(staff_client, _csv([unit_row(1)]))
+    colleague = Client()
+    colleague.force_login(staff_member([agency], groups, "colleague"))
+    answer = _confirm(colleague, preview)
+    assert any("incomplete or altered: nothing was imported" in m for m in _messages(answer))
+    assert not Vehicle.objects.exists()
+    assert "Import finished: 1 new" in page_text(_confirm(staff_client, preview))
