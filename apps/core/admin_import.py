@@ -11,7 +11,8 @@ VIN, duplicate VIN in the client, state unknown), and confirm. These rules hold:
 - scoped: a row names its client by DOT, looked up only among the staff member's agencies'
   live clients, so nobody can import into another agency's client;
 - bounded: a file of more rows or bytes than the settings allow is refused before a row is
-  read (apps.core.fleet_files), since the whole import is one transaction;
+  imported (apps.core.fleet_files: an XLSX is read no further than one row past the limit),
+  since the whole import is one transaction;
 - once: a previewed file is imported by one confirm, however many arrive at once on however
   many nodes (`ImportFileStorage.claim`).
 - owned: a previewed file is confirmed by the staff member who uploaded it, by nobody else

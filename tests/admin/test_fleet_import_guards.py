@@ -1,9 +1,10 @@
 """Fleet files in the back-office: what a file may not do to the service or to the staff.
 
-A file too big for one request is refused before a row is read (the import runs in one
-transaction, which on SQLite holds every other writer); a Confirm posted twice at once imports
-once; a cell holds a value the API could store and an export always opens. Over HTTP through
-the admin, as a logged-in staff member of the agency.
+A file too big for one request is refused before a row is imported, an XLSX read no further
+than one row past the limit (the import runs in one transaction, which on SQLite holds every
+other writer); a Confirm posted twice at once imports once, and only by who uploaded the file;
+a cell holds a value the API could store and an export always opens. Over HTTP through the
+admin, as a logged-in staff member of the agency.
 """
 
 from __future__ import annotations
