@@ -1,9 +1,15 @@
 """A webhook receiver as a customer would write one: it verifies every request with the
-Standard Webhooks library and the secret it was given, and deduplicates on webhook-id."""
+Standard Webhooks library and the secret it was given, and deduplicates on webhook-id.
+
+Each receiver listens on a path of its own (`/hook-<random>`) and records only the requests
+sent there: a port the system gave a finished test's receiver may be given to the next one,
+and a delivery another test's process still makes to it (the suite runs on several workers)
+answers 404 and is not this receiver's."""
 
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,6 +33,10 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+                if not self.path.startswith(receiver.path):
+                    self.send_response(404)
+                    self.end_headers()
+                    return
                 if receiver.delay:
                     time.sleep(receiver.delay)
                 headers = {k.lower(): v for k, v in self.headers.items()}
@@ -47,7 +57,8 @@ class Receiver:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.path = f"/hook-{secrets.token_hex(6)}"
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{self.path}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> Receiver:

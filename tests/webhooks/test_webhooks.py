@@ -326,13 +326,13 @@ def test_connection_goes_to_the_checked_address_with_the_name_as_host(
     monkeypatch.setattr(socket, "getaddrinfo", fake)
     with Receiver() as receiver:
         port = receiver.server.server_address[1]
-        hook = subscribe(api, f"http://hooks.customer.test:{port}/hook?via=dns")
+        hook = subscribe(api, f"http://hooks.customer.test:{port}{receiver.path}?via=dns")
         receiver.secret = hook["secret"]
         api.put(f"/v1/clients/{carrier.id}", {"clientName": "Pinned"}, format="json")
         assert run_due() == ["delivered"]
     assert answers["left"] == 0
     assert receiver.headers[0]["host"] == f"hooks.customer.test:{port}"
-    assert receiver.paths == ["/hook?via=dns"]
+    assert receiver.paths == [f"{receiver.path}?via=dns"]
 
 
 def test_errors_and_permissions(api, viewer_api, other_api, make_api, private_ok, rival):
