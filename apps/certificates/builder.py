@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Prefetch
 from rest_framework.exceptions import NotFound
 
@@ -256,6 +257,21 @@ def client_certificate(
     )
 
 
+def _one_plate_state(vehicles: list[Vehicle]) -> None:
+    """Refuse a lookup by plate whose units are registered in more than one state."""
+    states = sorted({v.license_plate_state.name for v in vehicles if v.license_plate_state})
+    if any(v.license_plate_state is None for v in vehicles) and states:
+        states.append("no state")
+    if len(states) > 1:
+        named = ", ".join(states)
+        raise ValidationError(
+            {
+                "license_plate_state": f"Units of several states have this plate ({named}): "
+                "name its state, or ask by VIN."
+            }
+        )
+
+
 def vehicle_certificate(
     *,
     user,
@@ -269,12 +285,21 @@ def vehicle_certificate(
     holder_address=None,
 ) -> Certificate:
     """The certificate of one vehicle: only the coverages it is scheduled on, in force on `on`.
-    By plate, the units verification finds by that plate and state (`with_plate`)."""
+    By plate, the units verification finds by that plate and state (`with_plate`); a plate that
+    units of several states carry, without its state, is a 400 on `licensePlateState` naming
+    them: a certificate certifies one truck, and the covered one of them need not be the one
+    asked about (verification lists each, with its state)."""
     vehicles = (
         Vehicle.objects.for_user(user)
         .live("client")
         .select_related(
-            "make", "client", "client__agency", "client__producer", "client__state", "client__city"
+            "make",
+            "client",
+            "client__agency",
+            "client__producer",
+            "client__state",
+            "client__city",
+            "license_plate_state",
         )
         .order_by("id")
     )
@@ -289,6 +314,8 @@ def vehicle_certificate(
     vehicles = list(vehicles)
     if not vehicles:
         raise NotFound("No vehicle matches.")
+    if license_plate is not None and license_plate_state is None:
+        _one_plate_state(vehicles)
     periods = covering_periods((v.id for v in vehicles), on)
     vehicle = next((v for v in vehicles if periods.get(v.id)), None)
     if vehicle is None:

@@ -453,6 +453,32 @@ def test_vehicle_certificate_by_plate_honours_its_state_as_verification_does(api
     assert ignored.status_code == 200, ignored.content
 
 
+def test_a_plate_of_units_in_several_states_needs_its_state_for_a_certificate(api, world):
+    # A certificate certifies one truck: by a plate that units of two states carry, the first
+    # covered one was certified, though the truck asked about may be the other (uncovered).
+    # Verification lists both with their states; the certificate asks which one.
+    carrier, auto, _general, _unit = world
+    covered = VehicleFactory(
+        client=carrier, license_plate="OK-7731", license_plate_state=State.objects.get(code="TX")
+    )
+    VehicleCoverageFactory(vehicle=covered, policy=auto)
+    VehicleFactory(
+        client=carrier, license_plate="OK 7731", license_plate_state=State.objects.get(code="OK")
+    )
+    assert len(api.get("/v1/coverages/vehicles", {"licensePlate": "OK7731"}).json()["results"]) == 2
+    body = assert_problem(api.get("/v1/certificates/vehicles", {"licensePlate": "OK7731"}), 400)
+    [error] = body["errors"]
+    assert error["field"] == "licensePlateState"
+    assert "Oklahoma" in error["message"] and "Texas" in error["message"]
+    named = api.get(
+        "/v1/certificates/vehicles", {"licensePlate": "OK7731", "licensePlateState": "TX"}
+    )
+    assert named.status_code == 200, named.content
+    assert named.json()["vehicles"][0]["vin"] == covered.serial_number
+    uncovered = {"licensePlate": "OK7731", "licensePlateState": "OK"}
+    assert_problem(api.get("/v1/certificates/vehicles", uncovered), 404)
+
+
 def test_pdf_prints_a_limit_with_cents_as_it_is_never_rounded_up(api, world):
     # `$750,000` for 749,999.50 would certify the federal minimum the policy does not meet.
     auto = PolicyLimit.objects.get(policy__policy_number="GWC-AL-1")
