@@ -456,14 +456,18 @@ class StaffImportExportMixin(ImportExportMixin):
     def get_import_form_kwargs(self, request):
         return {**super().get_import_form_kwargs(request), "owner": request.user.pk}
 
-    def write_to_tmp_storage(self, import_file, input_format):
-        """As the library's, the file kept as its uploader's (`ImportFileStorage.owner`)."""
-        storage = self.get_tmp_storage_class()(
-            owner=import_file.owner,
+    def tmp_storage(self, input_format, **kwargs) -> ImportFileStorage:
+        """The kept file of this format, new (`owner`) or previewed before (`name`)."""
+        return self.get_tmp_storage_class()(
             encoding=None if input_format.is_binary() else self.from_encoding,
             read_mode=input_format.get_read_mode(),
+            **kwargs,
             **self.get_tmp_storage_class_kwargs(),
         )
+
+    def write_to_tmp_storage(self, import_file, input_format):
+        """As the library's, the file kept as its uploader's (`ImportFileStorage.owner`)."""
+        storage = self.tmp_storage(input_format, owner=import_file.owner)
         storage.save(b"".join(import_file.chunks()))
         return storage
 
@@ -503,12 +507,7 @@ class StaffImportExportMixin(ImportExportMixin):
         input_format = self.get_import_formats()[int(form.cleaned_data["format"])](
             encoding=self.from_encoding
         )
-        storage = self.get_tmp_storage_class()(
-            name=form.cleaned_data["import_file_name"],
-            encoding=None if input_format.is_binary() else self.from_encoding,
-            read_mode=input_format.get_read_mode(),
-            **self.get_tmp_storage_class_kwargs(),
-        )
+        storage = self.tmp_storage(input_format, name=form.cleaned_data["import_file_name"])
         if not storage.owned_by(request.user.pk):  # another's file: left to its owner
             return self.import_again(request, ALTERED)
         if not storage.claim():
