@@ -268,7 +268,10 @@ class StrictTextListField(serializers.ListField):
 
     def __init__(self, *, max_length: int, **kwargs):
         self.item_max_length = max_length
-        super().__init__(child=StrictCharField(max_length=max_length), **kwargs)
+        # A `child` of its own takes what is not a clean string (the fleet batch's plate
+        # objects) and reads the strings as `StrictCharField(max_length=...)` does.
+        kwargs.setdefault("child", StrictCharField(max_length=max_length))
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         most = self.item_max_length

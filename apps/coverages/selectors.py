@@ -44,9 +44,10 @@ from apps.coverages.rows import (
     tuple_constructor,
     vehicle_rows,
 )
+from apps.masterdata.models import State
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit, in_force_q, not_ended_q
-from apps.vehicles.models import Vehicle
+from apps.vehicles.models import Vehicle, has_plate
 
 ACTIVE, INACTIVE, NOT_FOUND = "ACTIVE", "INACTIVE", "NOT_FOUND"
 
@@ -504,6 +505,9 @@ class VehicleVerification(NamedTuple):
     compliance: Verdict | None
     key_name: str | None = None  # the batch: "vin" or "license_plate", and the key asked
     key: str | None = None
+    key_state: str | None = None  # the batch: the plate's state, as asked (None: not named)
+    # The batch: the states a plate named without one matched, when several (None: not so).
+    plate_states: list[str | None] | None = None
 
     @property
     def found(self) -> bool:
@@ -519,10 +523,14 @@ def _vehicle_verification(
     schedules: dict[int, dict[int, list[SchedulingRow]]],
     key_name: str | None = None,
     key: str | None = None,
+    key_state: str | None = None,
+    plate_states: list[str | None] | None = None,
 ) -> VehicleVerification:
     checked = profile is not None
     if vehicle is None:
-        return VehicleVerification(None, [], on, False, NOT_FOUND, checked, None, key_name, key)
+        return VehicleVerification(
+            None, [], on, False, NOT_FOUND, checked, None, key_name, key, key_state
+        )
     compliance = None  # without a profile: no list of the unit's policies for each of 1,000
     if checked:
         compliance = _compliance(
@@ -535,7 +543,17 @@ def _vehicle_verification(
         )
     status = ACTIVE if periods else INACTIVE
     return VehicleVerification(
-        vehicle, periods, on, bool(periods), status, checked, compliance, key_name, key
+        vehicle,
+        periods,
+        on,
+        bool(periods),
+        status,
+        checked,
+        compliance,
+        key_name,
+        key,
+        key_state,
+        plate_states,
     )
 
 
@@ -622,17 +640,43 @@ class FleetVerification(NamedTuple):
     on: dt.date
 
 
+class PlateLookup(NamedTuple):
+    """A plate the batch asks about, as sent, and the state it names (None: any), with that
+    state as sent (echoed by its entry)."""
+
+    plate: str
+    state: State | None = None
+    state_sent: str | None = None
+
+
+def _state_code(vehicle: VehicleRow) -> str | None:
+    state = vehicle.license_plate_state
+    return None if state is None else state.code
+
+
+def _plate_states(matches: list[VehicleRow]) -> list[str | None]:
+    """The states of the units a plate matched, by code (a unit without one: None, last)."""
+    codes = {_state_code(v) for v in matches}
+    return sorted(codes, key=lambda code: (code is None, code or ""))
+
+
 def verify_fleet(
     *,
     user,
     on: dt.date,
     vins: list[str],
-    plates: list[str],
+    plates: list[PlateLookup],
     profile: ProfileChoice | None = None,
 ) -> FleetVerification:
     """The fleet gap check: one entry per requested unit, and a summary (with a profile, each
-    unit's compliance and the count per result)."""
-    keys = [plate_key(p) for p in plates]
+    unit's compliance and the count per result).
+
+    A plate names units by `with_plate`'s rule (`has_plate`), of its state when the entry names
+    one. Units of one plate and state (or of one VIN) are one truck, scheduled under several
+    clients: a covered one answers. A plate sent without a state that units of several states
+    carry names several trucks: the entry is verified only when each of them is covered, else
+    the first uncovered one (by id) answers, so the gap shows; it lists the states matched."""
+    keys = [plate_key(p.plate) for p in plates]
     # Each unit's client comes in the same row; its row is built once (`vehicle_rows`).
     found = _VEHICLES_BY_KEYS.fetch(agencies=agency_ids_for(user), vins=vins, plates=keys)
     vehicles = vehicle_rows(found)
@@ -641,32 +685,47 @@ def verify_fleet(
     schedules = _unit_schedules(profile, vehicles, on)
     by_vin: dict[str, list[VehicleRow]] = defaultdict(list)
     by_plate: dict[str, list[VehicleRow]] = defaultdict(list)
-    for vehicle in vehicles:
+    for vehicle in vehicles:  # in id order
         by_vin[vehicle.serial_number].append(vehicle)
         if vehicle.license_plate_key:
             by_plate[vehicle.license_plate_key].append(vehicle)
 
-    def entry(key_name: str, key: str, matches: list[VehicleRow]) -> VehicleVerification:
-        # Several visible vehicles may share a VIN or plate: a covered one answers (one
-        # match, as almost every key has, answers without the search).
+    def one_truck(matches: list[VehicleRow]) -> VehicleRow | None:
+        # Several visible units of one truck (a VIN, a plate and state): a covered one answers
+        # (one match, as almost every key has, answers without the search).
         best = matches[0] if matches else None
         if len(matches) > 1:
             best = next((v for v in matches if periods.get(v.id)), best)
-        unit_periods = periods.get(best.id, []) if best else []
+        return best
+
+    def entry(key_name: str, key: str, unit: VehicleRow | None, **asked) -> VehicleVerification:
+        unit_periods = periods.get(unit.id, []) if unit else []
         return _vehicle_verification(
-            best, unit_periods, on, profile, client_policies, schedules, key_name, key
+            unit, unit_periods, on, profile, client_policies, schedules, key_name, key, **asked
         )
 
-    results = [entry("vin", vin, by_vin.get(vin, [])) for vin in dict.fromkeys(vins)]
-    # A plate once however it is spelt (TX-4822B, tx 4822 b), as a VIN is once: the first
-    # spelling sent answers.
-    first_spellings: dict[str, str] = {}
-    for key, plate in zip(keys, plates, strict=True):
-        first_spellings.setdefault(key, plate)
-    results += [
-        entry("license_plate", plate, by_plate.get(key, []))
-        for key, plate in first_spellings.items()
-    ]
+    def plate_entry(lookup: PlateLookup, key: str) -> VehicleVerification:
+        matches = by_plate.get(key, [])
+        if lookup.state is not None:
+            matches = [v for v in matches if has_plate(v, key, lookup.state.pk)]
+            unit = one_truck(matches)
+            return entry("license_plate", lookup.plate, unit, key_state=lookup.state_sent)
+        states = _plate_states(matches) if len(matches) > 1 else ()
+        if len(states) < 2:
+            return entry("license_plate", lookup.plate, one_truck(matches))
+        covered_states = {v.license_plate_state_id for v in matches if periods.get(v.id)}
+        gap = next((v for v in matches if v.license_plate_state_id not in covered_states), None)
+        unit = gap or one_truck(matches)
+        return entry("license_plate", lookup.plate, unit, plate_states=states)
+
+    results = [entry("vin", vin, one_truck(by_vin.get(vin, []))) for vin in dict.fromkeys(vins)]
+    # A plate once however it is spelt (TX-4822B, tx 4822 b), and its state however it is named
+    # (TX, Texas), as a VIN is once: the first spelling sent answers. The plate without a state
+    # and the plate with one are two questions.
+    first_spellings: dict[tuple[str, int | None], PlateLookup] = {}
+    for key, lookup in zip(keys, plates, strict=True):
+        first_spellings.setdefault((key, lookup.state.pk if lookup.state else None), lookup)
+    results += [plate_entry(lookup, key) for (key, _state), lookup in first_spellings.items()]
     counts = None
     if profile is not None:
         verdicts = [r.compliance.result for r in results if r.compliance]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import django_filters
-from django.db.models import Model
+from django.db.models import Model, Q
+from django.db.models.functions import Lower
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -18,24 +21,70 @@ def resolve(model: type[Model], value) -> Model:
     Names ignore case and surrounding spaces; states also match their USPS code and coverage
     types their code. Unknown values raise a ValidationError that names the value.
     """
-    label = model._meta.verbose_name
     if isinstance(value, bool) or value is None:
-        raise serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
+        raise unknown(model, value)
     if isinstance(value, int):
         found = model.objects.filter(pk=value).first()
     else:
-        text = str(value).strip()
-        if not text or len(text) > 120:
-            raise serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
-        key = text.lower()
+        text = _lookup_text(value)
+        if text is None:
+            raise unknown(model, value)
         found = None
-        if model in (State, CoverageType) and len(text) <= 10:
+        if _by_code(model, text):
             found = model.objects.filter(code__iexact=text).first()
         if found is None:
-            found = model.objects.filter(name_key=key).first()
+            found = model.objects.filter(name_key=text.lower()).first()
     if found is None:
-        raise serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
+        raise unknown(model, value)
     return found
+
+
+def resolve_many(model: type[Model], values: Iterable[str]) -> dict[str, Model]:
+    """`resolve` of many names or codes at once, in one query whatever their number (a fleet
+    batch's plate states): each value (as given) that names a row, to that row, by the same
+    rule (the code first where the model has codes, then the name, case and surrounding spaces
+    ignored). A value left out is one `resolve` refuses: raise `unknown(model, value)`."""
+    texts = {value: text for value in values if (text := _lookup_text(value)) is not None}
+    if not texts:
+        return {}
+    names = {text.lower() for text in texts.values()}
+    codes = {text.lower() for text in texts.values() if _by_code(model, text)}
+    rows = model.objects.all()
+    wanted = Q(name_key__in=sorted(names))
+    if codes:
+        rows = rows.annotate(code_key=Lower("code"))
+        wanted |= Q(code_key__in=sorted(codes))
+    by_code, by_name = {}, {}
+    for row in rows.filter(wanted):
+        by_name[row.name_key] = row
+        if codes:
+            by_code[row.code_key] = row
+    found = {}
+    for value, text in texts.items():
+        row = by_code.get(text.lower()) if _by_code(model, text) else None
+        if row is None:
+            row = by_name.get(text.lower())
+        if row is not None:
+            found[value] = row
+    return found
+
+
+def unknown(model: type[Model], value) -> serializers.ValidationError:
+    """The error of a value that names no row of `model`."""
+    label = model._meta.verbose_name
+    return serializers.ValidationError(f"Unknown {label}: '{value}'.", code="unknown")
+
+
+def _lookup_text(value) -> str | None:
+    """The text a name or code is looked up by (spaces around dropped); None for a value that
+    cannot name a row (blank, longer than any name)."""
+    text = str(value).strip()
+    return text if text and len(text) <= 120 else None
+
+
+def _by_code(model: type[Model], text: str) -> bool:
+    """Whether `text` is looked up as a code first (states' USPS codes, coverage types')."""
+    return model in (State, CoverageType) and len(text) <= 10
 
 
 class MasterDataFilter(django_filters.CharFilter):

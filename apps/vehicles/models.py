@@ -65,9 +65,19 @@ class VehicleQuerySet(CopiedColumnsQuerySet, ClientAgencyQuerySet, SoftDeleteQue
 
     def with_plate(self, key: str, state=None) -> VehicleQuerySet:
         """The units with this plate (its `plate_key`), of this state (a State or its id) when
-        one is named: the one rule of a lookup by plate (verification, the certificate)."""
+        one is named: the one rule of a lookup by plate (verification, the certificate; the
+        fleet batch, which reads its plates' units at once, applies it as `has_plate`)."""
         found = self.filter(license_plate_key=key)
         return found if state is None else found.filter(license_plate_state=state)
+
+
+def has_plate(unit, key: str, state_id: int | None = None) -> bool:
+    """`VehicleQuerySet.with_plate`'s rule for a unit already read (anything with
+    `license_plate_key` and `license_plate_state_id`): its plate, and its state when one is
+    named."""
+    return unit.license_plate_key == key and (
+        state_id is None or unit.license_plate_state_id == state_id
+    )
 
 
 # The agency-wide list's sortable columns, each with an index (agency, column, id) of the live

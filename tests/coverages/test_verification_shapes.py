@@ -18,6 +18,7 @@ from apps.compliance.serializers import ComplianceSerializer, ReasonSerializer
 from apps.core import renderers
 from apps.coverages.api import serializers as s
 from apps.coverages.serializers import LimitSerializer
+from apps.masterdata.models import State
 from tests.coverages.conftest import VIN
 from tests.factories import ClientFactory, VehicleFactory
 
@@ -28,9 +29,12 @@ PROFILE = "federal-minimum"
 
 @pytest.fixture
 def world(agency, carrier, covered):
-    """The insured carrier of `covered`, and an uninsured client with an uncovered unit."""
+    """The insured carrier of `covered`, and an uninsured client with an uncovered unit and an
+    uncovered unit with `covered`'s plate in another state."""
     uninsured = ClientFactory(agency=agency, client_name="Bare Haulers", dot="2345678")
     VehicleFactory(client=uninsured, serial_number=UNCOVERED_VIN, license_plate="")
+    oklahoma = State.objects.get(code="OK")
+    VehicleFactory(client=uninsured, license_plate="TX-4821A", license_plate_state=oklahoma)
 
 
 def _walk(serializer: serializers.Serializer, data: dict, path: str, seen: dict) -> None:
@@ -76,7 +80,11 @@ def test_verification_answers_render_exactly_their_declared_fields(api, carrier,
     for profile in ({}, {"profile": "federal-minimum"}):
         body = {
             "vins": [VIN, UNCOVERED_VIN, "1HGCM82633A004352"],
-            "licensePlates": ["TX4821A", "NOPLATE1"],
+            "licensePlates": [
+                "TX4821A",
+                "NOPLATE1",
+                {"licensePlate": "TX4821A", "licensePlateState": "TX"},
+            ],
             **profile,
         }
         response = api.post("/v1/coverages/vehicles/batch", body, format="json")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from apps.masterdata.lookup import resolve, resolve_city
+from apps.masterdata.lookup import resolve, resolve_city, resolve_many
 from apps.masterdata.models import City, CoverageType, Make, State, UnitType
 from apps.masterdata.services import masterdata_load
 
@@ -49,6 +51,22 @@ def test_lookup_by_id_and_coverage_code():
 def test_unknown_name_names_the_value():
     with pytest.raises(ValidationError, match="Narnia"):
         resolve(State, "Narnia")
+
+
+LOOKED_UP = ["Texas", " texas ", "TX", "tx", "Narnia", " ", "", "x" * 121, "District of Columbia"]
+
+
+@pytest.mark.parametrize("model", [State, CoverageType, Make])
+def test_many_names_are_looked_up_as_one_is_in_one_query(model, django_assert_num_queries):
+    # The fleet batch's plate states: `resolve`'s rule, whatever the number of values.
+    values = [*LOOKED_UP, "apd", "AL", "motor truck cargo", "Kenworth", "kenworth "]
+    expected = {}
+    for value in values:
+        with contextlib.suppress(ValidationError):  # a value `resolve` refuses is left out
+            expected[value] = resolve(model, value)
+    with django_assert_num_queries(1):
+        assert resolve_many(model, values) == expected
+    assert expected  # each model names some of them
 
 
 def test_city_is_looked_up_within_its_state():

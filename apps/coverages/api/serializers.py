@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import defaultdict
 
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
@@ -41,10 +42,13 @@ from apps.coverages.selectors import (
     ClientVerification,
     FleetSummary,
     FleetVerification,
+    PlateLookup,
     VehicleVerification,
     VerificationAnswer,
 )
 from apps.coverages.serializers import CoverageStatusNameField, LimitSerializer
+from apps.masterdata.lookup import resolve_many, unknown
+from apps.masterdata.models import State
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
 from apps.vehicles.params import PLATE_STATE, PlateStateParam, VinParam, plate_state_only_with_plate
@@ -451,9 +455,96 @@ class BodyAsOfField(AsciiDateField):
         return super().to_internal_value(value)
 
 
+PLATE_MAX_LENGTH = 15
+_PLATE_ENTRY_KEYS = ("license_plate", "license_plate_state")
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": PLATE_MAX_LENGTH,
+                "description": "A license plate, of any state.",
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "licensePlate": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": PLATE_MAX_LENGTH,
+                    },
+                    "licensePlateState": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "The plate's state, by name or USPS code, as "
+                        "`GET /v1/coverages/vehicles` takes `licensePlateState`: only its "
+                        "units answer (null or empty: any state).",
+                    },
+                },
+                "required": ["licensePlate"],
+                "additionalProperties": False,
+            },
+        ]
+    }
+)
+class PlateEntryField(serializers.Field):
+    """One element of the batch's `licensePlates` that is not a clean string (the list's
+    strings are read by `FleetRequestSerializer.validate_license_plates`): a plate, read as a
+    `StrictCharField`, or `{"licensePlate", "licensePlateState"}`, an object read here as a
+    `PlateLookup` whose state is resolved, with the list's others, in one query."""
+
+    default_error_messages = {
+        "invalid": "Expected a plate, or an object with licensePlate and licensePlateState.",
+        "unknown_key": "Not a key of a plate: send licensePlate and, optionally, "
+        "licensePlateState.",
+        "state": "Expected the state's name or USPS code, as a string.",
+    }
+
+    def __init__(self, **kwargs):
+        self.text = StrictCharField(max_length=PLATE_MAX_LENGTH)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            return self.text.run_validation(data)
+        if not isinstance(data, dict):
+            self.fail("invalid")
+        errors = {
+            key: [self.error_messages["unknown_key"]]
+            for key in data
+            if key not in _PLATE_ENTRY_KEYS
+        }
+        plate = None
+        if "license_plate" not in data:
+            errors["license_plate"] = [self.error_messages["required"]]
+        else:
+            try:
+                plate = self.text.run_validation(data["license_plate"])
+                if problem := plate_problem(plate):
+                    raise ValidationError([problem])
+            except ValidationError as exc:
+                errors["license_plate"] = exc.detail
+        state = data.get("license_plate_state")
+        if state is not None and not isinstance(state, str):
+            errors["license_plate_state"] = [self.error_messages["state"]]
+        if errors:
+            raise ValidationError(errors)
+        return PlateLookup(plate, None, state or None)  # the state resolved by the list
+
+
 class FleetRequestSerializer(serializers.Serializer):
     vins = StrictTextListField(max_length=64, required=False, default=list)
-    license_plates = StrictTextListField(max_length=15, required=False, default=list)
+    license_plates = StrictTextListField(
+        max_length=PLATE_MAX_LENGTH,
+        child=PlateEntryField(),
+        required=False,
+        default=list,
+        help_text="Plates (case, spaces and dashes ignored), each a string (any state) or "
+        "`{licensePlate, licensePlateState}` (that state's units only).",
+    )
     as_of = BodyAsOfField(required=False, allow_null=True)
     profile = ProfileRefField(
         required=False, help_text="A requirement profile's id or code: adds `compliance`."
@@ -470,13 +561,39 @@ class FleetRequestSerializer(serializers.Serializer):
             raise serializers.ValidationError(errors)
         return cleaned
 
-    def validate_license_plates(self, values):
-        cleaned = [v.strip() for v in values]
-        problems = (plate_problem(v) if v else "A plate cannot be blank." for v in cleaned)
-        refused = {i: [problem] for i, problem in enumerate(problems) if problem}
+    def validate_license_plates(self, values) -> list[PlateLookup]:
+        """Each element as a `PlateLookup`: a plate (any state), or an object's plate with its
+        state, named as `GET /v1/coverages/vehicles` takes `licensePlateState` (an unknown one:
+        400 on the element's `licensePlateState`). The states are resolved in one query."""
+        lookups, refused, states = [], {}, defaultdict(list)
+        for index, value in enumerate(values):
+            if isinstance(value, PlateLookup):  # an object, read by `PlateEntryField`
+                if value.state_sent is not None:
+                    states[value.state_sent].append(index)
+                lookups.append(value)
+                continue
+            plate = value.strip()
+            problem = plate_problem(plate) if plate else "A plate cannot be blank."
+            if problem:
+                refused[index] = [problem]
+            lookups.append(PlateLookup(plate))
+        found = resolve_many(State, states) if states else {}
+        for sent, indexes in states.items():
+            if sent not in found:
+                for index in indexes:
+                    refused[index] = {"license_plate_state": unknown(State, sent).detail}
         if refused:
-            raise serializers.ValidationError(refused)
-        return cleaned
+            raise serializers.ValidationError(dict(sorted(refused.items())))
+        if found:
+            lookups = [
+                lookup._replace(
+                    state=found[lookup.state_sent], state_sent=lookup.state_sent.strip()
+                )
+                if lookup.state_sent is not None
+                else lookup
+                for lookup in lookups
+            ]
+        return lookups
 
     def validate(self, attrs):
         total = len(attrs["vins"]) + len(attrs["license_plates"])
@@ -492,6 +609,16 @@ class FleetRequestSerializer(serializers.Serializer):
 class FleetEntrySerializer(VehicleAnswerSerializer):
     vin = StrictCharField(required=False)
     license_plate = StrictCharField(required=False)
+    license_plate_state = StrictCharField(
+        required=False, help_text="The plate's state as the entry named it."
+    )
+    license_plate_states = serializers.ListField(
+        child=StrictCharField(allow_null=True),
+        required=False,
+        help_text="A plate sent without a state that units of several states carry: their "
+        "states (USPS codes, sorted; null: a unit without one). The entry is verified only "
+        "when each of those trucks is covered; send the plate with its state to ask about one.",
+    )
     found = StrictBooleanField()
     verified = StrictBooleanField()
     status = serializers.ChoiceField(choices=VERIFICATION_STATUSES)
@@ -502,8 +629,16 @@ class FleetEntrySerializer(VehicleAnswerSerializer):
 
     @staticmethod
     def lay_out(result, *, found, vehicle, client, coverages) -> dict:
+        if result.key_state is None and result.plate_states is None:
+            asked = {camel_key(result.key_name): result.key}
+        else:  # a plate with the state named, or of several states
+            asked = {"licensePlate": result.key}
+            if result.key_state is not None:
+                asked["licensePlateState"] = result.key_state
+            if result.plate_states is not None:
+                asked["licensePlateStates"] = result.plate_states
         return {
-            camel_key(result.key_name): result.key,
+            **asked,
             "found": found,
             "verified": result.verified,
             "status": result.status,
