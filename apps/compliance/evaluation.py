@@ -27,6 +27,7 @@ from apps.compliance.rules import (
     WAIVER_OF_SUBROGATION,
     required_types,
 )
+from apps.core.dates import shifted
 from apps.core.money import format_money
 from apps.masterdata.models import AM_BEST_ORDER
 from apps.policies.choices import LimitName
@@ -176,7 +177,8 @@ def _lapse(
     start: tuple,
 ) -> _Lapse:
     """When a cover lapses (`start`: its policy, first day out and whether a removal ends
-    it), following its renewals until one reaches past `horizon` (D plus the notice's days) or
+    it), following its renewals until one reaches past `horizon` (D plus the notice's days, at
+    most 9999-12-31, which no policy in force reaches past, so the chain ends there too) or
     none takes over: a renewal is a policy of the line in force on the day the previous one
     ends, covering the unit that day (`_cover_end`), that meets the required limits; of
     several, the one covering longest. Works on the policies already loaded (`same_type`,
@@ -328,7 +330,7 @@ def _expires_soon(
     """EXPIRES_SOON when the cover `policy` gives on D lapses within the notice (`_lapse`),
     else nothing."""
     ends, removed = _cover_end(policy, on, unit_schedule) or (policy.ends_on, False)
-    horizon = on + compiled.notice
+    horizon = shifted(on, compiled.notice)  # at most 9999-12-31: a policy can end no later
     if ends > horizon:  # most policies: not a renewal to look for
         return []
     lapse = _lapse(

@@ -13,6 +13,16 @@ def today() -> dt.date:
     return timezone.localdate()
 
 
+def shifted(day: dt.date, delta: dt.timedelta) -> dt.date:
+    """`day + delta`, held within the dates there are (0001-01-01 to 9999-12-31): a horizon
+    reaching past the last date stops at it (an expiration notice on 9999-12-30), one before
+    the first at the first, where the addition raised OverflowError (a 500)."""
+    try:
+        return day + delta
+    except OverflowError:
+        return dt.date.max if delta > dt.timedelta(0) else dt.date.min
+
+
 # A date is written with its year in four digits, whatever the year: never strftime's %Y, which
 # leaves a year before 1000 short on glibc ("1-01-01"), a date no input reads back.
 

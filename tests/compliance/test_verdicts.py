@@ -446,6 +446,83 @@ def test_a_renewal_that_ends_within_the_notice_does_not_silence_it(api, carrier)
     assert [c["result"] for c in _client_doors(api, profile, carrier)] == ["PASS"] * 3
 
 
+LAST_DAY = dt.date.max  # 9999-12-31
+
+
+def _every_door(api, profile, client, vin, on: dt.date) -> list[dict]:
+    """The verdict at `on` by each door: the client (by DOT, among DOTs, by id), its unit by
+    VIN and in the batch."""
+    answers = _client_doors(api, profile, client, asOf=on.isoformat())
+    response = api.get(f"/v1/coverages/vehicles?vin={vin}&profile={profile}&asOf={on}")
+    assert response.status_code == 200, response.content
+    answers.append(response.json()["results"][0]["compliance"])
+    body = {"vins": [vin], "profile": profile, "asOf": on.isoformat()}
+    response = api.post("/v1/coverages/vehicles/batch", body, format="json")
+    assert response.status_code == 200, response.content
+    answers.append(response.json()["results"][0]["compliance"])
+    return answers
+
+
+def test_a_notice_reaching_past_the_last_date_is_a_verdict_not_a_500(api, carrier):
+    # Covered until 9999-12-31: the notice's horizon (D + 30 days) is past the last date a
+    # date can hold, so it stops there.
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    policy = _policy(carrier, "AL", expiration_date=LAST_DAY)
+    unit = VehicleFactory(client=carrier)
+    VehicleCoverageFactory(vehicle=unit, policy=policy)
+    day_before = LAST_DAY - DAY
+    expected = {
+        "profileId": profile,
+        "result": "CAUTION",
+        "reasons": [
+            {
+                "code": "EXPIRES_SOON",
+                "coverageType": "AL",
+                "required": "30 days",
+                "actual": "9999-12-31",
+                "message": "The AL policy expires on 9999-12-31, in 1 day, with no renewal on "
+                "file.",
+            }
+        ],
+    }
+    assert _every_door(api, profile, carrier, unit.serial_number, day_before) == [expected] * 5
+    # On the last day nothing is in force (a policy covers up to the day before it expires).
+    for compliance in _every_door(api, profile, carrier, unit.serial_number, LAST_DAY):
+        assert (compliance["result"], _codes(compliance)) == (
+            "FAIL",
+            [("COVERAGE_MISSING", "AL")],
+        )
+
+
+def test_a_chain_of_renewals_ending_on_the_last_date_is_followed_to_it(api, carrier):
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    renewed = dt.date(9999, 12, 20)
+    first = _policy(carrier, "AL", expiration_date=renewed)
+    renewal = _policy(carrier, "AL", effective_date=renewed, expiration_date=LAST_DAY)
+    unit = VehicleFactory(client=carrier)
+    VehicleCoverageFactory(vehicle=unit, policy=first)
+    VehicleCoverageFactory(vehicle=unit, policy=renewal)
+    on = dt.date(9999, 12, 10)
+    for compliance in _every_door(api, profile, carrier, unit.serial_number, on):
+        [reason] = compliance["reasons"]
+        assert (compliance["result"], reason["message"]) == (
+            "CAUTION",
+            "The AL policy's renewal expires on 9999-12-31, in 21 days, with no further "
+            "renewal on file.",
+        )
+
+
+def test_a_notice_on_the_first_date_is_a_verdict(api, carrier):
+    profile = _profile(api, NOTICE_RULES, "Chain check")
+    first_day = dt.date.min  # 0001-01-01
+    policy = _policy(carrier, "AL", effective_date=first_day, expiration_date=first_day + 10 * DAY)
+    unit = VehicleFactory(client=carrier)
+    VehicleCoverageFactory(vehicle=unit, policy=policy)
+    for compliance in _every_door(api, profile, carrier, unit.serial_number, first_day):
+        [reason] = compliance["reasons"]
+        assert (compliance["result"], reason["actual"]) == ("CAUTION", "0001-01-11")
+
+
 def test_a_renewal_cancelled_within_the_notice_does_not_silence_it(api, carrier):
     profile = _profile(api, NOTICE_RULES, "Chain check")
     expires = today() + 18 * DAY
