@@ -37,6 +37,10 @@ def us_text(day: dt.date, sep: str = "-") -> str:
     return f"{day.month:02d}{sep}{day.day:02d}{sep}{day.year:04d}"
 
 
+# What a date input that is not one is told, wherever it is sent (a query's `asOf`, a body's
+# dates): the formats it takes, as the contract writes them.
+DATE_MESSAGE = "Expected a date as YYYY-MM-DD or MM-dd-yyyy."
+
 # A date is read as the contract writes it (section 6), YYYY-MM-DD or MM-dd-yyyy, in exactly
 # those digits: ASCII (strptime reads any script's digits, a fullwidth 2) and zero-padded
 # (strptime reads 2026-3-1 as 2026-03-01).

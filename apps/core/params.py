@@ -18,7 +18,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
-from apps.core.dates import date_from_text, today
+from apps.core.dates import DATE_MESSAGE, date_from_text, today
 from apps.core.identifiers import normalize_dot, normalize_dots, plate_problem
 
 MAX_BIGINT = 2**63 - 1
@@ -209,7 +209,7 @@ class PositiveIntParam(QueryParam):
 class AsOfParam(QueryParam):
     """A date as YYYY-MM-DD or MM-dd-yyyy; absent, today in the service's time zone."""
 
-    default_error_messages = {"invalid": "Expected a date as YYYY-MM-DD or MM-dd-yyyy."}
+    default_error_messages = {"invalid": DATE_MESSAGE}
 
     def __init__(self, **kwargs):
         kwargs.setdefault("default", today)

@@ -9,11 +9,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import Field, SkipField, empty
 from rest_framework.relations import PKOnlyObject
-from rest_framework.settings import api_settings
-from rest_framework.utils import humanize_datetime
 
 from apps.core.camel_case import camel
-from apps.core.dates import date_from_text, us_text
+from apps.core.dates import DATE_MESSAGE, date_from_text, us_text
 from apps.core.money import format_money, money_text
 
 
@@ -197,16 +195,18 @@ def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str
 
 class AsciiDateField(serializers.DateField):
     """A date in a body, read as `asOf` in the query is (`date_from_text`): YYYY-MM-DD or
-    MM-dd-yyyy in exactly those ASCII digits. DRF's strptime read any script's digits (a
-    fullwidth 2 in the year) and unpadded parts (2026-3-1)."""
+    MM-dd-yyyy in exactly those ASCII digits, and refused with its words (`DATE_MESSAGE`), not
+    DRF's list of strptime formats. DRF's strptime read any script's digits (a fullwidth 2 in
+    the year) and unpadded parts (2026-3-1)."""
+
+    default_error_messages = {"invalid": DATE_MESSAGE}
 
     def to_internal_value(self, value):
         if not isinstance(value, str):
-            return super().to_internal_value(value)  # a date object, or DRF's own refusal
+            return super().to_internal_value(value)  # a date object, or refused (a number)
         day = date_from_text(value)
         if day is None:
-            formats = getattr(self, "input_formats", api_settings.DATE_INPUT_FORMATS)
-            self.fail("invalid", format=humanize_datetime.date_formats(formats))
+            self.fail("invalid")
         return day
 
 
