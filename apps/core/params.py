@@ -255,7 +255,11 @@ class PlateParam(QueryParam):
 
 
 class DotListParam(serializers.ListField):
-    """DOT numbers, the parameter repeated and/or comma-separated, at most `most` distinct."""
+    """DOT numbers, the parameter repeated and/or comma-separated, at most `most` distinct.
+    Every value is read (`any_value_sends`): `dots=1234567&dots=` sends dots, whose empty
+    value is refused (`normalize_dots`), not the parameter left unsent by its last value."""
+
+    any_value_sends = True
 
     def __init__(self, *, most: int, **kwargs):
         self.most = most

@@ -33,7 +33,7 @@ def test_what_is_not_a_dot_is_a_400_naming_the_field(raw):
 
 def _one_by_one(values: list[str]) -> list[str]:
     parts = [part for value in values for part in value.split(",")]
-    return [normalize_dot(part, field="dots") for part in parts if part.strip()]
+    return [normalize_dot(part, field="dots") for part in parts]
 
 
 @pytest.mark.parametrize(
@@ -44,14 +44,23 @@ def _one_by_one(values: list[str]) -> list[str]:
         ["1,2,3", "45678901"],
         ["01234567", "2345678"],  # a leading zero: checked one by one
         [" 1234567 ", "2345678"],
-        ["1234567", ""],
-        ["1234567,,2345678", ","],
-        ["", " "],
-        [],
+        [" 1234567, 2345678 "],
     ],
 )
 def test_many_dots_are_each_normalised_as_one_is(values):
     assert normalize_dots(values, field="dots") == _one_by_one(values)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["1234567", ""], ["1234567,,2345678"], [","], ["", " "], [" "], ["1234567,"], ["0,"]],
+)
+def test_a_blank_dot_among_many_is_a_400_not_skipped(values):
+    with pytest.raises(ValidationError) as caught:
+        normalize_dots(values, field="dots")
+    assert caught.value.detail == {
+        "dots": ["Empty DOT number in dots (a blank value, or nothing between two commas)."]
+    }
 
 
 @pytest.mark.parametrize(

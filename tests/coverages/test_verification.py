@@ -75,6 +75,37 @@ def test_dots_comma_separated(api, carrier, covered):
     assert [r["status"] for r in body["results"]] == ["ACTIVE", "NOT_FOUND"]
 
 
+EMPTY_DOT = "Empty DOT number in dots (a blank value, or nothing between two commas)."
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "dots=1234567&dots=",
+        "dots=&dots=1234567",
+        "dots=1234567&dots=%20",
+        "dots=%20",
+        "dots=%2C",
+        "dots=1234567,",
+        "dots=,1234567",
+        "dots=1234567,,7777777",
+        "dots=1234567,%20",
+        "dots=1234567&dots=7777777,",
+    ],
+)
+def test_an_empty_dot_among_dots_is_a_400_on_dots(api, carrier, covered, query):
+    body = assert_problem(api.get(f"/v1/coverages/clients?{query}"), 400)
+    assert [(e["field"], e["message"]) for e in body["errors"]] == [("dots", EMPTY_DOT)]
+
+
+@pytest.mark.parametrize(
+    "query", ["", "dots=", "dots=&dots=", "dots=1234567&dot=1234567", "dots=1234567&dots=&id=1"]
+)
+def test_exactly_one_kind_is_asked_for_only_when_not_one_is_sent(api, carrier, covered, query):
+    body = assert_problem(api.get(f"/v1/coverages/clients?{query}"), 400)
+    assert [e["message"] for e in body["errors"]] == ["Send exactly one of 'dots', 'dot', 'id'."]
+
+
 def test_not_found_answers(api):
     assert_problem(api.get("/v1/coverages/clients?dot=1111111"), 404)
     assert_problem(api.get("/v1/coverages/clients?dots=1111111&dots=2222222"), 404)
