@@ -18,7 +18,7 @@ from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import City, ClientType, State, address_check
-from apps.policies.models import Policy
+from apps.policies.models import Policy, policy_number_key
 
 
 class ClientFields(TypedDict, total=False):
@@ -92,12 +92,17 @@ def _check_parent(user, client: Client, agency_id: int, parent_id: int | None) -
 def _check_policy_numbers_free(client: Client, agency_id: int) -> None:
     """A client moving to `agency_id` takes its policies along; a policy number is unique per
     insurer among the live policies of one agency (contract section 13), so a live policy of the
-    client whose number and insurer a live policy of that agency has refuses the move (409, as
-    the rule's constraint answers), named. One statement, however many policies it has."""
-    taken = Policy.objects.live().filter(
-        agency_id=agency_id,
-        insurer_id=OuterRef("insurer_id"),
-        policy_number=OuterRef("policy_number"),
+    client whose number (in any case, `policy_number_key`) and insurer a live policy of that
+    agency has refuses the move (409, as the rule's constraint answers), named. One statement,
+    however many policies it has."""
+    taken = (
+        Policy.objects.live()
+        .annotate(number_key=policy_number_key())
+        .filter(
+            agency_id=agency_id,
+            insurer_id=OuterRef("insurer_id"),
+            number_key=policy_number_key(OuterRef("policy_number")),
+        )
     )
     clashes = list(
         Policy.objects.live()

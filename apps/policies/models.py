@@ -96,6 +96,13 @@ def in_force_q(on: dt.date, prefix: str = "") -> Q:
     return live_q(prefix.removesuffix("__")) & not_ended_q(on, prefix) & in_term_q(on, prefix)
 
 
+def policy_number_key(number="policy_number") -> Upper:
+    """The form in which two policy numbers are one number: upper case, as the `policy` filter
+    matches them (iexact). The live policies of an agency and insurer differ in it (the unique
+    constraint below); `number` is the column, or an outer reference to another policy's."""
+    return Upper(number)
+
+
 class PolicyTerm:
     """A policy's status on a date and what follows from it, for anything that has its dates
     and `deleted`: the `Policy` model, and the value rows verification reads
@@ -231,10 +238,15 @@ class Policy(PolicyTerm, ClientAgencyMixin, SoftDeleteMixin, TimeStampedModel):
                 name="%(app_label)s_%(class)s_cancellation_not_before_effective",
                 violation_error_message="Cannot precede the effective date.",
             ),
+            # Whatever its case, as the `policy` filter finds a number (iexact): `gwc-al-1`
+            # beside `GWC-AL-1` would be two policies the filter answers for one number. The
+            # number keeps the spelling it was entered with.
             models.UniqueConstraint(
-                fields=["agency", "insurer", "policy_number"],
+                F("agency"),
+                F("insurer"),
+                policy_number_key(),
                 condition=live_q(),
-                name="%(app_label)s_%(class)s_unique_live_number_per_agency_insurer",
+                name="%(app_label)s_%(class)s_unique_live_number_ci_per_agency_insurer",
                 violation_error_message=(
                     "A live policy numbered {policy_number} exists for this insurer in this agency."
                 ),
