@@ -44,6 +44,13 @@ def cursor_decode(raw: str) -> Cursor:
         raise BadCursor("Not a cursor of this feed.") from None
 
 
+# PostgreSQL: the horizon of the feed, the oldest transaction still running (`xmin` of the current
+# snapshot), and the reader's own transaction, whose events it sees anyway (read your writes).
+# The feed shows the events below the horizon and the reader's own; a cursor is checked the same.
+HORIZON = "txid_snapshot_xmin(txid_current_snapshot())"
+OWN_TRANSACTION = "txid_current_if_assigned()"
+
+
 def event_feed(
     *,
     user,
@@ -56,13 +63,14 @@ def event_feed(
     preceded by another: on PostgreSQL only events of transactions older than every running
     one (`txid < xmin` of the current snapshot), ordered by (txid, id); a transaction that
     commits late has a txid at or above that horizon, so it appears after the cursor, never
-    behind it. SQLite serialises writers, so there the id order is the commit order."""
+    behind it. SQLite serialises writers, so there the id order is the commit order.
+
+    A cursor past the feed's head (`given_by_this_feed`) is a BadCursor: its caller would get
+    nothing, new events included, and be told nothing."""
     events = Event.objects.for_user(user)
     if connection.vendor == "postgresql":
-        # Plus the reader's own transaction's events, which it sees anyway (read your writes).
         events = events.filter(
-            Q(txid__lt=RawSQL("txid_snapshot_xmin(txid_current_snapshot())", []))
-            | Q(txid=RawSQL("txid_current_if_assigned()", []))
+            Q(txid__lt=RawSQL(HORIZON, [])) | Q(txid=RawSQL(OWN_TRANSACTION, []))
         )
     if after is not None:
         events = events.filter(Q(txid__gt=after.txid) | Q(txid=after.txid, pk__gt=after.pk))
@@ -70,7 +78,39 @@ def event_feed(
         events = events.filter(type__in=types)
     if client_id is not None:
         events = events.filter(client_id=client_id)
-    return list(events.order_by("txid", "id")[:limit])
+    page = list(events.order_by("txid", "id")[:limit])
+    # A cursor past the head never has a page after it: only an empty page asks.
+    if not page and after is not None and not given_by_this_feed(after):
+        raise BadCursor("Not a cursor of this feed.")
+    return page
+
+
+def given_by_this_feed(cursor: Cursor) -> bool:
+    """Whether the feed could have given this cursor: a position no later than its head, kept
+    events or not. A cursor is the (txid, id) of an event a page showed, or one sent back and
+    echoed by an empty page, and the head only moves on, so a cursor once given stays good:
+
+    - PostgreSQL: a page shows events of transactions below the horizon (`HORIZON`), which only
+      rises, or of the reader's own; so the cursor's txid is below the horizon now, or the
+      reader's transaction's. Its id is not checked: every event after the cursor's
+      transaction has a higher txid.
+    - SQLite: every event's txid is 0, and an id is never given twice (AUTOINCREMENT): the id is
+      at most the last one given (`sqlite_sequence`), whether or not that event is still kept.
+
+    One query (none for a txid SQLite never writes); other databases are not checked."""
+    # The head is read and compared here: a cursor's numbers may pass what a column holds.
+    with connection.cursor() as db:
+        if connection.vendor == "postgresql":
+            db.execute(f"SELECT {HORIZON}, {OWN_TRANSACTION}")
+            horizon, own = db.fetchone()
+            return cursor.txid < horizon or cursor.txid == own
+        if connection.vendor == "sqlite":
+            if cursor.txid != 0:
+                return False
+            db.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [Event._meta.db_table])
+            last = db.fetchone()
+            return cursor.pk <= (last[0] if last else 0)
+    return True
 
 
 class Watched(NamedTuple):

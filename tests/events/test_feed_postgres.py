@@ -11,7 +11,10 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from apps.events.models import Event
 from apps.events.services import event_emit
+from tests.conftest import assert_problem
+from tests.events.test_feed_cursor import REFUSED, encode
 from tests.factories import AgencyFactory, UserFactory
 
 pytestmark = pytest.mark.skipif(
@@ -121,3 +124,47 @@ def test_concurrent_writers_and_a_paging_reader(feed_api):
     seen += got
     assert len(seen) == len(set(seen)) == 48
     assert set(seen) == set(written)
+
+
+def test_a_cursor_at_the_horizon_is_refused_and_a_given_one_never(feed_api):
+    """The feed shows events of transactions below the horizon (the oldest one running), so
+    every cursor it gives is below it: one naming a transaction at or above it, a committed
+    one's included, is a position it could not have given (400); the cursor it gave before an
+    old transaction held the horizon back keeps answering."""
+    agency, api = feed_api
+    first = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+    seen, given = page_until(api, None, 1)
+    assert seen == [first.public_id]
+    started, release = threading.Event(), threading.Event()
+    held = {}
+
+    def slow_writer():
+        try:
+            with transaction.atomic():
+                held["event"] = event_emit(
+                    type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1}
+                )
+                started.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=slow_writer)
+    thread.start()
+    try:
+        assert started.wait(10)
+        with transaction.atomic():
+            late = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+        late_position = encode(Event.objects.get(pk=late.pk).txid, late.pk)
+
+        assert api.get("/v1/events", {"after": given}).json() == {"results": [], "next": given}
+        refused = api.get("/v1/events", {"after": late_position})
+        assert assert_problem(refused, 400) == REFUSED
+    finally:
+        release.set()
+        thread.join(10)
+    more, _ = page_until(api, given, 2)
+    assert more == [held["event"].public_id, late.public_id]
+    # Below the horizon now: the position the feed gives after the late event.
+    after_late = api.get("/v1/events", {"after": late_position})
+    assert after_late.json() == {"results": [], "next": late_position}

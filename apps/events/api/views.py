@@ -63,12 +63,15 @@ class EventFeedView(APIView):
     def get(self, request):
         query = self.params_class.parse(request)
         after = query.get("after")
-        events = event_feed(
-            user=request.user,
-            after=after,
-            limit=query["limit"],
-            types=query["type"],
-            client_id=query.get("client_id"),
-        )
+        try:
+            events = event_feed(
+                user=request.user,
+                after=after,
+                limit=query["limit"],
+                types=query["type"],
+                client_id=query.get("client_id"),
+            )
+        except BadCursor as exc:  # well formed, but past the feed's head
+            raise ValidationError({"after": [str(exc)]}) from None
         next_cursor = cursor_encode(events[-1]) if events else (after.text if after else None)
         return Response(EventFeedSerializer((events, next_cursor)).data)
