@@ -13,7 +13,7 @@ from rest_framework.exceptions import NotFound
 from simple_history.utils import bulk_update_with_history
 
 from apps.core.dates import today
-from apps.core.services import client_lock_first, live_reference, rows_lock
+from apps.core.services import client_lock_first, live_reference
 from apps.coverages.choices import (
     DRIVER_STATUSES,
     ENDING_STATUSES,
@@ -69,6 +69,24 @@ def _visible(user, model, pk: int, field: str):
     move."""
     queryset = model.objects.select_related("coverage_type") if model is Policy else model.objects
     return live_reference(queryset, user, pk, field=field)
+
+
+def _pair(user, subject: Subject, target_id: int, policy_id: int):
+    """The unit (or driver) and the policy a scheduling, or a change of one, names: each one the
+    caller may see, live, of a live client (`_visible`), else a 400 on its field as if it did
+    not exist, the same for another agency's and a missing one (contract section 4). The policy
+    is locked before the unit, the order every write takes (a client, its policies, their
+    units); a unit that is not there is still named first. The client's row is locked first by
+    the caller (`client_lock_first`)."""
+    policy_refused = None
+    try:
+        policy = _visible(user, Policy, policy_id, "policy_id")
+    except ValidationError as refused:
+        policy_refused = refused
+    target = _visible(user, subject.model, target_id, f"{subject.field}_id")
+    if policy_refused is not None:
+        raise policy_refused
+    return target, policy
 
 
 def _emit(coverage, subject: Subject, kind: str, client) -> None:
@@ -139,18 +157,11 @@ def coverage_assign(
 ):
     """Schedule a unit or driver (`target_id`, a vehicle's or a driver's id as `subject`
     says) on a policy of the same client: a new period, status 4 or 7."""
-    # The policy's row before the unit's: the order every write takes (a client, its policies,
-    # their units), so a client's move and a scheduling never wait on each other crosswise
-    # (a deadlock). A unit that is not there is still named first.
+    # The policy's row before the unit's (`_pair`): the order every write takes (a client, its
+    # policies, their units), so a client's move and a scheduling never wait on each other
+    # crosswise (a deadlock).
     client_lock_first(Policy, policy_id)  # a deletion or move of the client comes first
-    policy_refused = None
-    try:
-        policy = _visible(user, Policy, policy_id, "policy_id")
-    except ValidationError as refused:
-        policy_refused = refused
-    target = _visible(user, subject.model, target_id, f"{subject.field}_id")
-    if policy_refused is not None:
-        raise policy_refused
+    target, policy = _pair(user, subject, target_id, policy_id)
     if target.client_id != policy.client_id:
         raise ValidationError(
             {"policy_id": f"The policy and the {subject.noun} belong to different clients."}
@@ -222,29 +233,21 @@ def coverage_update(
     # The client's row, the policy's, the unit's, then the period's, as every write takes them
     # (a client, its policies, their units, their periods): a deletion or move of the client, a
     # change of the policy's start (which moves its periods) and this change come one after the
-    # other. A deleted unit or driver, or one of a deleted client, answers what scheduling it
-    # answers (`_visible`); one the caller may not see is the 404 below.
+    # other. The unit (or driver) and the policy are named as scheduling names them (`_pair`):
+    # one the caller may not see, missing, deleted or of a deleted client is the same 400 on
+    # its field; the 404 is for a pair the caller sees that was never scheduled.
     client_lock_first(Policy, policy_id)
-    rows_lock(Policy.objects.filter(pk=policy_id))
-    try:
-        _visible(user, subject.model, target_id, f"{subject.field}_id")
-        target_refused = None
-    except ValidationError as refused:
-        target_refused = refused
+    target, policy = _pair(user, subject, target_id, policy_id)
     coverage = (
         subject.coverage.objects.for_user(user)
         .select_for_update(of=("self",))
-        .select_related("policy")
-        .filter(**{f"{subject.field}_id": target_id}, policy_id=policy_id)
+        .filter(**{subject.field: target}, policy=policy)
         .order_by(*LATEST_FIRST)
         .first()
     )
     if coverage is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
-    if target_refused is not None:
-        raise target_refused
-    if coverage.policy.deleted:  # as scheduling on it answers (`_visible`)
-        raise ValidationError({"policy_id": "No policy with this id."})
+    coverage.policy = policy  # read and locked above
     # A removal without a date takes effect today, or on the period's first day when that is
     # still ahead (a future policy's unit): then it never covered a day.
     default_end = max(today(), coverage.policy_added_date)

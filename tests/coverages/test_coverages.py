@@ -160,9 +160,11 @@ def test_put_without_any_period_is_404(api, unit, policy):
     assert_problem(change(api, unit, policy, 1), 404)
 
 
-def test_put_on_other_agency_pair_is_404(api, other_api, unit, policy):
+def test_put_on_other_agency_pair_is_400_on_the_unit(api, other_api, unit, policy):
+    # Named change: was 404; the references are named as POST names them (contract 4).
     assign(api, unit, policy, policyAddedDate=today().isoformat())
-    assert_problem(change(other_api, unit, policy, 1), 404)
+    refused = assert_problem(change(other_api, unit, policy, 1), 400)
+    assert field_errors(refused) == {"vehicleId": "No vehicle with this id."}
 
 
 def test_vehicle_coverage_needs_change_vehicle(viewer_api, unit, policy):

@@ -193,10 +193,11 @@ def test_drivers_follow_the_same_rules(api, carrier):
     assert put(1).json() == removed.json()  # sent again: unchanged
 
 
-def test_another_agencys_pair_is_404_and_a_viewer_403(api, other_api, viewer_api, unit, policy):
+def test_another_agencys_pair_is_400_and_a_viewer_403(api, other_api, viewer_api, unit, policy):
+    # Named change: was 404; the references are named as POST names them (contract 4).
     assign(api, unit, policy, policyAddedDate=days(-90))
     change(api, unit, policy, 1, policyRemovedDate=days(-60))
-    assert_problem(change(other_api, unit, policy, 1), 404)
+    assert_problem(change(other_api, unit, policy, 1), 400)
     assert_problem(change(viewer_api, unit, policy, 1), 403)
 
 

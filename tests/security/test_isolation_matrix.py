@@ -187,7 +187,7 @@ def cases(w) -> dict[str, list[tuple]]:
                 "/v1/vehicles/coverages",
                 {"vehicleId": v.id, "policyId": p.id, "coverageStatus": 1},
                 "json",
-                "404",
+                "400",  # named as POST names them (was 404)
             ),
         ],
         "driver-coverages": [
@@ -203,7 +203,7 @@ def cases(w) -> dict[str, list[tuple]]:
                 "/v1/drivers/coverages",
                 {"driverId": d.id, "policyId": w["oa_policy"].id, "coverageStatus": 1},
                 "json",
-                "404",
+                "400",  # named as POST names them (was 404)
             ),
         ],
         "verify-clients": [
