@@ -1,4 +1,8 @@
-"""`sort=field,-other`: camelCase names mapped to ORM paths, ties always broken by id."""
+"""`sort=field,-other`: camelCase names mapped to ORM paths, ties always broken by id.
+
+A view's `sort_fields` name fields (contract section 7: `id`, `createdAt`, `updatedAt` and
+every field its list filters on), never a parameter that is not one: a search over several
+fields (`q`), paging or sorting itself, `asOf` (tests/core/test_sort_keys.py checks every list)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,6 @@ class DriverViewSet(LegacySearchMixin, ScopedViewSet):
         "status": "status",
         "licenseNumber": "license_number",
         "licenseState": "license_state_code",
-        "q": "last_name",
         "hireDate": "hire_date",
     }
 

@@ -30,5 +30,4 @@ class PolicyViewSet(LegacySearchMixin, ScopedViewSet):
         "coverageType": "coverage_type__code",
         "effectiveDate": "effective_date",
         "expirationDate": "expiration_date",
-        "q": "policy_number",
     }
