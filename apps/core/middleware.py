@@ -25,6 +25,16 @@ API_PREFIX = "/v1/"
 # Signed download links are API answers too: problem+json errors, never cached.
 DOWNLOAD_PREFIX = "/downloads/"
 API_PREFIXES = (API_PREFIX, DOWNLOAD_PREFIX)
+# The roots themselves, without their slash (`/v1`, `/v1?x=1`): under the API too, so their
+# 404 is problem+json like any unknown route's (contract section 5), not Django's HTML page.
+_API_ROOTS = frozenset(prefix.rstrip("/") for prefix in API_PREFIXES)
+
+
+def is_api_path(path: str) -> bool:
+    """Whether `path` (without its query) is under /v1 or the signed download links."""
+    return path.startswith(API_PREFIXES) or path in _API_ROOTS
+
+
 _DETAILS = {
     400: "The request is malformed.",
     403: "You do not have permission to perform this action.",
@@ -82,12 +92,13 @@ class ProblemDetailsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if request.path.startswith(API_PREFIXES) and not response.has_header("Cache-Control"):
+        api = is_api_path(request.path)
+        if api and not response.has_header("Cache-Control"):
             # Coverage answers change with every policy write and carry customers' data;
             # no browser, proxy or CDN may keep them.
             response["Cache-Control"] = "no-store"
         if (
-            request.path.startswith(API_PREFIXES)
+            api
             and response.status_code >= 400
             and not response.get("Content-Type", "").startswith(
                 (PROBLEM_CONTENT_TYPE, "application/json")
@@ -106,7 +117,7 @@ class ProblemDetailsMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not request.path.startswith(API_PREFIXES):
+        if not is_api_path(request.path):
             return None
         if isinstance(exception, RequestDataTooBig):
             return problem_response(413, _DETAILS[413])

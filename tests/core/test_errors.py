@@ -58,6 +58,15 @@ def test_unknown_route_is_problem_404_without_credentials(client, method):
     assert body["title"] == "Not Found"
 
 
+@pytest.mark.parametrize("path", ["/v1", "/v1?x=1", "/downloads", "/downloads?token=x"])
+def test_the_api_roots_without_their_slash_are_problem_404(client, path):
+    # Under /v1 "also for unknown routes" includes /v1 itself: it answered Django's HTML 404.
+    response = client.get(path)
+    body = assert_problem(response, 404)
+    assert body["title"] == "Not Found"
+    assert response["Cache-Control"] == "no-store"
+
+
 def test_unknown_route_is_404_with_credentials(api):
     assert_problem(api.get("/v1/clients/1/nothing"), 404)
 
