@@ -56,6 +56,25 @@ def test_malformed_authorization_is_401(make_api, header):
     assert response.has_header("WWW-Authenticate")
 
 
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER", "bEaReR"])
+def test_the_bearer_scheme_is_matched_in_any_case(make_api, manager, scheme):
+    # RFC 7235 section 2.1: the auth-scheme is case-insensitive.
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"{scheme} {bearer_for(manager)}")
+    response = client.get("/v1/me")
+    assert response.status_code == 200, response.content
+    assert response.json()["username"] == "manager"
+
+
+def test_a_bad_token_under_a_lowercase_scheme_is_refused_with_the_same_challenge(make_api):
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION="bearer not.a.jwt")
+    response = client.get("/v1/clients")
+    body = assert_problem(response, 401)
+    assert "not provided" not in body["detail"]  # the token was read, and found invalid
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+
+
 def test_expired_token_is_401(make_api, manager):
     token = AccessToken.for_user(manager)
     token.set_exp(lifetime=-dt.timedelta(seconds=1))
