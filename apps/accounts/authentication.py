@@ -30,6 +30,21 @@ _VERIFIED_TOKENS: BoundedMemo[bytes, tuple[float, object]] = BoundedMemo(4096)
 _SCHEMES = {scheme.lower(): scheme for scheme in AUTH_HEADER_TYPE_BYTES}
 
 
+def token_user_id(claims) -> int | None:
+    """The user id a verified token's claims name, or None when they name none.
+
+    A user id as this service signs them: an int (as tokens are issued) or a string of ASCII
+    digits, from 1 to 2^63-1. A token signed elsewhere with our key must still not reach the
+    database with 10^23, "abc", [1], 1.5 or true (a 500, or true read as user 1): the bearer
+    route and the refresh route both refuse such a token with 401.
+    """
+    user_id = claims.get(jwt_settings.USER_ID_CLAIM)
+    if type(user_id) is not int:
+        text = str(user_id)
+        user_id = int(text) if is_ascii_int(text) and len(text) <= 19 else 0
+    return user_id if 0 < user_id <= MAX_BIGINT else None
+
+
 def _raw_api_key(request) -> str:
     raw = request.headers.get(settings.API_KEY_HEADER, "").strip()
     if settings.API_KEY_REQUIRED and not raw:
@@ -94,13 +109,8 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
                 check_api_key(request)
                 return None
             validated = self.get_validated_token(raw_token)
-            # A user id as this service signs them: ASCII digits within the key's range (a
-            # token signed elsewhere with our key must still not reach the database with 10^23).
-            user_id = validated[jwt_settings.USER_ID_CLAIM]  # an int, as tokens are issued
-            if type(user_id) is not int:
-                text = str(user_id)
-                user_id = int(text) if is_ascii_int(text) and len(text) <= 19 else 0
-            if not 0 < user_id <= MAX_BIGINT:
+            user_id = token_user_id(validated)
+            if user_id is None:
                 raise ValueError("not a user id")
         except (
             AuthenticationFailed,

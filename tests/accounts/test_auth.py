@@ -113,6 +113,64 @@ def test_a_token_signed_with_our_key_but_odd_claims_is_401_not_500(make_api, man
     assert_problem(client.get("/v1/clients"), 401)
 
 
+@pytest.mark.parametrize(
+    "user_id",
+    [
+        "abc",
+        [1],
+        {"id": 1},
+        10**30,
+        "99999999999999999999999",
+        -1,
+        "-1",
+        0,
+        1.5,
+        True,
+        None,
+        "\u0662",
+    ],
+)
+def test_a_refresh_token_signed_with_our_key_but_an_odd_user_id_is_401_not_500(
+    make_api, manager, user_id
+):
+    # The same rule as the bearer route's (the test above): only a holder of the signing key
+    # can make one, and it is a 401, never a ValueError from the user lookup.
+    from django.conf import settings
+    from rest_framework_simplejwt.tokens import RefreshToken
+
+    payload = {**RefreshToken.for_user(manager).payload, "user_id": user_id}
+    signed = jwt.encode(payload, settings.SIMPLE_JWT["SIGNING_KEY"], "HS256")
+    client = make_api()
+    client.raise_request_exception = False
+    response = client.post("/v1/auth/token/refresh", {"refresh": signed}, format="json")
+    body = assert_problem(response, 401)
+    assert body["detail"] == "The refresh token is invalid or expired."
+
+
+def test_a_refresh_token_without_a_user_id_is_401(make_api, manager):
+    from django.conf import settings
+    from rest_framework_simplejwt.tokens import RefreshToken
+
+    payload = dict(RefreshToken.for_user(manager).payload)
+    del payload["user_id"]
+    signed = jwt.encode(payload, settings.SIMPLE_JWT["SIGNING_KEY"], "HS256")
+    client = make_api()
+    client.raise_request_exception = False
+    response = client.post("/v1/auth/token/refresh", {"refresh": signed}, format="json")
+    assert_problem(response, 401)
+
+
+def test_a_refresh_token_whose_user_id_is_the_users_in_digits_still_refreshes(make_api, manager):
+    # A string of ASCII digits is a user id on the bearer route too.
+    from django.conf import settings
+    from rest_framework_simplejwt.tokens import RefreshToken
+
+    payload = {**RefreshToken.for_user(manager).payload, "user_id": str(manager.pk)}
+    signed = jwt.encode(payload, settings.SIMPLE_JWT["SIGNING_KEY"], "HS256")
+    response = make_api().post("/v1/auth/token/refresh", {"refresh": signed}, format="json")
+    assert response.status_code == 200, response.content
+
+
 def test_token_pair_then_refresh_then_use(make_api, manager):
     client = make_api()
     response = client.post(
