@@ -1,19 +1,31 @@
-"""Failed-login throttling per user name and per client address, kept in the shared cache."""
+"""Failed-login throttling per user name and per client address, kept in the shared cache.
+
+Every attempt is counted before its password is checked, atomically on each cache back-end
+(apps.core.shared_counters), and an attempt counted past either limit is refused (429 with
+Retry-After) without checking its password: at most LOGIN_FAILURES_PER_USER passwords of a user
+name are checked in a window, however many arrive at once. Counted after the check, as before,
+a burst of guesses all passed the check of a count none had written yet.
+
+Only failures stay counted, as before. A refused attempt takes its counts back. A success takes
+back its own count from the address, and from the user name the attempts counted up to its own
+(the failures before it); attempts counted after it (a burst still arriving) keep their places,
+so a success cannot hand a burst a fresh limit.
+"""
 
 from __future__ import annotations
 
-import time
-
 from django.conf import settings
-from django.core.cache import cache
 from rest_framework.exceptions import Throttled
 
+from apps.core.shared_counters import count_hits, forget_hits
 
-def _keys(username: str, address: str) -> list[tuple[str, int]]:
-    return [
-        (f"login-fail:user:{username.strip().lower()[:150]}", settings.LOGIN_FAILURES_PER_USER),
-        (f"login-fail:addr:{address}", settings.LOGIN_FAILURES_PER_ADDRESS),
-    ]
+
+def _user_key(username: str) -> str:
+    return f"login-attempts:user:{username.strip().lower()[:150]}"
+
+
+def _address_key(address: str) -> str:
+    return f"login-attempts:addr:{address}"
 
 
 def client_address(request) -> str:
@@ -36,26 +48,34 @@ def client_address(request) -> str:
     return hops[-min(trusted, len(hops))]
 
 
-def check_login_allowed(*, username: str, address: str) -> None:
-    """Raise 429 while either counter is at its limit."""
-    now = time.time()
-    for key, limit in _keys(username, address):
-        entry = cache.get(key)
-        if entry and entry["count"] >= limit:
-            wait = max(1, int(entry["reset_at"] - now))
-            raise Throttled(wait=wait, detail="Too many failed logins; try again later.")
-
-
-def record_login_failure(*, username: str, address: str) -> None:
+def count_login_attempt(*, username: str, address: str) -> int:
+    """Count an attempt against the user name and the address, before its password is checked;
+    raise 429 when either count is past its limit. The attempt's place in the user name's
+    count, for `forget_login_failures` after a success."""
     window = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    now = time.time()
-    for key, _limit in _keys(username, address):
-        # add() is atomic in every backend; the window starts at the first failure.
-        cache.add(key, {"count": 0, "reset_at": now + window}, window)
-        entry = cache.get(key) or {"count": 0, "reset_at": now + window}
-        entry["count"] += 1
-        cache.set(key, entry, max(1, int(entry["reset_at"] - now)))
+    user_key, address_key = _user_key(username), _address_key(address)
+    (user_count, user_left), (address_count, address_left) = count_hits(
+        [(user_key, window), (address_key, window)]
+    )
+    waits = [
+        left
+        for count, left, limit in (
+            (user_count, user_left, settings.LOGIN_FAILURES_PER_USER),
+            (address_count, address_left, settings.LOGIN_FAILURES_PER_ADDRESS),
+        )
+        if count > limit
+    ]
+    if waits:
+        # Refused unchecked, so no failure: its counts are taken back (the address of a user
+        # who keeps trying a locked name is not locked by it).
+        forget_hits(user_key, 1)
+        forget_hits(address_key, 1)
+        raise Throttled(wait=max(waits), detail="Too many failed logins; try again later.")
+    return user_count
 
 
-def clear_login_failures(*, username: str) -> None:
-    cache.delete(_keys(username, "-")[0][0])
+def forget_login_failures(*, username: str, address: str, place: int) -> None:
+    """After a success counted at `place`: the user name's failures before it are forgotten,
+    and the success itself counts against neither the user name nor the address."""
+    forget_hits(_user_key(username), place)
+    forget_hits(_address_key(address), 1)

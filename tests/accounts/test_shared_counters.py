@@ -15,21 +15,44 @@ ROOT = Path(__file__).resolve().parents[2]
 
 RECORD = """
 import django; django.setup()
-from apps.accounts.login_failures import record_login_failure
-for _ in range(5):
-    record_login_failure(username="demo-viewer", address="10.0.0.1")
+from apps.accounts.login_failures import count_login_attempt
+for _ in range(4):
+    count_login_attempt(username="demo-viewer", address="10.0.0.1")
 """
 CHECK = """
 import django; django.setup()
 from rest_framework.exceptions import Throttled
 from django.conf import settings
-from apps.accounts.login_failures import check_login_allowed
+from apps.accounts.login_failures import count_login_attempt
 print(settings.CACHES["default"]["BACKEND"])
 try:
-    check_login_allowed(username="demo-viewer", address="10.0.0.2")
+    count_login_attempt(username="demo-viewer", address="10.0.0.2")
     print("allowed")
 except Throttled:
     print("refused")
+"""
+
+BURST = """
+import threading
+import django; django.setup()
+from django.db import connection
+from rest_framework.exceptions import Throttled
+from apps.accounts.login_failures import count_login_attempt
+start, places = threading.Barrier(12), []
+def attempt():
+    start.wait()
+    try:
+        places.append(count_login_attempt(username="burst", address="10.0.0.3"))
+    except Throttled:
+        places.append(0)
+    finally:
+        connection.close()
+threads = [threading.Thread(target=attempt) for _ in range(12)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(*sorted(places))
 """
 
 
@@ -41,7 +64,8 @@ def _run(code: str, env: dict) -> str:
     return done.stdout.strip()
 
 
-def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path):
+def _migrated(tmp_path) -> dict:
+    """The environment of `make run` (the database cache) on a migrated SQLite file."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -62,9 +86,22 @@ def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path):
         timeout=300,
     )
     assert migrate.returncode == 0, migrate.stderr[-2000:]
+    return env
+
+
+def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path):
+    env = _migrated(tmp_path)
     assert _run(CHECK, env).splitlines() == [
         "django.core.cache.backends.db.DatabaseCache",
         "allowed",
     ]
-    _run(RECORD, env)  # one process counts five failures for the user
+    _run(RECORD, env)  # one process counts four more attempts of the user: five
     assert _run(CHECK, env).splitlines()[-1] == "refused"  # another refuses the sixth
+
+
+def test_attempts_at_once_on_the_database_cache_each_take_their_own_place(tmp_path):
+    # Twelve threads with connections of their own to the SQLite file, at the same moment: each
+    # attempt is counted once (places 1 to 5), the other seven are refused (0), never two at
+    # the same place, as a read then a write of the count let them be.
+    env = _migrated(tmp_path)
+    assert _run(BURST, env).split() == ["0"] * 7 + ["1", "2", "3", "4", "5"]

@@ -9,10 +9,9 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from apps.accounts.authentication import token_user_id
 from apps.accounts.login_failures import (
-    check_login_allowed,
-    clear_login_failures,
     client_address,
-    record_login_failure,
+    count_login_attempt,
+    forget_login_failures,
 )
 from apps.core.camel_case import CamelCased
 from apps.core.serializers import (
@@ -38,13 +37,14 @@ class LoginSerializer(TokenObtainPairSerializer):
     def validate(self, attrs: dict) -> dict:
         username = attrs["username"]
         address = client_address(self.context["request"])
-        check_login_allowed(username=username, address=address)
+        # Counted before the password is checked (429 past the limit, unchecked), so a burst
+        # of guesses cannot all pass a count none of them has written yet.
+        place = count_login_attempt(username=username, address=address)
         try:
             tokens = super().validate(attrs)
         except AuthenticationFailed:
-            record_login_failure(username=username, address=address)
             raise AuthenticationFailed("The user name or password is wrong.") from None
-        clear_login_failures(username=username)
+        forget_login_failures(username=username, address=address, place=place)
         return {"access": tokens["access"], "refresh": tokens["refresh"]}
 
 
