@@ -1,25 +1,22 @@
 """Streaming uploads with a hard size limit: the body is never held whole in memory.
 
 A declared Content-Length too large for a 25 MiB file is refused before a byte is read. A body
-without one (chunked) is spooled to a temporary file up to the limit and refused past it. While
-Django's multipart parser streams the parts to a temporary file, LimitedUploadHandler counts
-and hashes the file's bytes, and stops the upload as soon as the file passes the limit.
+sent without one (chunked) was spooled before the view, as every /v1 body is, up to one byte
+past the same limit, and declares the length read (apps.core.request_bodies): the same check
+refuses it. While Django's multipart parser streams the parts to a temporary file,
+LimitedUploadHandler counts and hashes the file's bytes, and stops the upload as soon as the
+file passes the limit.
 """
 
 from __future__ import annotations
 
 import hashlib
-import tempfile
 
 from django.core.files.uploadhandler import FileUploadHandler, TemporaryFileUploadHandler
-from django.core.handlers.wsgi import LimitedStream
 
 from apps.core.camel_case import snake
 from apps.core.exceptions import PayloadTooLarge
-
-MAX_FILE_BYTES = 26_214_400  # 25 MiB: accepted; one byte more is not
-FORM_OVERHEAD = 64 * 1024  # multipart boundaries, headers and the small text fields
-CHUNK = 64 * 1024
+from apps.core.request_bodies import FORM_OVERHEAD, MAX_FILE_BYTES
 
 
 class FileTooLarge(PayloadTooLarge):
@@ -54,32 +51,17 @@ class LimitedUploadHandler(FileUploadHandler):
 
 
 def prepare_upload(request, limit: int = MAX_FILE_BYTES) -> LimitedUploadHandler:
-    """Check the declared size, spool a chunked body, and install the streaming handlers.
+    """Check the declared size (a chunked body's is the length spooled) and install the
+    streaming handlers.
 
     `request` is the Django HttpRequest; call before anything reads the body.
     """
-    meta = request.META
-    declared = meta.get("CONTENT_LENGTH")
-    if declared:
-        try:
-            length = int(declared)
-        except ValueError:
-            length = 0
-        if length > limit + FORM_OVERHEAD:
-            raise FileTooLarge()
-    elif "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower() and "wsgi.input" in meta:
-        # Lives as long as the request's stream; closed with it when the request ends.
-        spool = tempfile.SpooledTemporaryFile(max_size=1024 * 1024)  # noqa: SIM115
-        total, source = 0, meta["wsgi.input"]
-        while chunk := source.read(CHUNK):
-            total += len(chunk)
-            if total > limit + FORM_OVERHEAD:
-                spool.close()
-                raise FileTooLarge()
-            spool.write(chunk)
-        spool.seek(0)
-        meta["CONTENT_LENGTH"] = str(total)
-        request._stream = LimitedStream(spool, total)
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > limit + FORM_OVERHEAD:
+        raise FileTooLarge()
     handler = LimitedUploadHandler(request, limit)
     request.upload_handlers = [handler, TemporaryFileUploadHandler(request)]
     return handler
