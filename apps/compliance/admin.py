@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 
 from apps.compliance.models import RequirementProfile
+from apps.compliance.rules import rules_clean
 from apps.compliance.selectors import profile_subscriptions
 from apps.compliance.services import (
     insurer_update,
@@ -26,10 +28,46 @@ RULES_HELP = (
 
 
 class RequirementProfileForm(forms.ModelForm):
+    """The API's fields: the code is optional, as it is there (`requirement_profile_create`
+    makes it from the name; on a change, blank keeps it)."""
+
     class Meta:
         model = RequirementProfile
         fields = ["agency", "name", "code", "rules"]
-        help_texts = {"rules": RULES_HELP}
+        help_texts = {
+            "code": "What `profile=` may name instead of the id; unique in the agency. "
+            "Left blank, it is made from the name, as the API makes it.",
+            "rules": RULES_HELP,
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "code" in self.fields:
+            self.fields["code"].required = False
+
+    def clean_rules(self):
+        # Checked here by the rules' own validation (the one the service runs again), so a
+        # rule's error shows with the other fields' errors, not only once they are all right.
+        rules = self.cleaned_data["rules"]
+        try:
+            rules_clean(rules)
+        except ValidationError as exc:
+            raise ValidationError(
+                [
+                    _rule_error(key, message)
+                    for key, messages in exc.message_dict.items()
+                    for message in messages
+                ]
+            ) from None
+        return rules
+
+
+def _rule_error(key: str, message: str) -> str:
+    """`rules.<index>.<property>` as staff count the rules: "Rule 1: ..."."""
+    parts = key.split(".")
+    if len(parts) > 1 and parts[1].isdigit():
+        return f"Rule {int(parts[1]) + 1}: {message}"
+    return message
 
 
 @admin.register(RequirementProfile)

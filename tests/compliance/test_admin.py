@@ -171,3 +171,40 @@ def test_delete_refused_meanwhile_is_a_message_not_a_500(client, staff, api, mon
 
 def _nothing_in_use(self, objs, request):
     return ModelAdmin.get_deleted_objects(self, objs, request)
+
+
+def test_add_without_a_code_generates_it_as_the_api_does(client, staff, api, agency):
+    """The code is optional, as in the API (contract 15): left blank, the create service
+    makes it up from the name, numbered as it numbers the API's."""
+    rules = [{"kind": "federal_minimum"}]
+    by_api = api.post(
+        "/v1/requirement-profiles", {"name": "RP admin", "rules": rules}, format="json"
+    )
+    assert by_api.status_code == 201, by_api.content
+    client.force_login(staff)
+    response = client.post(f"{URL}add/", _form(agency, rules, name="RP admin", code=""))
+    assert response.status_code == 302, unescape(response.content.decode())
+    codes = RequirementProfile.objects.filter(name="RP admin").order_by("pk")
+    assert [p.code for p in codes] == [by_api.json()["code"], "rp-admin-2"]
+    assert by_api.json()["code"] == "rp-admin"
+
+
+def test_rule_errors_show_without_a_code(client, staff, agency):
+    client.force_login(staff)
+    bad = [{"kind": "coverage", "coverageType": "ZZ"}]
+    response = client.post(f"{URL}add/", _form(agency, bad, name="RP admin", code=""))
+    assert response.status_code == 200
+    page = unescape(response.content.decode())
+    assert "Unknown coverage type" in page
+    assert "This field is required." not in page
+    assert not RequirementProfile.objects.filter(name="RP admin").exists()
+
+
+def test_rule_errors_show_beside_a_bad_code(client, staff, agency):
+    client.force_login(staff)
+    bad = [{"kind": "coverage", "coverageType": "AL"}, {"kind": "coverage", "coverageType": "ZZ"}]
+    response = client.post(f"{URL}add/", _form(agency, bad, name="RP admin", code="Not A Code"))
+    assert response.status_code == 200
+    page = unescape(response.content.decode())
+    assert "A code is lower-case letters, digits and dashes" in page
+    assert "Rule 2: Unknown coverage type 'ZZ'." in page
