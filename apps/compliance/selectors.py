@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -15,6 +16,13 @@ from apps.webhooks.models import Webhook
 def requirement_profile_queryset(*, user) -> QuerySet[RequirementProfile]:
     """Every profile of the agencies the user may act for."""
     return RequirementProfile.objects.for_user(user).select_related("agency")
+
+
+def requirement_profiles_named(*, profile_ids: Iterable[int]) -> dict[int, RequirementProfile]:
+    """The profiles these ids name (a page of subscriptions' `profile_id`s), by id: one query.
+    The caller's rows are scoped already; a profile is in its subscription's agency."""
+    ids = {pk for pk in profile_ids if pk is not None}
+    return RequirementProfile.objects.in_bulk(ids) if ids else {}
 
 
 def profile_subscriptions(*, profile_ids: list[int]) -> QuerySet[Webhook]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from apps.core.admin import AgencyScopedAdmin, ReadOnlyAdminMixin, ServiceFormAdmin
+from apps.compliance.models import RequirementProfile
+from apps.compliance.selectors import requirement_profile_queryset, requirement_profiles_named
+from apps.core.admin import (
+    AgencyScopedAdmin,
+    PageRowsMixin,
+    ReadOnlyAdminMixin,
+    ServiceFormAdmin,
+)
 from apps.events.admin import EventTypeFilter
 from apps.webhooks.models import Webhook, WebhookDelivery
 from apps.webhooks.services import (
@@ -16,25 +23,53 @@ from apps.webhooks.services import (
 )
 
 
+class ProfileChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj) -> str:
+        return f"{obj.name} ({obj.agency.name})"
+
+
 class WebhookForm(forms.ModelForm):
     url = forms.URLField(max_length=2000, assume_scheme="https")
+    # The API's `profileId`: a subscription names its profile by id (no foreign key), so the
+    # choices are set per page by the admin (`WebhookAdmin.get_form`), as the staff may see.
+    profile = ProfileChoiceField(
+        queryset=RequirementProfile.objects.none(),
+        required=False,
+        help_text="The requirement profile whose verdicts it receives as compliance.changed "
+        "(required when its event types name compliance.changed): one of the "
+        "subscription's agency, its built-in federal minimum included.",
+    )
 
     class Meta:
         model = Webhook
-        fields = ["agency", "url", "event_types", "client_ids", "description", "active"]
+        fields = [
+            "agency",
+            "url",
+            "event_types",
+            "client_ids",
+            "profile",
+            "description",
+            "active",
+        ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.initial.setdefault("profile", self.instance.profile_id)
 
 
 @admin.register(Webhook)
-class WebhookAdmin(ServiceFormAdmin):
-    """Subscriptions are written through the same services as the API (URL guard included);
-    the secret is shown once, in the message after creating or rotating it."""
+class WebhookAdmin(PageRowsMixin, ServiceFormAdmin):
+    """Subscriptions are written through the same services as the API (URL guard and profile
+    check included); the secret is shown once, in the message after creating or rotating it."""
 
     form = WebhookForm
     create_service = staticmethod(webhook_create)
     update_service = staticmethod(webhook_update)
     service_fields = ("url", "event_types", "client_ids", "description", "active")
-    service_relations = ("agency",)  # on the add form only: read-only once created
-    list_display = ["url", "agency", "active", "event_type_list", "created_at"]
+    # `agency` on the add form only (read-only once created); `profile` as `profile_id`.
+    service_relations = ("agency", "profile")
+    list_display = ["url", "agency", "active", "event_type_list", "profile", "created_at"]
     list_filter = ["active", "agency"]
     search_fields = ["url", "description"]
     list_select_related = ["agency"]
@@ -45,9 +80,41 @@ class WebhookAdmin(ServiceFormAdmin):
     def event_type_list(self, obj) -> str:
         return ", ".join(obj.event_types) or "all"
 
+    def page_columns(self, rows: list) -> list:
+        named = requirement_profiles_named(profile_ids=[row.profile_id for row in rows])
+        for row in rows:
+            row.profile_named = named.get(row.profile_id)
+        return rows
+
+    @admin.display(description="profile")
+    def profile(self, obj) -> str:
+        """The column, and the field of a page shown read-only."""
+        if not hasattr(obj, "profile_named"):
+            self.page_columns([obj])
+        named = obj.profile_named
+        return named.name if named is not None and named.agency_id == obj.agency_id else "-"
+
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         return [*fields, "agency"] if obj is not None else fields
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form_class = super().get_form(request, obj, change=change, **kwargs)
+        # The profiles the API accepts as profileId: those of the subscription's agency
+        # (the service checks the pair); on the add form, those of the staff's agencies.
+        profiles = requirement_profile_queryset(user=request.user).order_by(
+            "agency__name", "name", "id"
+        )
+        if obj is not None:
+            profiles = profiles.filter(agency_id=obj.agency_id)
+
+        class ProfileScopedForm(form_class):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                if "profile" in self.fields:
+                    self.fields["profile"].queryset = profiles
+
+        return ProfileScopedForm
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

@@ -5,15 +5,19 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from apps.compliance.models import RequirementProfile
 from apps.core.models import IdempotencyRecord
 from apps.events.models import Event
 from apps.events.services import EVENT_TYPES, event_emit
 from apps.webhooks.models import Webhook, WebhookDelivery
 from tests.admin.formdata import form_data
+from tests.conftest import staff_member
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +198,96 @@ def test_a_change_to_a_filter_of_the_wrong_shape_is_a_form_error(
     assert list(answer.context["adminform"].form.errors) == [field]
     webhook.refresh_from_db()
     assert webhook.event_types == [] and webhook.client_ids == []
+
+
+ADD = "/admin/webhooks/webhook/add/"
+
+
+def _profile(agency, name: str, code: str) -> RequirementProfile:
+    return RequirementProfile.objects.create(
+        agency=agency, name=name, code=code, rules=[{"kind": "federal_minimum"}]
+    )
+
+
+def _profile_choices(page) -> set[str]:
+    return {str(value) for value, _ in page.context["adminform"].form.fields["profile"].choices}
+
+
+def test_a_subscriptions_profile_is_shown_and_set_in_the_admin(client, staff, agency, other_agency):
+    """Contract 14 and 15: a subscription's profileId (what compliance.changed is sent under)
+    is set from the admin as from the API, among the agency's own profiles."""
+    built_in = RequirementProfile.objects.get(agency=agency, built_in=True)
+    shipper = _profile(agency, "Shipper packet", "shipper")
+    theirs = RequirementProfile.objects.get(agency=other_agency, built_in=True)
+    client.force_login(staff)
+    add_page = client.get(ADD)
+    assert _profile_choices(add_page) == {"", str(built_in.pk), str(shipper.pk)}
+    answer = client.post(
+        ADD,
+        form_data(
+            add_page.content.decode(),
+            agency=str(agency.pk),
+            url="https://93.184.216.34/hook",
+            event_types='["compliance.changed"]',
+            client_ids="[]",
+            profile=str(shipper.pk),
+        ),
+    )
+    assert answer.status_code == 302, answer.context["adminform"].form.errors
+    webhook = Webhook.objects.get()
+    assert webhook.profile_id == shipper.pk
+    assert "Shipper packet" in client.get("/admin/webhooks/webhook/").content.decode()
+    change = f"/admin/webhooks/webhook/{webhook.pk}/change/"
+    page = client.get(change)
+    assert page.context["adminform"].form["profile"].value() == shipper.pk
+    assert _profile_choices(page) == {"", str(built_in.pk), str(shipper.pk)}
+    assert (
+        client.post(change, form_data(page.content.decode(), profile=built_in.pk)).status_code
+        == 302
+    )
+    webhook.refresh_from_db()
+    assert webhook.profile_id == built_in.pk
+    # Another agency's profile is no choice; nor is none, while compliance.changed is asked.
+    for profile, error in ((theirs.pk, "Select a valid choice"), ("", "Required when")):
+        refused = client.post(
+            change, form_data(client.get(change).content.decode(), profile=profile)
+        )
+        assert refused.status_code == 200
+        assert error in refused.context["adminform"].form.errors["profile"][0]
+    webhook.refresh_from_db()
+    assert webhook.profile_id == built_in.pk
+
+
+def test_a_profile_of_another_of_the_staff_members_agencies_is_refused_by_the_service(
+    client, groups, agency, other_agency
+):
+    theirs = _profile(other_agency, "Their packet", "theirs")
+    client.force_login(staff_member([agency, other_agency], groups, "two-agencies"))
+    answer = client.post(
+        ADD,
+        form_data(
+            client.get(ADD).content.decode(),
+            agency=str(agency.pk),
+            url="https://93.184.216.34/hook",
+            event_types="[]",
+            client_ids="[]",
+            profile=str(theirs.pk),
+        ),
+    )
+    assert answer.status_code == 200
+    errors = answer.context["adminform"].form.errors
+    assert errors["profile"] == ["No requirement profile with this id."]
+    assert not Webhook.objects.exists()
+
+
+def test_a_staff_member_who_may_only_view_sees_the_profile(client, agency):
+    shipper = _profile(agency, "Shipper packet", "shipper")
+    webhook = Webhook.objects.create(
+        agency=agency, url="https://93.184.216.34/hook", secret="whsec_x", profile_id=shipper.pk
+    )
+    viewer = UserFactory(username="hook-viewer", agencies=[agency], is_staff=True)
+    viewer.user_permissions.set(Permission.objects.filter(codename="view_webhook"))
+    client.force_login(viewer)
+    page = client.get(f"/admin/webhooks/webhook/{webhook.pk}/change/")
+    assert page.status_code == 200 and 'name="profile"' not in page.content.decode()
+    assert "Shipper packet" in page.content.decode()
