@@ -11,7 +11,7 @@ from rest_framework.exceptions import NotFound
 
 from apps.certificates.builder import client_certificate, vehicle_certificate
 from apps.certificates.pdf import certificate_pdf
-from apps.core.admin import NOTHING_DONE
+from apps.core.admin import nothing_done
 from apps.core.dates import today
 
 
@@ -19,7 +19,7 @@ def _download(modeladmin, request, queryset, build):
     files = []
     records = list(queryset)
     if not records:
-        modeladmin.message_user(request, NOTHING_DONE, messages.WARNING)
+        nothing_done(modeladmin, request)
         return None
     for obj in records:
         try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -228,10 +230,45 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
         """Apply a service to each selected object; report what worked and what did not."""
         run_on_each(self, request, queryset, service, verb)
 
+    def response_action(self, request, queryset):
+        """Every action (Django's "Delete selected" included) runs on a selection that names
+        a record the staff member may see, or not at all: then the list says so, once, in the
+        words every action uses (`nothing_done`), instead of each action's own answer to an
+        empty queryset (a form of no units, no message, an empty confirmation page)."""
+        selected = request.POST.getlist(ACTION_CHECKBOX_NAME)
+        across = forms.BooleanField(required=False).clean(request.POST.get("select_across"))
+        if not (selected or across):
+            return super().response_action(request, queryset)  # Django's "Items must be ..."
+        keys = selected_keys(self.model, selected)
+        if not (queryset if across else queryset.filter(pk__in=keys)).exists():
+            nothing_done(self, request)
+            return None
+        if not across:
+            # Django filters by the values as sent: "abc" among them was a server error.
+            post = request.POST.copy()
+            post.setlist(ACTION_CHECKBOX_NAME, [str(key) for key in keys])
+            request.POST = post
+        return super().response_action(request, queryset)
+
+
+def selected_keys(model, values) -> list:
+    """The values of a selection (`_selected_action`, `export_items`) that could be keys of
+    `model`; the others name no record."""
+    pk = model._meta.pk
+    using = router.db_for_read(model)
+    keys = (record_key(pk, value, using=using) for value in values)
+    return [key for key in keys if key is not None]
+
 
 # A bulk action whose selection names no record the staff member may see: ids of another
 # agency's records posted by hand, or records deleted since the list was shown.
 NOTHING_DONE = "Nothing was done: none of the selected records is one you can see."
+
+
+def nothing_done(model_admin, request) -> None:
+    """What every action (and the export of a selection) says when its selection names no
+    record the staff member may see."""
+    model_admin.message_user(request, NOTHING_DONE, messages.WARNING)
 
 
 def run_on_each(model_admin, request, queryset, service, verb: str) -> None:
@@ -248,7 +285,7 @@ def run_on_each(model_admin, request, queryset, service, verb: str) -> None:
     if done:
         model_admin.message_user(request, f"{verb} {done} record(s).", messages.SUCCESS)
     elif not failed:
-        model_admin.message_user(request, NOTHING_DONE, messages.WARNING)
+        nothing_done(model_admin, request)
     for failure in failed:
         model_admin.message_user(request, failure, messages.ERROR)
 

@@ -44,6 +44,8 @@ from import_export.forms import ConfirmImportForm, ImportForm
 from import_export.tmp_storages import CacheStorage
 from rest_framework.exceptions import APIException
 
+from apps.core.admin import nothing_done
+from apps.core.admin_keys import visible_keys
 from apps.core.fleet_files import (
     ImportFileRefused,
     SpreadsheetCSV,
@@ -470,6 +472,34 @@ class StaffImportExportMixin(ImportExportMixin):
         storage = self.tmp_storage(input_format, owner=import_file.owner)
         storage.save(b"".join(import_file.chunks()))
         return storage
+
+    def export_action(self, request):
+        """The export page and its file, as the library's. A selection posted with it
+        (`export_items`, as the library's export action posts it) is narrowed first to the
+        records the staff member may see: the file holds those, and a selection of none
+        (another agency's id, an id no record has, a value no id is: alike) exports nothing
+        and the list says so, as every action does (`nothing_done`), where the library
+        answered the form again with an error it does not show, or an empty file."""
+        if request.method == "POST" and "export_items" in request.POST:
+            if not self.has_export_permission(request):
+                raise PermissionDenied
+            selection = request.POST.getlist("export_items")
+            visible = visible_keys(self.admin_site, request, self.model, selection)
+            if not visible:
+                nothing_done(self, request)
+                meta = self.model._meta
+                changelist = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+                query = request.GET.urlencode()
+                return HttpResponseRedirect(f"{changelist}?{query}" if query else changelist)
+            post = request.POST.copy()
+            post.setlist("export_items", [value for value in selection if value in visible])
+            request.POST = post
+        return super().export_action(request)
+
+    def get_valid_export_item_pks(self, request):
+        # The choices of `export_items`: the library's lists every row of the table, every
+        # agency's, on each export of a selection; `export_action` has kept the visible ones.
+        return request.POST.getlist("export_items")
 
     def get_confirm_form_kwargs(self, request, import_form=None):
         kwargs = super().get_confirm_form_kwargs(request, import_form)

@@ -125,13 +125,15 @@ class WebhookAdmin(PageRowsMixin, ServiceFormAdmin):
 
     @admin.action(description="Rotate the signing secret", permissions=["change"])
     def rotate_secret(self, request, queryset):
-        for webhook in queryset:
+        def rotate(webhook) -> None:
             rotated = webhook_rotate_secret(user=request.user, instance=webhook)
             self.message_user(
                 request,
                 f"{rotated.url}: new secret (shown once) {rotated.secret}",
                 messages.WARNING,
             )
+
+        self.run_service(request, queryset, rotate, "Rotated the secret of")
 
 
 class DeliveryEventTypeFilter(EventTypeFilter):

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps.accounts.models import ApiKey
 from apps.accounts.services import api_key_create
+from apps.compliance.models import RequirementProfile
 from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.events.services import event_emit
@@ -142,27 +143,88 @@ def _messages(response) -> list[str]:
     return [str(m) for m in response.context["messages"]] if response.context else []
 
 
+NOTHING_DONE = "Nothing was done: none of the selected records is one you can see."
+
+
+def _invisible(action: str, rival):
+    """A record of another agency for `action`, and what says it was left alone."""
+    if action == "freeze_snapshot":
+        report = premium_report_create(user=None, policy=PolicyFactory(client=rival))
+        return report.pk, lambda: type(report).objects.get(pk=report.pk).snapshot_at is None
+    if action in ("assign_to_policy", "download_vehicle_certificates"):
+        vehicle = VehicleFactory(client=rival)
+        return vehicle.pk, lambda: not VehicleCoverage.objects.filter(vehicle=vehicle).exists()
+    if action in ("rotate_secret", "redeliver"):
+        webhook = Webhook.objects.create(
+            agency=rival.agency, url="https://93.184.216.34/h", secret="whsec_x"
+        )
+        if action == "rotate_secret":
+            return webhook.pk, lambda: Webhook.objects.get(pk=webhook.pk).secret == "whsec_x"
+        event = event_emit(
+            type="client.updated", agency_id=rival.agency_id, client_id=None, data={}
+        )
+        delivery = WebhookDelivery.objects.get(event=event)
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(status=DeliveryStatus.FAILED)
+        return (
+            delivery.pk,
+            lambda: WebhookDelivery.objects.get(pk=delivery.pk).status == DeliveryStatus.FAILED,
+        )
+    if action == "delete_selected":
+        profile = RequirementProfile.objects.get(agency=rival.agency, built_in=False)
+        return profile.pk, lambda: RequirementProfile.objects.filter(pk=profile.pk).exists()
+    return rival.pk, lambda: not type(rival).objects.get(pk=rival.pk).deleted
+
+
 @pytest.mark.parametrize(
     ("changelist", "action"),
     [
         ("/admin/reports/policypremiumreport/", "freeze_snapshot"),
         ("/admin/clients/client/", "soft_delete"),
         ("/admin/clients/client/", "download_client_certificates"),
+        ("/admin/vehicles/vehicle/", "assign_to_policy"),
+        ("/admin/vehicles/vehicle/", "download_vehicle_certificates"),
+        ("/admin/webhooks/webhook/", "rotate_secret"),
+        ("/admin/webhooks/webhookdelivery/", "redeliver"),
+        ("/admin/compliance/requirementprofile/", "delete_selected"),
     ],
 )
 def test_an_action_on_records_the_staff_member_cannot_see_says_nothing_was_done(
     staff_client, agency, other_agency, changelist, action
 ):
     rival = ClientFactory(agency=other_agency)
-    report = premium_report_create(user=None, policy=PolicyFactory(client=rival))
-    ids = {"freeze_snapshot": report.pk}.get(action, rival.pk)
-    response = act(staff_client, changelist, action, ids, 999999)
+    RequirementProfile.objects.create(
+        agency=other_agency, name="Theirs", code="theirs", rules=[{"kind": "federal_minimum"}]
+    )
+    pk, left_alone = _invisible(action, rival)
+    response = act(staff_client, changelist, action, pk, 999999, "abc")
+    assert response.status_code == 302, response
+    assert _messages(staff_client.get(changelist)) == [NOTHING_DONE]
+    assert left_alone()
+
+
+def test_assigning_only_invisible_units_shows_no_assign_page(staff_client, agency, other_agency):
+    """The second step (the policy chosen) of a selection of no visible unit: nothing done."""
+    mine = PolicyFactory(client=ClientFactory(agency=agency))
+    theirs = VehicleFactory(client=ClientFactory(agency=other_agency))
+    changelist = "/admin/vehicles/vehicle/"
+    response = act(
+        staff_client, changelist, "assign_to_policy", theirs.pk, apply="1", policy=mine.pk
+    )
+    assert response.status_code == 302
+    assert _messages(staff_client.get(changelist)) == [NOTHING_DONE]
+    assert not VehicleCoverage.objects.filter(vehicle=theirs).exists()
+
+
+def test_rotating_a_secret_says_how_many_and_shows_it_once(staff_client, agency):
+    webhook = Webhook.objects.create(agency=agency, url="https://93.184.216.34/h", secret="whsec_x")
+    changelist = "/admin/webhooks/webhook/"
+    act(staff_client, changelist, "rotate_secret", webhook.pk)
+    webhook.refresh_from_db()
+    assert webhook.secret != "whsec_x"
     assert _messages(staff_client.get(changelist)) == [
-        "Nothing was done: none of the selected records is one you can see."
-    ], response
-    report.refresh_from_db()
-    rival.refresh_from_db()
-    assert report.snapshot_at is None and not rival.deleted
+        f"https://93.184.216.34/h: new secret (shown once) {webhook.secret}",
+        "Rotated the secret of 1 record(s).",
+    ]
 
 
 def test_freezing_reports_says_how_many(staff_client, agency):

@@ -18,7 +18,7 @@ from apps.core.admin_import import YearWidget
 from apps.drivers.models import Driver
 from apps.vehicles.models import Vehicle
 from tests.conftest import staff_member
-from tests.factories import ClientFactory, VehicleFactory
+from tests.factories import ClientFactory, DriverFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -185,6 +185,43 @@ def test_export_writes_the_import_columns_and_only_visible_units(staff_client, c
     assert rows[0] == columns
     assert [r[2] for r in rows[1:]] == ["1FUJGLDR7CLBP8834"]
     assert rows[1][0] == "1234567" and rows[1][4] == "Kenworth"
+
+
+DRIVER_COLUMNS = ["dot", "first_name", "last_name", "driver_type"]
+DRIVER_EXPORT = {
+    "format": "0",
+    "resource": "0",
+    **{f"driverresource_{c}": "on" for c in DRIVER_COLUMNS},
+}
+
+
+def test_an_export_of_a_selection_writes_the_visible_records_of_it(staff_client, carrier, rival):
+    mine = DriverFactory(client=carrier, first_name="Mine")
+    theirs = DriverFactory(client=rival, first_name="Theirs")
+    response = staff_client.post(
+        "/admin/drivers/driver/export/", {**DRIVER_EXPORT, "export_items": [mine.pk, theirs.pk]}
+    )
+    assert response["Content-Disposition"].startswith("attachment")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows == [DRIVER_COLUMNS, ["1234567", "Mine", mine.last_name, "Company Driver"]]
+
+
+@pytest.mark.parametrize("selection", ["theirs", "unknown", "abc"])
+def test_an_export_of_a_selection_of_no_visible_record_says_nothing_was_done(
+    staff_client, carrier, rival, selection
+):
+    """Another agency's driver, an id no driver has and a value no id is answer the same."""
+    theirs = DriverFactory(client=rival)
+    items = {"theirs": theirs.pk, "unknown": theirs.pk + 1000, "abc": "abc"}[selection]
+    response = staff_client.post(
+        "/admin/drivers/driver/export/", {**DRIVER_EXPORT, "export_items": [items]}
+    )
+    assert response.status_code == 302 and "Content-Disposition" not in response
+    assert response["Location"] == "/admin/drivers/driver/"
+    page = staff_client.get(response["Location"])
+    assert [str(m) for m in page.context["messages"]] == [
+        "Nothing was done: none of the selected records is one you can see."
+    ]
 
 
 def test_drivers_import_with_dates_states_and_cities(staff_client, carrier):
