@@ -16,22 +16,27 @@ from apps.core.dates import today
 
 
 def _download(modeladmin, request, queryset, build):
-    files = []
+    """The selected records' certificates, or, when one of them cannot be certified today,
+    none: a file of some would pass for all of them, and its warning, queued beside a file
+    (a download leaves the page where it is), met staff on whatever page they opened next.
+    The list then says, in one message, which records to deselect and why."""
     records = list(queryset)
     if not records:
         nothing_done(modeladmin, request)
         return None
+    certificates, refused = [], []
     for obj in records:
         try:
-            certificate = build(obj)
+            certificates.append(build(obj))
         except NotFound as exc:
-            modeladmin.message_user(request, f"{obj}: {exc.detail}", messages.WARNING)
-            continue
-        files.append(
-            (f"certificate-{certificate.certificate_number}.pdf", certificate_pdf(certificate))
-        )
-    if not files:
+            refused.append(f"{obj}: {exc.detail}")
+    if refused:
+        modeladmin.message_user(request, _cannot_certify(refused, len(records)), messages.WARNING)
         return None
+    files = [
+        (f"certificate-{certificate.certificate_number}.pdf", certificate_pdf(certificate))
+        for certificate in certificates
+    ]
     if len(files) == 1:
         name, content = files[0]
         response = HttpResponse(content, content_type="application/pdf")
@@ -44,6 +49,23 @@ def _download(modeladmin, request, queryset, build):
         response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+def _cannot_certify(refused: list[str], selected: int) -> str:
+    """Why nothing was downloaded: each record that cannot be certified, with the reason."""
+    reasons = " ".join(refused)
+    if selected == 1:
+        return reasons
+    if len(refused) == selected:
+        return (
+            f"Nothing was downloaded: none of the {selected} selected can be certified "
+            f"today. {reasons}"
+        )
+    pronoun = "it" if len(refused) == 1 else "them"
+    return (
+        f"Nothing was downloaded: {len(refused)} of the {selected} selected cannot be "
+        f"certified today; deselect {pronoun} to download the others. {reasons}"
+    )
 
 
 def _download_action(build, id_argument: str, kind: str):

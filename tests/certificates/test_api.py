@@ -289,6 +289,69 @@ def test_admin_action_downloads_the_pdf(client, world, groups, agency):
     assert response["Content-Type"] == "application/pdf"
 
 
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+@pytest.fixture
+def future_only(agency):
+    """A client whose only policy starts in ten days: no certificate today."""
+    future = ClientFactory(agency=agency, client_name="Future Freight", dot="3333333")
+    PolicyFactory(client=future, policy_number="F-1", effective_date=today() + 10 * DAY)
+    return future
+
+
+def test_download_with_a_client_that_cannot_be_certified_downloads_nothing_and_says_which(
+    staff_client, world, future_only, agency
+):
+    carrier = world[0]
+    other = ClientFactory(agency=agency, client_name="Idle Haulers", dot="4444444")
+    changelist = "/admin/clients/client/"
+    response = staff_client.post(
+        changelist,
+        {
+            "action": "download_client_certificates",
+            "_selected_action": [carrier.pk, future_only.pk],
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == changelist
+    assert _messages(staff_client.get(changelist)) == [
+        "Nothing was downloaded: 1 of the 2 selected cannot be certified today; deselect it to "
+        "download the others. Future Freight (DOT 3333333): No policy is in force for this "
+        f"client on {today().isoformat()}."
+    ]
+    assert _messages(staff_client.get(changelist)) == []  # said once, on the list
+    staff_client.post(
+        changelist,
+        {"action": "download_client_certificates", "_selected_action": [future_only.pk, other.pk]},
+    )
+    assert _messages(staff_client.get(changelist)) == [
+        "Nothing was downloaded: none of the 2 selected can be certified today. "
+        f"Future Freight (DOT 3333333): No policy is in force for this client on {today()}. "
+        f"Idle Haulers (DOT 4444444): No policy is in force for this client on {today()}."
+    ]
+
+
+def test_download_of_clients_that_can_all_be_certified_queues_no_message(
+    staff_client, world, future_only
+):
+    carrier = world[0]
+    changelist = "/admin/clients/client/"
+    response = staff_client.post(
+        changelist, {"action": "download_client_certificates", "_selected_action": [carrier.pk]}
+    )
+    assert response["Content-Type"] == "application/pdf"
+    assert _messages(staff_client.get(changelist)) == []
+    # A client's own certificate button: the reason on its page, once, then never again.
+    page = f"{changelist}{future_only.pk}/change/"
+    answer = staff_client.get(f"{changelist}{future_only.pk}/certificate/")
+    assert answer.status_code == 302 and answer["Location"] == page
+    assert _messages(staff_client.get(page)) == [
+        f"Future Freight (DOT 3333333): No policy is in force for this client on {today()}."
+    ]
+    assert _messages(staff_client.get(page)) == []
+
+
 def test_a_big_fleet_lists_its_first_units_and_counts_them_all(api, agency):
     carrier = ClientFactory(agency=agency, dot="7770001")
     policy = PolicyFactory(client=carrier)
