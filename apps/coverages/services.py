@@ -124,14 +124,20 @@ def _check_after_earlier_periods(periods, added: dt.date) -> None:
 
 
 def _check_schedulable(policy: Policy, added: dt.date) -> None:
-    """A period starts on a day the policy can cover (`Policy.schedulable_on`)."""
-    if not policy.schedulable_on(added):
-        raise ValidationError(
-            {
-                "policy_added_date": "Must be inside the policy term, before it ends on "
-                f"{policy.ends_on.isoformat()}."
-            }
-        )
+    """A period starts on a day the policy can cover (`Policy.schedulable_on`); refused, the
+    message names the term and the bound the date crosses (its start, or its end: the
+    expiration, or a cancellation that comes first)."""
+    if policy.schedulable_on(added):
+        return
+    start, end = policy.effective_date.isoformat(), policy.ends_on.isoformat()
+    crossed = (
+        f"the policy starts on {start}"
+        if added < policy.effective_date
+        else f"the policy ends on {end}"
+    )
+    raise ValidationError(
+        {"policy_added_date": f"Must be inside the policy term ({start} to {end}): {crossed}."}
+    )
 
 
 def _log(coverage, subject: Subject, *, user, effective_date: dt.date) -> None:

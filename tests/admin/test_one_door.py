@@ -395,6 +395,25 @@ def test_scheduling_in_the_admin_refuses_a_policy_of_another_client(staff_client
     assert not VehicleCoverage.objects.filter(vehicle=unit).exists()
 
 
+def test_scheduling_in_the_admin_before_the_policy_starts_names_the_start(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    unit, policy = VehicleFactory(client=carrier), PolicyFactory(client=carrier)
+    page = staff_client.get("/admin/coverages/vehiclecoverage/add/").content.decode()
+    data = form_data(
+        page,
+        vehicle=unit.pk,
+        policy=policy.pk,
+        policy_added_date=(policy.effective_date - dt.timedelta(days=1)).isoformat(),
+    )
+    response = staff_client.post("/admin/coverages/vehiclecoverage/add/", data)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["policy_added_date"] == [
+        f"Must be inside the policy term ({policy.effective_date} to {policy.ends_on}): the "
+        f"policy starts on {policy.effective_date}."
+    ]
+    assert not VehicleCoverage.objects.filter(vehicle=unit).exists()
+
+
 def test_an_earlier_period_is_history_and_cannot_be_changed(staff_client, agency):
     carrier = ClientFactory(agency=agency)
     unit, policy = VehicleFactory(client=carrier), PolicyFactory(client=carrier)

@@ -78,6 +78,32 @@ def test_active_policy_needs_an_added_date_inside_the_term(api, unit, policy, ad
     assert "policyAddedDate" in errors
 
 
+def test_an_added_date_outside_the_term_names_the_bound_it_crosses(api, carrier, unit, policy):
+    """Before the start, the message names the start; on or after the end, the end; each
+    with the whole term."""
+    term = f"{policy.effective_date} to {policy.ends_on}"
+    before = assign(api, unit, policy, policyAddedDate=str(policy.effective_date - DAY))
+    assert field_errors(assert_problem(before, 400))["policyAddedDate"] == (
+        f"Must be inside the policy term ({term}): the policy starts on {policy.effective_date}."
+    )
+    after = assign(api, unit, policy, policyAddedDate=str(policy.expiration_date))
+    assert field_errors(assert_problem(after, 400))["policyAddedDate"] == (
+        f"Must be inside the policy term ({term}): the policy ends on {policy.ends_on}."
+    )
+    # Drivers' periods share the rule, and a rescheduling its message.
+    oa = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code="OA"))
+    body = {"driverId": DriverFactory(client=carrier).id, "policyId": oa.id}
+    early = {**body, "policyAddedDate": str(oa.effective_date - DAY)}
+    refused = api.post("/v1/drivers/coverages", early, format="json")
+    assert field_errors(assert_problem(refused, 400))["policyAddedDate"] == (
+        f"Must be inside the policy term ({oa.effective_date} to {oa.ends_on}): the policy "
+        f"starts on {oa.effective_date}."
+    )
+    assert assign(api, unit, policy, policyAddedDate=str(today())).status_code == 201
+    moved = change(api, unit, policy, 4, policyAddedDate=str(policy.effective_date - DAY))
+    assert "the policy starts on" in field_errors(assert_problem(moved, 400))["policyAddedDate"]
+
+
 def test_future_policy_derives_the_date(api, carrier, unit):
     future = PolicyFactory(client=carrier, effective_date=today() + 30 * DAY)
     response = assign(api, unit, future, policyAddedDate=today().isoformat())
