@@ -22,12 +22,14 @@ from django.http import Http404, JsonResponse
 from drf_standardized_errors.formatter import ExceptionFormatter, flatten_errors
 from drf_standardized_errors.handler import ExceptionHandler
 from rest_framework import exceptions, serializers
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 
 from apps.core.camel_case import camel
 from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable, WriteConflict
 from apps.core.models import unique_violations
+from apps.core.renderers import CamelCaseJSONRenderer
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -129,6 +131,19 @@ def race_message(exc: IntegrityError) -> str:
 WRITE_CONFLICTS = {"40P01", "40001"}
 
 
+class ProblemResponse(Response):
+    """An error answer: problem+json JSON whatever representation the view negotiated (a PDF
+    certificate, the YAML schema, the Swagger UI page), never a body in another format under
+    the problem+json type."""
+
+    @property
+    def rendered_content(self):
+        if not isinstance(getattr(self, "accepted_renderer", None), JSONRenderer):
+            self.accepted_renderer = CamelCaseJSONRenderer()
+            self.accepted_media_type = PROBLEM_CONTENT_TYPE
+        return super().rendered_content
+
+
 class ProblemExceptionHandler(ExceptionHandler):
     """Maps Django and database exceptions to their HTTP meaning before formatting."""
 
@@ -155,7 +170,7 @@ class ProblemExceptionHandler(ExceptionHandler):
         return super().convert_known_exceptions(exc)
 
     def get_response(self, exc: exceptions.APIException, data: dict) -> Response:
-        return Response(
+        return ProblemResponse(
             data,
             status=exc.status_code,
             headers=self.get_headers(exc),

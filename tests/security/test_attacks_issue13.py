@@ -5,7 +5,11 @@ Every test here failed on the code as it was before the fix it names.
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.urls import URLResolver, get_resolver, reverse
+from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from tests.conftest import API_KEY, assert_problem
@@ -101,24 +105,78 @@ def test_genuine_number_of_another_agency_answers_as_a_forged_one(other_api, iss
 
 # -- 10. a method the route does not offer ----------------------------------------------------
 
+PROBED_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
-@pytest.mark.parametrize(
-    "method,path",
-    [
-        ("delete", "/v1/clients/{id}"),
-        ("patch", "/v1/clients/{id}"),
-        ("delete", "/v1/coverages/clients?dot=1234567"),
-        ("post", "/v1/certificates/clients"),
-        ("put", "/v1/reports/1/raw-data"),
-    ],
-)
-def test_unoffered_method_is_405_with_allow_whatever_the_permissions(
-    make_api, powerless, viewer, carrier, method, path
+
+def _v1_route_paths() -> dict[str, str]:
+    """Every named /v1 route of the URLconf -> a concrete path to it (every argument 1)."""
+    paths: dict[str, str] = {}
+
+    def walk(patterns, prefix):
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns, route)
+            elif route.lstrip("^").startswith("v1/") and pattern.name:
+                arguments = set(pattern.pattern.regex.groupindex) - set(pattern.default_args)
+                paths[pattern.name] = reverse(pattern.name, kwargs=dict.fromkeys(arguments, 1))
+
+    walk(get_resolver().url_patterns, "")
+    return paths
+
+
+@pytest.fixture(scope="module")
+def offered_by_path(django_db_blocker):
+    """Path template of the OpenAPI document -> the methods it declares (what is offered)."""
+    with django_db_blocker.unblock():
+        schema = SchemaGenerator().get_schema(request=None, public=True)
+    return {path: {method.upper() for method in ops} for path, ops in schema["paths"].items()}
+
+
+def _offered(path: str, offered_by_path: dict[str, set[str]]) -> set[str]:
+    if path in ("/v1/schema", "/v1/docs"):  # outside the document they serve
+        return {"GET"}
+    matching = [
+        template
+        for template in offered_by_path
+        if re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", template), path)
+    ]
+    # A literal segment beats a parameter (/v1/certificates/clients, not .../{number}).
+    template = min(matching, key=lambda template: template.count("{"))
+    return offered_by_path[template]
+
+
+def _is_problem(response, status: int) -> bool:
+    try:
+        return response["Content-Type"] == "application/problem+json" and (
+            response.json()["status"] == status
+        )
+    except ValueError:  # a body in another format under the problem+json type
+        return False
+
+
+def test_every_v1_route_answers_405_with_allow_for_what_it_does_not_offer(
+    make_api, powerless, viewer, offered_by_path
 ):
-    for user in (viewer, powerless):
-        response = getattr(make_api(user), method)(path.format(id=carrier.pk))
-        assert_problem(response, 405)
-        assert "GET" in response["Allow"]
+    """Contract 13, on every route of the URLconf: whatever the caller's permissions (a
+    viewer, a member without any permission), a method without a handler is 405 with `Allow`
+    naming exactly what the route offers, before any permission or body is looked at."""
+    paths = _v1_route_paths()
+    assert "document-download-client" in paths and "webhook-redeliver" in paths
+    wrong = []
+    for path in sorted(paths.values()):
+        offered = _offered(path, offered_by_path)
+        allow = offered | {"OPTIONS"} | ({"HEAD"} if "GET" in offered else set())
+        for method in PROBED_METHODS:
+            if method in allow:
+                continue
+            for user in (viewer, powerless):
+                response = make_api(user).generic(method, path)
+                allowed = {m.strip() for m in response.get("Allow", "").split(",") if m.strip()}
+                problem = method == "HEAD" or _is_problem(response, 405)
+                if response.status_code != 405 or allowed != allow or not problem:
+                    wrong.append((method, path, user.username, response.status_code, allowed))
+    assert wrong == [], "\n".join(map(str, wrong))
 
 
 # -- 5. deeply nested JSON --------------------------------------------------------------------

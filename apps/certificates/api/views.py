@@ -88,7 +88,8 @@ class VehicleCertificateParams(HolderParams):
 
 
 class CertificateView(APIView):
-    """Shared machinery: JSON or PDF, holder fields, problem+json errors even for PDF."""
+    """Shared machinery: JSON or PDF, holder fields (errors are problem+json even for PDF:
+    apps.core.problems.ProblemResponse)."""
 
     renderer_classes = [CamelCaseJSONRenderer, PdfRenderer]
     permission_classes = [HasPermissions]
@@ -99,15 +100,6 @@ class CertificateView(APIView):
         if isinstance(request.accepted_renderer, PdfRenderer):
             filename = f"certificate-{certificate.certificate_number}.pdf"
             response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        if response.status_code >= 400 and isinstance(
-            getattr(response, "accepted_renderer", None), PdfRenderer
-        ):
-            response.accepted_renderer = CamelCaseJSONRenderer()
-            response.accepted_media_type = "application/problem+json"
         return response
 
 

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from apps.core import idempotency
 from apps.core.pagination import PagePagination
 from apps.core.params import DotParam, IdParam, QueryParameters
+from apps.core.permissions import offers_method
 from apps.core.problems import problem_response
 from apps.documents.api.serializers import (
     ClientUploadSerializer,
@@ -57,6 +58,8 @@ class DocumentView(GenericAPIView):
 
     def check_permissions(self, request):
         super().check_permissions(request)
+        if not offers_method(request, self):
+            return  # DRF answers 405 with Allow, whatever the caller's permissions
         action = ACTIONS.get(request.method, "view")
         if not request.user.has_perm(f"documents.{action}_{self.module_of()}_documents"):
             raise PermissionDenied(
@@ -65,7 +68,7 @@ class DocumentView(GenericAPIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        if request.method in ("POST", "PUT"):
+        if request.method in ("POST", "PUT") and offers_method(request, self):
             self.upload_handler = prepare_upload(request._request)
 
     def get_queryset(self):
