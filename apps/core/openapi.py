@@ -119,8 +119,9 @@ class ProblemAutoSchema(AutoSchema):
             # The operation's own method is offered; other methods are other operations.
             return False
         if status_code == "406":
-            # Only where a representation is chosen (JSON or PDF certificates).
-            return len(self.view.get_renderers()) > 1
+            # Every view negotiates its representation from `Accept` before anything else: one
+            # naming nothing it renders (`text/csv` on a JSON-only route) is a 406.
+            return True
         if status_code == "409":
             permissions = self.view.get_permissions()
             open_to_all = bool(permissions) and all(isinstance(p, AllowAny) for p in permissions)

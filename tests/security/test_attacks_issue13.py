@@ -521,9 +521,32 @@ def test_openapi_lists_only_the_error_statuses_an_operation_can_answer(schema):
                 assert not codes & {"409", "413", "415", "422"}
     assert "404" not in paths["/v1/clients"]["get"]["responses"]
     assert "406" in paths["/v1/certificates/clients"]["get"]["responses"]
-    assert "406" not in paths["/v1/clients"]["get"]["responses"]
+    assert "406" in paths["/v1/clients"]["get"]["responses"]  # every operation negotiates
     assert {"409", "413", "415"} <= set(paths["/v1/clients"]["post"]["responses"])
     assert "400" not in paths["/v1/me"]["get"]["responses"]
+
+
+def test_every_operation_that_answers_406_declares_it(api, carrier, schema):
+    """Contract 1: an operation declares every status it can answer. Asking for a
+    representation nothing offers (`Accept: text/csv`) is a 406 problem+json on any operation,
+    whatever it would otherwise answer (documents, reports and clients alike)."""
+    undeclared, answered = [], set()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            concrete = re.sub(r"\{[^}]+\}", str(carrier.pk), path)
+            response = api.generic(method.upper(), concrete, HTTP_ACCEPT="text/csv")
+            if response.status_code == 406:
+                assert_problem(response, 406)
+                answered.add((method, path))
+                if "406" not in operation["responses"]:
+                    undeclared.append((method, path))
+    assert undeclared == []
+    assert {
+        ("get", "/v1/reports/{id}/raw-data"),
+        ("get", "/v1/documents/clients"),
+        ("post", "/v1/documents/clients"),
+        ("get", "/v1/clients"),
+    } <= answered
 
 
 def test_document_paths_other_than_the_spec_ones_are_404(api):
