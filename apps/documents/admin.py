@@ -32,7 +32,7 @@ class SizeAndTimesMixin:
 
     @admin.display(description="file")
     def download(self, obj):
-        if obj.deleted:
+        if not obj.live:
             return "— (deleted)"
         url = reverse("admin:documents_document_download", args=[obj.pk])
         return format_html('<a href="{}" class="bo-download">download</a>', url)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, SoftDeleteMixin, SoftDeleteQuerySet, user_stamp
+from apps.core.models import (
+    AgencyScopedQuerySet,
+    SoftDeleteMixin,
+    SoftDeleteQuerySet,
+    is_live,
+    live_q,
+    user_stamp,
+)
 
 
 class Module(models.TextChoices):
@@ -14,8 +24,28 @@ class Module(models.TextChoices):
     POLICY = "policy", "Policy"
 
 
+# The one rule of a live document: it is not deleted, and neither is the owner it goes with.
+# A client document goes with its client: while the client is deleted every route answers for
+# it as for a deleted document, and it is back when the client is restored. A policy document
+# follows its policy, which stays live when its client is deleted.
+LIVE_WITH: dict[str, tuple[str, ...]] = {Module.CLIENT: ("client",), Module.POLICY: ()}
+
+
+def live_document_q() -> Q:
+    """`LIVE_WITH` as a condition on documents."""
+    return reduce(
+        operator.or_, (Q(module=module) & live_q("", *with_) for module, with_ in LIVE_WITH.items())
+    )
+
+
 class DocumentQuerySet(SoftDeleteQuerySet):
     agency_field = "client__agency"
+
+    def live(self, *owners: str) -> DocumentQuerySet:
+        """Live documents (`LIVE_WITH`); with owners, those owners live too. Every reader goes
+        through it: the API's lists, download and link, the admin's lists, pages and download."""
+        documents = self.filter(live_document_q())
+        return documents.filter(live_q(*owners)) if owners else documents
 
 
 class Document(SoftDeleteMixin, models.Model):
@@ -71,6 +101,12 @@ class Document(SoftDeleteMixin, models.Model):
 
     def __str__(self) -> str:
         return self.file_name
+
+    @property
+    def live(self) -> bool:
+        """`LIVE_WITH` for this document: a deleted one, or a client document of a deleted
+        client, answers as deleted (404 on download, 422 on replace and delete)."""
+        return is_live(self, *LIVE_WITH[self.module])
 
 
 class DocumentVersionQuerySet(AgencyScopedQuerySet):

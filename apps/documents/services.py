@@ -17,7 +17,7 @@ from apps.policies.models import Policy
 
 def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy | None]:
     """The visible, live client or policy an upload names (a policy of a live client: a deleted
-    client's policies stay live, its documents go with it); a 400 on its field otherwise."""
+    client's policies stay live, but take no new file); a 400 on its field otherwise."""
     if module == Module.CLIENT:
         client = Client.objects.for_user(user).live().filter(pk=owner_id).first()
         if client is None:
@@ -96,13 +96,11 @@ def document_upload(
 
 def document_replace(*, user, document: Document, file, sha256: str) -> Document:
     """Replace the file; the id stays and the earlier file is kept as a previous version."""
-    if document.deleted:
+    if not document.live:  # deleted, or a client document of a deleted client
         raise UnprocessableEntity("The document is deleted.")
-    # A deleted client or policy takes no new file, as it takes no new upload (400 there:
-    # the upload names it; here it is the document's own).
-    # A policy's document is also gone with the policy's client, whose policies stay live.
-    owners = (document.policy, document.client) if document.policy_id else (document.client,)
-    for owner in owners:
+    # A deleted policy, or a live policy of a deleted client, takes no new file, as it takes
+    # no new upload (400 there: the upload names it; here it is the document's own).
+    for owner in (document.policy, document.client) if document.policy_id else ():
         if owner.deleted:
             raise UnprocessableEntity(f"The document's {owner._meta.verbose_name} is deleted.")
     file_name = clean_file_name(getattr(file, "name", None))
@@ -118,7 +116,7 @@ def document_replace(*, user, document: Document, file, sha256: str) -> Document
         with transaction.atomic():
             client_lock_first(Document, document.pk)
             current = locked_for_update(Document.objects, user, document.pk)
-            if current.deleted:
+            if not current.live:
                 raise UnprocessableEntity("The document is deleted.")
             DocumentVersion.objects.create(
                 document=current,
@@ -146,7 +144,7 @@ def document_delete(*, user, document: Document) -> None:
     with transaction.atomic():
         client_lock_first(Document, document.pk)
         current = locked_for_update(Document.objects, user, document.pk)
-        if current.deleted:
+        if not current.live:  # deleted, or a client document of a deleted client
             raise UnprocessableEntity("The document is already deleted.")
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]
         current.mark_deleted(True)

@@ -324,8 +324,15 @@ def test_replace_answers(api, other_api, carrier):
     assert_problem(api.put(f"{path}/client", replacement, format="multipart"), 422)
 
 
-@pytest.mark.parametrize("module", ["clients", "policies"])
-def test_a_deleted_owner_takes_no_new_file(api, carrier, policy, module):
+@pytest.mark.parametrize(
+    "module, detail",
+    [
+        # A client document goes with its client: it answers as a deleted document.
+        ("clients", "The document is deleted."),
+        ("policies", "The document's policy is deleted."),
+    ],
+)
+def test_a_deleted_owner_takes_no_new_file(api, carrier, policy, module, detail):
     owner = carrier if module == "clients" else policy
     document = upload(api, owner, module=module).json()
     noun = "client" if module == "clients" else "policy"
@@ -333,7 +340,7 @@ def test_a_deleted_owner_takes_no_new_file(api, carrier, policy, module):
     assert deleted.status_code == 200, deleted.content
     replacement = {"file": SimpleUploadedFile("v2.pdf", PDF)}
     refused = api.put(f"/v1/documents/{document['id']}/{noun}", replacement, format="multipart")
-    assert assert_problem(refused, 422)["detail"] == f"The document's {noun} is deleted."
+    assert assert_problem(refused, 422)["detail"] == detail
     assert Document.objects.get().file_name == "coi.pdf"
     assert not DocumentVersion.objects.exists()
 
@@ -419,7 +426,8 @@ def test_admin_lists_documents_under_the_client_and_lets_staff_download(
 
 
 def test_a_deleted_clients_policy_takes_no_new_file_either(api, carrier, policy):
-    # The policy stays live when its client is deleted; its documents go with the client.
+    # The policy stays live when its client is deleted (its documents stay listed), but takes no
+    # new file.
     document = upload(api, policy, module="policies").json()
     deleted = api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
     assert deleted.status_code == 200, deleted.content

@@ -258,7 +258,7 @@ class DocumentDownloadView(DocumentItemView):
     @extend_schema(responses=DownloadSerializer, operation_id="documents_download")
     def get(self, request, pk: int, module: str = Module.CLIENT):
         document = self.get_document(pk)
-        if document.deleted:
+        if not document.live:
             raise NotFound("The document is deleted.")
         link = download_link(
             request,
