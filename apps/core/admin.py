@@ -19,6 +19,8 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 from rest_framework.exceptions import APIException
 from simple_history.admin import SimpleHistoryAdmin
+from simple_history.models import DeletedObject
+from simple_history.template_utils import HistoricalRecordContextHelper
 
 from apps.core import counting
 from apps.core.admin_keys import record_key
@@ -529,6 +531,22 @@ class SoftDeleteAdmin(AgencyScopedAdmin):
     restore.short_description = "Restore the selected records"
 
 
+class HistoryChangesDisplay(HistoricalRecordContextHelper):
+    """The history page's "Changes" column: a value that was (or became) blank reads as the
+    admin's empty value ("-"), as on the change page. simple-history shows a blank relation as
+    "Deleted user (pk=None)", a record that never existed; one that did exist and was deleted
+    since keeps its "Deleted <type> (pk=N)"."""
+
+    def __init__(self, model, historical_record, *, empty: str, **kwargs):
+        super().__init__(model, historical_record, **kwargs)
+        self.empty = empty
+
+    def prepare_delta_change_value(self, change, value):
+        if value is None or value == "" or (isinstance(value, DeletedObject) and value.pk is None):
+            return self.empty
+        return super().prepare_delta_change_value(change, value)
+
+
 class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
     """The audit trail in the admin, for records the staff member may see and no others.
 
@@ -561,6 +579,11 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
 
     def revert_disabled(self, request, obj=None):
         return True  # changes go through the services; the history is read-only
+
+    def get_historical_record_context_helper(self, request, historical_record):
+        return HistoryChangesDisplay(
+            self.model, historical_record, empty=self.get_empty_value_display()
+        )
 
 
 class AgencyScopedInline(_ScopedRows, admin.TabularInline):

@@ -2,10 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
+
+from simple_history.models import HistoricalRecords
+
 from apps.core.serializers import UtcDateTimeField
 
 CHANGE_TYPES = {"+": "created", "~": "changed", "-": "deleted"}
 SHOWN = 20
+_NO_REQUEST = object()
+
+
+@contextmanager
+def history_user(user) -> Iterator[None]:
+    """Record the changes saved inside as made by `user`, for writes made outside a request (a
+    management command acting as a user, as `seed_demo` acts as "admin").
+
+    The same hook as for a request: simple-history's HistoryRequestMiddleware puts the request
+    in `HistoricalRecords.context`, whose user (the API's caller, the admin's staff member)
+    each historical record names; here a stand-in carries `user`, the one the services are
+    given and stamp as `created_by`/`updated_by`. Whatever was there before is put back.
+    """
+    context = HistoricalRecords.context
+    previous = getattr(context, "request", _NO_REQUEST)
+    context.request = SimpleNamespace(user=user)
+    try:
+        yield
+    finally:
+        if previous is _NO_REQUEST:
+            del context.request
+        else:
+            context.request = previous
 
 
 def audit_trail(records) -> list[dict]:

@@ -15,6 +15,7 @@ from apps.agencies.models import Agency, Producer
 from apps.agencies.services import producer_create
 from apps.clients.models import Client
 from apps.clients.services import client_create
+from apps.core.history import history_user
 from apps.demo.access import agency_ensure, api_key_ensure, groups_ensure, user_ensure
 from apps.demo.fleet import seed_documents, seed_fleet, seed_report
 from apps.demo.profiles import seed_profiles
@@ -76,6 +77,12 @@ def seed_demo() -> DemoWorld:
     masterdata_load()
     manager, viewer = groups_ensure()
     admin = user_ensure("admin", password=DEMO_PASSWORD, superuser=True)
+    # The audit trail names "admin" as the author of every change, as `created_by` does.
+    with history_user(admin):
+        return _seed_as(admin, manager, viewer)
+
+
+def _seed_as(admin, manager, viewer) -> DemoWorld:
     agency = agency_ensure(
         admin,
         name="Demo Agency",
