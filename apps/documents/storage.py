@@ -31,6 +31,7 @@ SNIFF_BYTES = 8192
 MAX_FILE_NAME_CHARS = 255
 MAX_STORED_NAME_BYTES = 200
 MAX_EXTENSION_CHARS = 16  # a longer "extension" is part of the name, cut with it
+FALLBACK_FILE_NAME = "document"  # a name that cleans to nothing
 
 
 def clean_file_name(raw: str | None) -> str:
@@ -45,13 +46,13 @@ def clean_file_name(raw: str | None) -> str:
     except Exception:  # Django refuses names like ".." outright
         cleaned = ""
     cleaned = _shorten(cleaned.lstrip("."), MAX_FILE_NAME_CHARS, len)
-    return cleaned or "document"
+    return cleaned or FALLBACK_FILE_NAME
 
 
 def stored_file_name(file_name: str) -> str:
     """The name of a cleaned `file_name` in storage: at most MAX_STORED_NAME_BYTES in UTF-8,
     cut between characters, its extension kept."""
-    return _shorten(file_name, MAX_STORED_NAME_BYTES, _utf8_size) or "document"
+    return _shorten(file_name, MAX_STORED_NAME_BYTES, _utf8_size) or FALLBACK_FILE_NAME
 
 
 def _utf8_size(text: str) -> int:

@@ -11,12 +11,21 @@ file passes the limit.
 from __future__ import annotations
 
 import hashlib
+import re
 
+from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, TemporaryFileUploadHandler
+from django.http.multipartparser import MultiPartParser, MultiPartParserError
+from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
+from djangorestframework_camel_case.settings import api_settings
+from djangorestframework_camel_case.util import underscoreize
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import DataAndFiles
 
 from apps.core.camel_case import snake
 from apps.core.exceptions import PayloadTooLarge
-from apps.core.request_bodies import FORM_OVERHEAD, MAX_FILE_BYTES
+from apps.core.request_bodies import CHUNK, FORM_OVERHEAD, MAX_FILE_BYTES
+from apps.documents.storage import FALLBACK_FILE_NAME
 
 
 class FileTooLarge(PayloadTooLarge):
@@ -65,3 +74,120 @@ def prepare_upload(request, limit: int = MAX_FILE_BYTES) -> LimitedUploadHandler
     handler = LimitedUploadHandler(request, limit)
     request.upload_handlers = [handler, TemporaryFileUploadHandler(request)]
     return handler
+
+
+# --- the form's parts: a file part is kept whatever its name ------------------------------
+
+# A part's header block longer than this is not rewritten (Django refuses headers past 8 KiB).
+MAX_PART_HEADER_BYTES = 64 * 1024
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def _readable_header(block: bytes) -> bytes:
+    """A part's header block with each byte that is not UTF-8 made "?", the length kept.
+
+    Django decodes each header line as strict UTF-8 and skips a line that is not, so a file
+    name sent in another encoding (b"\\xff\\xfe.txt") lost the whole Content-Disposition
+    and its part was dropped ("file: No file was submitted."). "?" is a character a file name
+    may not hold: `clean_file_name` removes it, as it removes any such character.
+    """
+    try:
+        block.decode()
+    except UnicodeDecodeError:
+        text = block.decode("utf-8", "surrogateescape")
+        return _NOT_UTF8.sub("?", text).encode()
+    return block
+
+
+class _ReadablePartHeaders:
+    """The multipart body as sent, read through `_readable_header` in each part's header
+    block (from a boundary to the blank line that ends the part's headers); every byte of the
+    parts' contents passes untouched, streamed as it comes."""
+
+    def __init__(self, stream, boundary: bytes):
+        self._stream = stream
+        self._first = b"--" + boundary
+        self._delimiter = b"\r\n--" + boundary  # a part's content never holds it
+        self._buffer = b""
+        self._ready = bytearray()
+        self._in_headers = False
+        self._started = False
+        self._done = False
+
+    def read(self, size: int | None = -1) -> bytes:
+        while not self._done and (size is None or size < 0 or len(self._ready) < size):
+            chunk = self._stream.read(CHUNK)
+            if not chunk:
+                self._done = True
+            self._buffer += chunk
+            self._advance()
+        if size is None or size < 0:
+            size = len(self._ready)
+        given = bytes(self._ready[:size])
+        del self._ready[:size]
+        return given
+
+    def _give(self, upto: int, data: bytes | None = None) -> None:
+        self._ready += self._buffer[:upto] if data is None else data
+        self._buffer = self._buffer[upto:]
+
+    def _advance(self) -> None:
+        while True:
+            if not self._started:  # the first boundary starts the body, without a CRLF
+                if len(self._buffer) < len(self._first) and not self._done:
+                    return
+                self._started = True
+                if self._buffer.startswith(self._first):
+                    self._give(len(self._first))
+                    self._in_headers = True
+            elif self._in_headers:
+                end = self._buffer.find(b"\r\n\r\n")
+                if end == -1 and len(self._buffer) <= MAX_PART_HEADER_BYTES and not self._done:
+                    return
+                if end == -1:  # no header block: the closing boundary's epilogue, or junk
+                    self._give(len(self._buffer))
+                else:
+                    self._give(end, _readable_header(self._buffer[:end]))
+                self._in_headers = False
+            else:
+                found = self._buffer.find(self._delimiter)
+                if found == -1:
+                    # Keep what could be the start of a delimiter cut by the chunk's end.
+                    keep = 0 if self._done else len(self._delimiter) - 1
+                    self._give(max(len(self._buffer) - keep, 0))
+                    return
+                self._give(found + len(self._delimiter))
+                self._in_headers = True
+
+
+class NamedFilePartParser(MultiPartParser):
+    """Django's multipart parser, keeping a file part whatever its name: one that Django's
+    sanitising leaves empty ("..", ".", "/") is named `FALLBACK_FILE_NAME`, and one not sent in
+    UTF-8 is read (`_readable_header`). Directories are still dropped (Django's sanitising
+    runs first, and `clean_file_name` after it)."""
+
+    def __init__(self, META, input_data, upload_handlers, encoding=None):
+        super().__init__(META, input_data, upload_handlers, encoding)
+        self._input_data = _ReadablePartHeaders(self._input_data, self._boundary)
+
+    def sanitize_file_name(self, file_name):
+        return super().sanitize_file_name(file_name) or FALLBACK_FILE_NAME
+
+
+class UploadFormParser(CamelCaseMultiPartParser):
+    """The upload routes' multipart parser: camelCase part names, files kept by
+    `NamedFilePartParser`."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        parser_context = parser_context or {}
+        request = parser_context["request"]
+        meta = request.META.copy()
+        meta["CONTENT_TYPE"] = media_type
+        encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            parser = NamedFilePartParser(meta, stream, request.upload_handlers, encoding)
+            data, files = parser.parse()
+        except MultiPartParserError as exc:
+            raise ParseError(f"Multipart form parse error - {exc}") from exc
+        options = api_settings.JSON_UNDERSCOREIZE
+        return DataAndFiles(underscoreize(data, **options), underscoreize(files, **options))

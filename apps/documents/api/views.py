@@ -7,7 +7,6 @@ from django.core.files.storage import default_storage
 from django.db.models import QuerySet
 from django.http import FileResponse
 from django.views.decorators.csrf import csrf_exempt
-from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -31,7 +30,7 @@ from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.selectors import client_documents, document_queryset, policy_documents
 from apps.documents.services import document_delete, document_replace, document_upload
 from apps.documents.storage import download_link, read_link
-from apps.documents.uploads import prepare_upload
+from apps.documents.uploads import UploadFormParser, prepare_upload
 
 ACTIONS = {"GET": "view", "POST": "edit", "PUT": "edit", "DELETE": "delete"}
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -49,7 +48,7 @@ class DocumentView(GenericAPIView):
     permission_classes = [IsAuthenticated]  # and the module permission, checked below
     schema_unprocessable = True  # a deleted document, or a key reused for another request
     schema_may_403 = True  # the module permission is checked in check_permissions
-    parser_classes = [CamelCaseMultiPartParser]
+    parser_classes = [UploadFormParser]
     pagination_class = PagePagination
     serializer_class = DocumentSerializer
 
