@@ -13,9 +13,12 @@ from apps.core.services import model_update
 
 @transaction.atomic
 def api_key_create(*, name: str, raw_key: str | None = None, user=None) -> tuple[ApiKey, str]:
-    """Create a key and return it with its raw value, which is never stored."""
+    """Create a key and return it with its raw value, which is never stored. Its name is
+    required: one of spaces only is none."""
     raw_key = raw_key or secrets.token_urlsafe(32)
-    key = ApiKey(name=name, prefix=raw_key[:8], key_hash=hash_api_key(raw_key), created_by=user)
+    key = ApiKey(
+        name=name.strip(), prefix=raw_key[:8], key_hash=hash_api_key(raw_key), created_by=user
+    )
     key.full_clean()
     key.save()
     return key, raw_key

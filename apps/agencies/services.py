@@ -12,15 +12,19 @@ from apps.agencies.models import Agency, AgencyMembership, Producer
 from apps.core.models import agency_ids_for
 from apps.core.services import delete_unused, model_update
 
+NO_AGENCY = "You act for no agency: a membership of one is needed first."
+
 
 def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> Agency:
     """The agency a write names; any agency outside the caller's is 403, existing or not.
 
     With `implied`, naming none means the caller's only agency (a 400 when they act for
-    several, or for all as a superuser does).
+    several, or for all as a superuser does, and when they act for none).
     """
     allowed = agency_ids_for(user)
     if agency_id is None:
+        if allowed is not None and not allowed:  # staff with permissions and no membership
+            raise ValidationError({"agency_id": NO_AGENCY})
         if implied and allowed is not None and len(allowed) == 1:
             agency_id = allowed[0]
         else:

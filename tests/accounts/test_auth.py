@@ -7,7 +7,7 @@ from io import StringIO
 
 import jwt
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 from rest_framework_simplejwt.tokens import AccessToken
 
@@ -247,6 +247,14 @@ def test_me_lists_agencies_and_permissions(api, agency):
     assert body["username"] == "manager"
     assert body["agencies"] == [{"id": agency.id, "name": "Demo Agency"}]
     assert "clients.add_client" in body["permissions"]
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 121])
+def test_create_api_key_with_a_name_it_cannot_take_is_a_command_error(name):
+    # `create_api_key ""` ended in a traceback (the model's ValidationError) instead.
+    with pytest.raises(CommandError, match="name"):
+        call_command("create_api_key", name, stdout=StringIO())
+    assert not ApiKey.objects.exists()
 
 
 def test_create_api_key_prints_a_working_key_and_stores_only_its_hash(manager):
