@@ -25,10 +25,10 @@ class Module(models.TextChoices):
 
 
 # The one rule of a live document: it is not deleted, and neither is the owner it goes with.
-# A client document goes with its client: while the client is deleted every route answers for
-# it as for a deleted document, and it is back when the client is restored. A policy document
-# follows its policy, which stays live when its client is deleted.
-LIVE_WITH: dict[str, tuple[str, ...]] = {Module.CLIENT: ("client",), Module.POLICY: ()}
+# A document goes with its owner: while the client (a client document) or the policy (a policy
+# document) is deleted every route answers for it as for a deleted document, and it is back when
+# the owner is restored. A policy stays live when its client is deleted, and so do its documents.
+LIVE_WITH: dict[str, tuple[str, ...]] = {Module.CLIENT: ("client",), Module.POLICY: ("policy",)}
 
 
 def live_document_q() -> Q:
@@ -104,8 +104,8 @@ class Document(SoftDeleteMixin, models.Model):
 
     @property
     def live(self) -> bool:
-        """`LIVE_WITH` for this document: a deleted one, or a client document of a deleted
-        client, answers as deleted (404 on download, 422 on replace and delete)."""
+        """`LIVE_WITH` for this document: a deleted one, or one whose owner (its client, its
+        policy) is deleted, answers as deleted (404 on download, 422 on replace and delete)."""
         return is_live(self, *LIVE_WITH[self.module])
 
 

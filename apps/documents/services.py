@@ -96,10 +96,10 @@ def document_upload(
 
 def document_replace(*, user, document: Document, file, sha256: str) -> Document:
     """Replace the file; the id stays and the earlier file is kept as a previous version."""
-    if not document.live:  # deleted, or a client document of a deleted client
+    if not document.live:  # deleted, or its owner is (LIVE_WITH)
         raise UnprocessableEntity("The document is deleted.")
-    # A deleted policy, or a live policy of a deleted client, takes no new file, as it takes
-    # no new upload (400 there: the upload names it; here it is the document's own).
+    # A live policy of a deleted client takes no new file, as it takes no new upload (400
+    # there: the upload names it; here it is the document's own).
     for owner in (document.policy, document.client) if document.policy_id else ():
         if owner.deleted:
             raise UnprocessableEntity(f"The document's {owner._meta.verbose_name} is deleted.")
@@ -144,7 +144,7 @@ def document_delete(*, user, document: Document) -> None:
     with transaction.atomic():
         client_lock_first(Document, document.pk)
         current = locked_for_update(Document.objects, user, document.pk)
-        if not current.live:  # deleted, or a client document of a deleted client
+        if not current.live:  # deleted, or its owner is (LIVE_WITH)
             raise UnprocessableEntity("The document is already deleted.")
         names = [current.storage_name, *current.versions.values_list("storage_name", flat=True)]
         current.mark_deleted(True)

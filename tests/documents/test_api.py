@@ -327,9 +327,9 @@ def test_replace_answers(api, other_api, carrier):
 @pytest.mark.parametrize(
     "module, detail",
     [
-        # A client document goes with its client: it answers as a deleted document.
+        # A document goes with its owner: it answers as a deleted document.
         ("clients", "The document is deleted."),
-        ("policies", "The document's policy is deleted."),
+        ("policies", "The document is deleted."),
     ],
 )
 def test_a_deleted_owner_takes_no_new_file(api, carrier, policy, module, detail):

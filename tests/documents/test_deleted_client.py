@@ -2,7 +2,8 @@
 
 A client document goes with its client: while the client is deleted, every route answers for
 it exactly what it answers for a deleted document, and it comes back when the client is
-restored. A policy document follows its policy, which stays live when its client is deleted.
+restored. A policy document follows its policy: it stays live when its client is deleted (the
+policy does), and goes with the policy when the policy itself is deleted.
 """
 
 from __future__ import annotations
@@ -137,3 +138,29 @@ def test_the_admin_treats_a_deleted_clients_document_as_deleted(
     assert "— (deleted)" in page and download not in page
     set_deleted(api, carrier, False)
     assert client.get(download).status_code == 200
+
+
+def set_policy_deleted(api, policy, deleted: bool) -> None:
+    response = api.put(f"/v1/policies/{policy.id}", {"deleted": deleted}, format="json")
+    assert response.status_code == 200, response.content
+
+
+def test_a_deleted_policys_documents_answer_as_deleted_ones_and_come_back_with_it(
+    api, carrier, world
+):
+    policy_doc, policy, gone = world["policy_doc"], world["policy"], world["gone"]
+    set_policy_deleted(api, policy, True)
+    assert listed(api, f"policies?policyId={policy.id}") == []
+    download = api.get(f"/v1/documents/{policy_doc['id']}/policy/download")
+    assert answer(download) == answer(api.get(f"/v1/documents/{gone['id']}/client/download"))
+    assert download.status_code == 404
+    assert APIClient().get(policy_doc["downloadUrl"]).status_code == 404
+    file = {"file": SimpleUploadedFile("v2.pdf", PDF)}
+    replaced = api.put(f"/v1/documents/{policy_doc['id']}/policy", file, format="multipart")
+    assert answer(replaced) == (422, "The document is deleted.")
+    deleting = api.delete(f"/v1/documents/{policy_doc['id']}/policy")
+    assert answer(deleting) == (422, "The document is already deleted.")
+
+    set_policy_deleted(api, policy, False)
+    assert listed(api, f"policies?policyId={policy.id}") == [policy_doc["id"]]
+    assert b"".join(APIClient().get(policy_doc["downloadUrl"]).streaming_content) == PDF
