@@ -94,7 +94,8 @@ api-docs: install
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py migrate -v0
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py seed_demo >/dev/null
 	DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload >/tmp/api-docs.log 2>&1 & \
-	  pid=$$!; sleep 4; $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT) \
+	  pid=$$!; for _ in $$(seq 1 120); do curl -sf http://127.0.0.1:$(PORT)/healthz >/dev/null 2>&1 && break; sleep 0.5; done; \
+	  $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT) \
 	  && DATABASE_URL=sqlite:////tmp/api-docs.sqlite3 MEDIA_ROOT=/tmp/api-docs-media $(BIN)/python manage.py seed_demo --reset >/dev/null \
 	  && $(BIN)/python docs/build_api_md.py --base http://127.0.0.1:$(PORT) --out /tmp/api-docs-replay.md \
 	  && grep -E '^### |^Response|"[a-zA-Z]*[iI]d": [0-9]+' docs/api.md >/tmp/api-docs.first \
