@@ -65,6 +65,16 @@ def check_api_key(request) -> None:
         raise _invalid_key()
 
 
+def api_key_accepted(request) -> bool:
+    """Whether the request's API key would pass `check_api_key`: the gate before a chunked body
+    is read (CHUNKED_BODY_GATE, apps.core.request_bodies)."""
+    try:
+        check_api_key(request)
+    except AuthenticationFailed:
+        return False
+    return True
+
+
 class ApiKeyAuthentication(BaseAuthentication):
     """Only the API key: the token routes, where no bearer token exists yet."""
 

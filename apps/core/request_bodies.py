@@ -14,6 +14,12 @@ length read, one byte past the limit: the check that refuses a Content-Length pa
 refuses it the same way, at the same step (413 problem+json after authentication and
 permissions, as for a declared length), and reading the body raises 413 rather than hand over
 a truncated one.
+
+Nothing is read for a request that would not read it: a route that does not resolve or does not
+offer the method, or a caller the gate (`CHUNKED_BODY_GATE`, the API key's check) refuses; those
+go on with an empty body to the answer they get anyway (404, 405, 401), so no body is read or
+stored for a caller without credentials. The 25 MiB of an upload apply only where a route takes
+a multipart form; any other route's body has Django's DATA_UPLOAD_MAX_MEMORY_SIZE.
 """
 
 from __future__ import annotations
@@ -24,7 +30,10 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.handlers.wsgi import LimitedStream
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
+from django.utils.module_loading import import_string
 from gunicorn.http.errors import NoMoreData, ParseException
+from rest_framework.parsers import MultiPartParser
 
 from apps.core.middleware import is_api_path
 from apps.core.problems import problem_response
@@ -36,11 +45,29 @@ CHUNK = 64 * 1024
 IN_MEMORY_BYTES = 1024 * 1024
 
 
-def body_limit(content_type: str) -> int | None:
-    """The most bytes a body of this content type may have under /v1 (None: no limit)."""
-    if content_type.lower().startswith("multipart/form-data"):
+def body_limit(content_type: str, *, takes_forms: bool = True) -> int | None:
+    """The most bytes a body of this content type may have under /v1 (None: no limit): an
+    upload's form where the route takes one, else Django's DATA_UPLOAD_MAX_MEMORY_SIZE."""
+    if takes_forms and content_type.lower().startswith("multipart/form-data"):
         return MAX_MULTIPART_BYTES
     return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def route_reading(request: HttpRequest) -> tuple[bool, bool]:
+    """Whether the request's route would read its body (it resolves and offers the method),
+    and whether it takes a multipart form (an upload)."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return False, False
+    view = getattr(match.func, "cls", None)  # DRF's views and viewsets
+    if view is None:
+        return False, False
+    method = request.method.lower()
+    actions = getattr(match.func, "actions", None)  # a viewset: its method -> action map
+    offers = method in actions if actions is not None else hasattr(view, method)
+    takes_forms = any(issubclass(parser, MultiPartParser) for parser in view.parser_classes)
+    return offers, takes_forms
 
 
 def sent_without_length(meta: dict) -> bool:
@@ -64,11 +91,11 @@ class _TooLarge:
         pass
 
 
-def spool_body(request: HttpRequest) -> None:
+def spool_body(request: HttpRequest, *, takes_forms: bool = True) -> None:
     """Read the chunked body of `request` (up to one byte past its limit) and give the request
     that body and its length, as if it had been sent with a Content-Length."""
     meta = request.META
-    limit = body_limit(meta.get("CONTENT_TYPE", ""))
+    limit = body_limit(meta.get("CONTENT_TYPE", ""), takes_forms=takes_forms)
     stop = None if limit is None else limit + 1
     source = meta["wsgi.input"]
     # Lives as long as the request's stream; closed with it when the request ends.
@@ -94,11 +121,15 @@ class ChunkedBodyMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self.gate = import_string(settings.CHUNKED_BODY_GATE)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if is_api_path(request.path) and sent_without_length(request.META):
+            offers, takes_forms = route_reading(request)
+            if not (offers and self.gate(request)):
+                return self.get_response(request)  # its 404, 405 or 401 reads no body
             try:
-                spool_body(request)
+                spool_body(request, takes_forms=takes_forms)
             except (ParseException, NoMoreData):
                 # A broken chunked encoding, or a client gone before the last chunk.
                 return problem_response(400, "The request body's chunked encoding is broken.")

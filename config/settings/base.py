@@ -233,6 +233,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 API_KEY_REQUIRED = env.bool("API_KEY_REQUIRED", default=True)
+# A chunked body is read (apps.core.request_bodies) only for a caller this accepts.
+CHUNKED_BODY_GATE = "apps.accounts.authentication.api_key_accepted"
 API_KEY_HEADER = "apiKey"
 # Failed logins per user name and per client address within the window, before 429.
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)

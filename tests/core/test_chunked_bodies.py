@@ -20,6 +20,7 @@ import socket
 
 import pytest
 from gunicorn.http.errors import InvalidChunkSize, NoMoreData
+from rest_framework.test import APIClient
 
 from apps.clients.models import Client
 from tests.conftest import assert_problem
@@ -101,6 +102,76 @@ def test_a_chunked_body_of_40_mib_is_413_without_being_read_whole(api, carrier):
     )
     assert_problem(response, 413)
     assert source.read_bytes < 3 * 1024 * 1024  # the limit (2.5 MiB) and a step, not 40 MiB
+
+
+class Counting(io.RawIOBase):
+    """40 MiB of bytes that counts how many were read."""
+
+    def __init__(self):
+        self.read_bytes = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = min(len(buffer), 40 * 1024 * 1024 - self.read_bytes)
+        buffer[:n] = b" " * n
+        self.read_bytes += n
+        return n
+
+
+def _send_counting(client, method: str, path: str, content_type: str, **extra):
+    source = Counting()
+    response = client.generic(
+        method,
+        path,
+        b"",
+        content_type=content_type,
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": source},
+        **extra,
+    )
+    return response, source.read_bytes
+
+
+FORM = "multipart/form-data; boundary=x"
+
+
+@pytest.mark.parametrize(
+    "method, path, content_type, status",
+    [
+        ("POST", "/v1/clients", FORM, 401),
+        ("POST", "/v1/clients", "application/json", 401),
+        ("POST", "/v1/auth/token", "application/json", 401),
+        ("GET", "/v1/me", "application/json", 401),
+        ("POST", "/v1/documents/clients", FORM, 401),
+    ],
+)
+def test_no_body_is_read_for_a_caller_without_a_valid_api_key(method, path, content_type, status):
+    # The review's case: before the gate, each of these read (and stored) 25 MiB first.
+    for key in ({}, {"HTTP_APIKEY": "not-a-key"}):
+        response, read = _send_counting(APIClient(), method, path, content_type, **key)
+        assert_problem(response, status)
+        assert read == 0
+
+
+@pytest.mark.parametrize(
+    "method, path, status",
+    [("GET", "/v1/nowhere", 404), ("DELETE", "/v1/clients", 405), ("PUT", "/v1/me", 405)],
+)
+def test_no_body_is_read_for_a_route_that_would_not_read_it(api, method, path, status):
+    response, read = _send_counting(api, method, path, FORM)
+    assert_problem(response, status)
+    assert read == 0
+
+
+def test_a_form_to_a_route_that_takes_no_form_has_the_json_limit(api):
+    # 25 MiB is an upload's allowance, on the routes that take uploads only: this route refuses
+    # the form (415) having read no more than any other body's limit.
+    response, read = _send_counting(api, "POST", "/v1/clients", FORM)
+    assert_problem(response, 415)
+    assert read < 3 * 1024 * 1024
 
 
 @pytest.mark.parametrize("error", [InvalidChunkSize(b"zz"), NoMoreData()])
