@@ -20,7 +20,6 @@ from apps.core.admin import (
     ReadOnlyInline,
     ScopedRelatedFieldListFilter,
 )
-from apps.core.models import live_q
 from apps.core.params import is_ascii_int
 
 # The API's labels (spec section 3) are long and written for integrators; staff read these,
@@ -158,7 +157,7 @@ class DeletedFilter(admin.SimpleListFilter):
         if self.value() == "all" or (self.value() is None and "deleted__exact" in request.GET):
             return queryset  # an explicit ?deleted__exact= (older links) decides alone
         if self.value() == "deleted":
-            return queryset.exclude(live_q())
+            return queryset.not_live()
         return queryset.live()
 
 

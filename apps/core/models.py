@@ -106,6 +106,11 @@ class SoftDeleteQuerySet(AgencyScopedQuerySet):
         whose owners are not soft-deleted either (a unit of a deleted client is gone with it)."""
         return self.filter(live_q("", *owners))
 
+    def not_live(self) -> SoftDeleteQuerySet:
+        """The records `live()` leaves out (the admin's "Deleted only"); a queryset whose
+        `live()` has its own rule overrides both."""
+        return self.exclude(live_q())
+
 
 class ClientAgencyQuerySet(AgencyScopedQuerySet):
     """Records that carry a copy of their client's agency (`ClientAgencyMixin`), scoped through

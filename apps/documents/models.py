@@ -47,6 +47,10 @@ class DocumentQuerySet(SoftDeleteQuerySet):
         documents = self.filter(live_document_q())
         return documents.filter(live_q(*owners)) if owners else documents
 
+    def not_live(self) -> DocumentQuerySet:
+        """The documents `live()` leaves out: deleted, or gone with their owner."""
+        return self.exclude(live_document_q())
+
 
 class Document(SoftDeleteMixin, models.Model):
     """A stored file of a client (module "client") or of one of its policies ("policy")."""

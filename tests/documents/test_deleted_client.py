@@ -164,3 +164,20 @@ def test_a_deleted_policys_documents_answer_as_deleted_ones_and_come_back_with_i
     set_policy_deleted(api, policy, False)
     assert listed(api, f"policies?policyId={policy.id}") == [policy_doc["id"]]
     assert b"".join(APIClient().get(policy_doc["downloadUrl"]).streaming_content) == PDF
+
+
+def test_the_admins_deleted_only_list_shows_a_document_gone_with_its_owner(
+    client, api, carrier, world, groups, agency
+):
+    client_doc, policy_doc, gone = world["client_doc"], world["policy_doc"], world["gone"]
+    set_deleted(api, carrier, True)
+    set_policy_deleted(api, world["policy"], True)
+    client.force_login(staff_member([agency], groups))
+    deleted_only = client.get("/admin/documents/document/?record=deleted").content.decode()
+    for document in (client_doc, policy_doc, gone):
+        assert f"/admin/documents/document/{document['id']}/change/" in deleted_only
+    set_deleted(api, carrier, False)
+    set_policy_deleted(api, world["policy"], False)
+    deleted_only = client.get("/admin/documents/document/?record=deleted").content.decode()
+    assert f"/admin/documents/document/{client_doc['id']}/change/" not in deleted_only
+    assert f"/admin/documents/document/{gone['id']}/change/" in deleted_only
