@@ -18,7 +18,7 @@ def _messages(response) -> dict[str, str]:
     return {e["field"]: e["message"] for e in assert_problem(response, 400)["errors"]}
 
 
-@pytest.mark.parametrize("sent", NOT_DATES)
+@pytest.mark.parametrize("sent", [*NOT_DATES, " ", "\t"])
 def test_a_bad_as_of_in_the_batch_reads_as_in_the_query(api, sent):
     query = api.get("/v1/coverages/vehicles", {"vin": "1FUJGLDR7CLBP8834", "asOf": str(sent)})
     assert _messages(query) == {"asOf": MESSAGE}
@@ -40,3 +40,13 @@ def test_a_bad_date_in_a_write_reads_as_in_the_query(api, carrier, sent):
     body = {"clientId": carrier.id, "firstName": "A", "lastName": "B", "hireDate": sent}
     response = api.post("/v1/drivers", body, format="json")
     assert _messages(response) == {"hireDate": MESSAGE}
+
+
+@pytest.mark.parametrize("sent", ["", " 2026-06-01 "])
+def test_an_as_of_the_query_takes_the_batch_takes(api, sent):
+    query = api.get("/v1/coverages/vehicles", {"vin": "1FUJGLDR7CLBP8834", "asOf": sent})
+    assert query.status_code == 404  # read (no such unit), not refused
+    batch = api.post(
+        "/v1/coverages/vehicles/batch", {"vins": ["1FUJGLDR7CLBP8834"], "asOf": sent}, format="json"
+    )
+    assert batch.status_code == 200, batch.content

@@ -445,13 +445,13 @@ class VehicleVerificationResponseSerializer(VerificationAnswerSerializer):
 
 
 class BodyAsOfField(AsciiDateField):
-    # `asOf` in a body, read as the query parameter is (AsOfParam): spaces around ignored,
-    # empty meaning today (as null and absent do).
+    # `asOf` in a body, read as the query parameter is (AsOfParam): empty means today (as null
+    # and absent do), spaces around a date are ignored, and spaces alone are no date (400).
     def to_internal_value(self, value):
+        if value == "":
+            return None
         if isinstance(value, str):
             value = value.strip()
-            if not value:
-                return None
         return super().to_internal_value(value)
 
 
