@@ -50,3 +50,17 @@ def test_a_blank_value_in_the_admin_history_reads_as_blank(client, api, carrier,
     page = client.get(f"/admin/documents/document/{document['id']}/history/").content.decode()
     assert "Deleted by" in page and "manager" in page  # the change is shown
     assert "pk=None" not in page and "Deleted user" not in page
+
+
+def test_a_blank_change_reason_in_the_admin_history_reads_as_blank(
+    client, api, carrier, groups, agency
+):
+    assert (
+        api.put(f"/v1/clients/{carrier.id}", {"phone": "555-0199"}, format="json").status_code
+        == 200
+    )
+    client.force_login(staff_member([agency], groups))
+    page = client.get(f"/admin/clients/client/{carrier.id}/history/").content.decode()
+    table = page[page.index('id="change-history"') :]
+    cells = [cell.strip() for cell in table.split("<td>")[1:]]
+    assert cells and not any(cell.startswith("None") for cell in cells), cells
