@@ -129,7 +129,8 @@ class WebhookAdmin(PageRowsMixin, ServiceFormAdmin):
             rotated = webhook_rotate_secret(user=request.user, instance=webhook)
             self.message_user(
                 request,
-                f"{rotated.url}: new secret (shown once) {rotated.secret}",
+                # Not the URL first: the admin shows each message with a capital first letter.
+                f"New secret (shown once) of {rotated.url}: {rotated.secret}",
                 messages.WARNING,
             )
 

@@ -218,13 +218,15 @@ def test_assigning_only_invisible_units_shows_no_assign_page(staff_client, agenc
 def test_rotating_a_secret_says_how_many_and_shows_it_once(staff_client, agency):
     webhook = Webhook.objects.create(agency=agency, url="https://93.184.216.34/h", secret="whsec_x")
     changelist = "/admin/webhooks/webhook/"
-    act(staff_client, changelist, "rotate_secret", webhook.pk)
+    response = act(staff_client, changelist, "rotate_secret", webhook.pk)
     webhook.refresh_from_db()
     assert webhook.secret != "whsec_x"
-    assert _messages(staff_client.get(changelist)) == [
-        f"https://93.184.216.34/h: new secret (shown once) {webhook.secret}",
+    page = staff_client.get(response["Location"] if response.status_code == 302 else changelist)
+    assert _messages(page) == [
+        f"New secret (shown once) of https://93.184.216.34/h: {webhook.secret}",
         "Rotated the secret of 1 record(s).",
     ]
+    assert "Https://" not in page.content.decode()  # the URL as written, never capitalised
 
 
 def test_freezing_reports_says_how_many(staff_client, agency):
