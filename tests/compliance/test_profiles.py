@@ -306,3 +306,16 @@ def test_permissions(make_api, viewer_api, powerless, api_key):
     assert_problem(make_api(powerless).get(URL), 403)
     assert viewer_api.get(URL).status_code == 200
     assert_problem(viewer_api.post(URL, SHIPPER, format="json"), 403)
+
+
+def test_an_empty_code_is_made_from_the_name_on_create_and_kept_on_update(api):
+    """As the admin's blank field: "" is no code chosen, not a 400."""
+    created = api.post(URL, {**SHIPPER, "code": ""}, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["code"] == "shipper-contract"
+    profile_url = f"{URL}/{created.json()['id']}"
+    updated = api.put(profile_url, {"name": "Renamed", "code": ""}, format="json")
+    assert updated.status_code == 200, updated.content
+    assert updated.json()["code"] == "shipper-contract" and updated.json()["name"] == "Renamed"
+    for not_a_code in (None, "Has Spaces", 7):
+        assert_problem(api.post(URL, {**SHIPPER, "code": not_a_code}, format="json"), 400)

@@ -59,11 +59,15 @@ class RequirementProfileSerializer(AuditedModelSerializer):
     """A requirement profile as read and written."""
 
     name = StrictCharField(max_length=200)
+    # Empty or absent: made from the name on create, unchanged on update (as the admin's
+    # blank field; requirement_profile_create / _update).
     code = StrictCharField(
         required=False,
+        allow_blank=True,
         max_length=50,
         validators=[code_validator],
-        help_text="What `profile=` may name instead of the id (default: from the name).",
+        help_text="What `profile=` may name instead of the id (empty or absent: made from the "
+        "name on create, unchanged on update).",
     )
     agency_id = reference_id_field(
         required=False, help_text="Required only when you act for several agencies."
