@@ -629,14 +629,11 @@ class FleetEntrySerializer(VehicleAnswerSerializer):
 
     @staticmethod
     def lay_out(result, *, found, vehicle, client, coverages) -> dict:
-        if result.key_state is None and result.plate_states is None:
-            asked = {camel_key(result.key_name): result.key}
-        else:  # a plate with the state named, or of several states
-            asked = {"licensePlate": result.key}
-            if result.key_state is not None:
-                asked["licensePlateState"] = result.key_state
-            if result.plate_states is not None:
-                asked["licensePlateStates"] = result.plate_states
+        asked = {camel_key(result.key_name): result.key}
+        if result.key_state is not None:  # a plate with its state named
+            asked["licensePlateState"] = result.key_state
+        if result.plate_states is not None:  # a plate of several states
+            asked["licensePlateStates"] = result.plate_states
         return {
             **asked,
             "found": found,
