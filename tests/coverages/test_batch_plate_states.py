@@ -267,3 +267,22 @@ def test_batch_with_plate_states_keeps_a_constant_query_count(
         body = _batch(api, many, profile="federal-minimum")
     assert body["summary"]["requested"] == 40 + 40 + len(states) - 1
     assert len(few.captured_queries) == len(lots.captured_queries)
+
+
+def test_another_agencys_unit_of_the_plate_is_no_state_of_it(api, other_api, two_trucks, rival):
+    """A rival's uncovered Kansas unit of the plate neither joins our entry's states nor is
+    found by naming its state; the rival's own batch sees only its unit."""
+    kansas = State.objects.get(code="KS")
+    theirs = VehicleFactory(client=rival, license_plate="VT-0002", license_plate_state=kansas)
+    body = _batch(api, ["VT-0002", {"licensePlate": "VT-0002", "licensePlateState": "KS"}])
+    bare, named = body["results"]
+    assert bare["licensePlateStates"] == ["OK", "TX"]
+    assert (named["found"], named["status"], named["vehicle"]) == (False, "NOT_FOUND", None)
+    [entry] = _batch(other_api, ["VT-0002"])["results"]
+    assert entry["vehicle"]["id"] == theirs.id and "licensePlateStates" not in entry
+
+
+def test_plate_objects_need_the_verify_permission_and_credentials(make_api, powerless):
+    plates = {"licensePlates": [{"licensePlate": "VT-0002", "licensePlateState": "TX"}]}
+    assert_problem(make_api(powerless).post(BATCH, plates, format="json"), 403)
+    assert_problem(make_api().post(BATCH, plates, format="json"), 401)
