@@ -14,6 +14,8 @@ so a success cannot hand a burst a fresh limit.
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from rest_framework.exceptions import Throttled
 
@@ -21,7 +23,11 @@ from apps.core.shared_counters import count_hits, forget_hits
 
 
 def _user_key(username: str) -> str:
-    return f"login-attempts:user:{username.strip().lower()[:150]}"
+    """The user name as the login looks it up, exactly: user names are case-sensitive, so
+    folding case let the owner of `VICTIM` clear the failures counted against `victim` by
+    logging in. Hashed, so any user name makes a key every cache back-end takes."""
+    digest = hashlib.sha256(username.strip().encode("utf-8", "surrogatepass")).hexdigest()
+    return f"login-attempts:user:{digest}"
 
 
 def _address_key(address: str) -> str:

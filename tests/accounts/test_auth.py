@@ -14,6 +14,7 @@ from rest_framework_simplejwt.tokens import AccessToken
 from apps.accounts.models import ApiKey, hash_api_key
 from apps.accounts.services import api_key_revoke
 from tests.conftest import API_KEY, assert_problem, bearer_for
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -227,6 +228,32 @@ def test_failed_logins_are_throttled_per_user_name(make_api, manager, settings):
     )
     assert_problem(response, 429)
     assert int(response["Retry-After"]) > 0
+
+
+def test_a_user_name_differing_only_in_case_does_not_clear_anothers_failures(
+    make_api, manager, groups, agency, settings
+):
+    """User names are case-sensitive (two accounts may differ only in case): the owner of
+    `MANAGER` logging in must not hand guesses at `manager` a fresh limit."""
+    UserFactory(username="MANAGER", agencies=[agency], groups=[groups[0]])
+    client = make_api()
+    for _ in range(settings.LOGIN_FAILURES_PER_USER - 1):
+        response = client.post(
+            "/v1/auth/token", {"username": "manager", "password": "wrong"}, format="json"
+        )
+        assert response.status_code == 401
+    response = client.post(
+        "/v1/auth/token", {"username": "MANAGER", "password": "secret-password"}, format="json"
+    )
+    assert response.status_code == 200
+    response = client.post(
+        "/v1/auth/token", {"username": "manager", "password": "wrong"}, format="json"
+    )
+    assert response.status_code == 401
+    response = client.post(
+        "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+    )
+    assert_problem(response, 429)
 
 
 def test_failed_logins_are_throttled_per_address(make_api, manager, settings):
