@@ -117,8 +117,11 @@ def metrics_allowed(request: HttpRequest) -> bool:
     """
     token = settings.METRICS_TOKEN
     if token:
-        given = request.headers.get("Authorization", "")
-        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+        # The scheme in any case and the token after any spaces, as /v1 reads a bearer.
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(given.strip().encode(), token.encode())
     if not settings.METRICS_ALLOW_INTERNAL:
         return False
     hops = [request.META.get("REMOTE_ADDR", "")]

@@ -137,6 +137,18 @@ def test_metrics_with_a_token_need_it_from_everywhere(client, settings):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER", "Bearer  "])
+def test_metrics_take_the_bearer_scheme_in_any_case_as_v1_does(client, settings, scheme):
+    settings.METRICS_TOKEN = "s3cret-metrics-token"
+    ok = client.get("/metrics", HTTP_AUTHORIZATION=f"{scheme} s3cret-metrics-token")
+    assert ok.status_code == 200
+    wrong = client.get("/metrics", HTTP_AUTHORIZATION=f"{scheme} s3cret-metrics-tokem")
+    assert wrong.status_code == 401
+    for other in ("Basic s3cret-metrics-token", "s3cret-metrics-token", "Bearer"):
+        assert client.get("/metrics", HTTP_AUTHORIZATION=other).status_code == 401
+
+
+@pytest.mark.django_db
 def test_metrics_count_waiting_tasks_and_the_oldest_ones_age(client, settings):
     from django_tasks_db.models import DBTaskResult
 
