@@ -21,8 +21,9 @@ def order_by_for(raw: str | None, fields: dict[str, str], default: tuple[str, ..
     terms: list[str] = []
     names = [part.strip() for part in (raw or "").split(",") if part.strip()]
     for name in names:
+        # One sign at most: `-name` descending, `+name` (sent as %2B) ascending.
         descending = name.startswith("-")
-        key = name.lstrip("-+")
+        key = name[1:] if name[0] in "+-" else name
         if key not in fields:
             allowed = ", ".join(sorted(fields))
             raise ValidationError({"sort": [f"Cannot sort by '{key}'. Sortable: {allowed}."]})

@@ -12,7 +12,7 @@ import pytest
 
 from apps.webhooks.models import Webhook
 from tests.conftest import assert_problem
-from tests.factories import PolicyFactory
+from tests.factories import ClientFactory, PolicyFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -77,6 +77,22 @@ def test_sort_by_the_search_parameter_is_400(api, path, sort):
     offered = refused(api.get(path, {"sort": sort}), "q")
 
     assert "q" not in offered and "id" in offered
+
+
+@pytest.mark.parametrize("sort", ["--id", "+-id", "-+id", "++id", "-", "+"])
+def test_a_sort_key_takes_one_sign_at_most(api, sort):
+    offered = refused(api.get("/v1/clients", {"sort": sort}), sort[1:])
+
+    assert "id" in offered
+
+
+@pytest.mark.parametrize(("sort", "first"), [("-id", "last"), ("+id", "first"), ("id", "first")])
+def test_one_sign_sorts_as_said(api, agency, sort, first):
+    ClientFactory.create_batch(3, agency=agency)
+    ids = [row["id"] for row in api.get("/v1/clients", {"sort": "id"}).json()["results"]]
+    got = [row["id"] for row in api.get("/v1/clients", {"sort": sort}).json()["results"]]
+
+    assert got == (ids if first == "first" else ids[::-1])
 
 
 @pytest.mark.parametrize("path", ["/v1/policies/search", "/v1/drivers/search"])
