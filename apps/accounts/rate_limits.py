@@ -6,8 +6,8 @@ two round trips per limit (read the history list, write it back) and is not atom
 nodes. The semantics are DRF's: "N/minute" is at most N requests in any 60 seconds, kept as a
 sorted set of the request times in the window (memory grows with the traffic of the last
 window, not with the rate). Times come from Redis's clock, so nodes with skewed clocks agree.
-A refused request is not counted. Without Redis (tests, local development on the in-memory
-cache) the same rule runs on the cache API.
+A refused request is not counted. Without Redis (tests, local development on the database
+cache) the same rule runs on the cache API, under the lock of apps.core.shared_counters.
 
 The round trip itself is lean (issue 18): the script's EVALSHA, packed once per caller, is sent
 on the request thread's own connection (apps.core.cache.send_packed, which says what happens
@@ -30,6 +30,7 @@ from rest_framework.throttling import BaseThrottle
 
 from apps.core.cache import packed_command, send_packed
 from apps.core.memo import BoundedMemo
+from apps.core.shared_counters import locked
 
 # KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
 # Returns 0 when every limit allows the request (and counts it), else the seconds to wait.
@@ -104,7 +105,14 @@ def _run_script(script, keys: list[str], args: list[int]) -> int:
 
 
 def _hit_cache_api(keys: list[str], args: list[float]) -> int:
-    """The script's rule on the cache API: for back-ends other than Redis."""
+    """The script's rule on the cache API, for back-ends other than Redis: read and written
+    under the counters' lock (apps.core.shared_counters), or every request of a burst read the
+    same history and passed."""
+    with locked(keys):
+        return _hit_histories(keys, args)
+
+
+def _hit_histories(keys: list[str], args: list[float]) -> int:
     now = time.time()
     wait, histories = 0, []
     for i, key in enumerate(keys):

@@ -65,7 +65,7 @@ def count_hits(windows: Sequence[tuple[str, int]]) -> list[tuple[int, int]]:
         )
         return [(int(flat[i]), max(1, int(flat[i + 1]))) for i in range(0, len(flat), 2)]
     answers = []
-    with _locked(backend, [key for key, _ in windows]):
+    with locked([key for key, _ in windows]):
         now = time.time()
         for key, window in windows:
             entry = backend.get(key)
@@ -85,7 +85,7 @@ def forget_hits(key: str, hits: int) -> None:
         client = backend._cache.get_client(write=True)
         client.register_script(_FORGET)(keys=[backend.make_key(key)], args=[hits])
         return
-    with _locked(backend, [key]):
+    with locked([key]):
         entry = backend.get(key)
         if not entry:
             return
@@ -98,8 +98,10 @@ def forget_hits(key: str, hits: int) -> None:
 
 
 @contextmanager
-def _locked(backend, keys: list[str]) -> Iterator[None]:
-    """While held, no other process or thread reads or writes the counters of `keys`."""
+def locked(keys: Sequence[str]) -> Iterator[None]:
+    """While held, no other process or thread reads or writes the counters of `keys` in the
+    shared cache (not Redis: what runs on Redis is atomic there, in one script)."""
+    backend = caches["default"]
     if not isinstance(backend, DatabaseCache):
         with _PROCESS_LOCK:
             yield

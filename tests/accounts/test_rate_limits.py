@@ -154,3 +154,79 @@ def test_a_command_not_sent_goes_through_redis_py_once(redis_url, monkeypatch):
     client.client_kill_filter(_type="normal", skipme=True)  # closed while idle
     assert rate_limits._run_script(script, ["k:send"], limit) == 0
     assert client.zcard("k:send") == 4
+
+
+class _SlowGets:
+    """The shared cache with its reads slowed: every request of a burst reads before any
+    writes, as on a loaded node."""
+
+    def __init__(self, cache):
+        self._cache = cache
+
+    def get(self, *args, **kwargs):
+        import time
+
+        value = self._cache.get(*args, **kwargs)
+        time.sleep(0.05)
+        return value
+
+    def __getattr__(self, name):
+        return getattr(self._cache, name)
+
+
+def _burst_allows_at_most_the_rate(monkeypatch, api_key, manager) -> None:
+    from collections import Counter
+
+    from django.core.cache import cache
+    from django.db import connection
+
+    monkeypatch.setattr(CallerRateThrottle, "api_key_rate", "5/minute")
+    monkeypatch.setattr(rate_limits, "cache", _SlowGets(cache))
+    token = bearer_for(manager)
+    start = threading.Barrier(12)
+    statuses: list[int] = []
+
+    def call() -> None:
+        client = APIClient()
+        client.credentials(HTTP_APIKEY=api_key, HTTP_AUTHORIZATION=f"Bearer {token}")
+        try:
+            start.wait()
+            statuses.append(client.get("/v1/me").status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=call) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert Counter(statuses) == {200: 5, 429: 7}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("master_data_back")
+def test_a_burst_is_allowed_at_most_the_rate_without_redis(monkeypatch, api_key, manager):
+    """Without Redis the limit is read and written under one lock (the in-memory cache of the
+    tests: this process's; the database cache: the counter's lock): a read, then a write, let
+    every request of a burst read the same history and pass."""
+    _burst_allows_at_most_the_rate(monkeypatch, api_key, manager)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("master_data_back")
+def test_a_burst_is_allowed_at_most_the_rate_on_the_database_cache(monkeypatch, api_key, manager):
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test.utils import override_settings
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the database cache from threads needs a server")
+    database_cache = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "django_cache",
+        }
+    }
+    with override_settings(CACHES=database_cache):
+        call_command("createcachetable", verbosity=0)
+        _burst_allows_at_most_the_rate(monkeypatch, api_key, manager)
