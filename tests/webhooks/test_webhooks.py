@@ -101,6 +101,26 @@ def test_rotation_signs_with_both_secrets(api, carrier, private_ok):
     assert len(receiver.headers[0]["webhook-signature"].split(" ")) == 2
 
 
+def test_a_second_rotation_keeps_the_secret_it_replaces_and_ends_the_older_overlap(
+    api, carrier, private_ok
+):
+    """Two secrets sign at most (docs/webhooks.md): after rotating twice, the first secret (a
+    leaked one, say) no longer verifies; the one the second rotation replaced still does."""
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url)
+        first = hook["secret"]
+        second = api.post(f"/v1/webhooks/{hook['id']}/rotate-secret").json()["secret"]
+        third = api.post(f"/v1/webhooks/{hook['id']}/rotate-secret").json()["secret"]
+        assert len({first, second, third}) == 3
+        for secret, name in ((second, "B"), (third, "C"), (first, "A")):
+            receiver.secret = secret
+            api.put(f"/v1/clients/{carrier.id}", {"clientName": name}, format="json")
+            run_due()
+    assert [p["data"]["clientName"] for p in receiver.received] == ["B", "C"]
+    assert len(receiver.rejected) == 1
+    assert all(len(h["webhook-signature"].split(" ")) == 2 for h in receiver.headers)
+
+
 def test_wrong_secret_fails_verification(api, carrier, private_ok):
     with Receiver(secret="whsec_" + base64.b64encode(b"x" * 32).decode()) as receiver:
         subscribe(api, receiver.url)
