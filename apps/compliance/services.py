@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TypedDict, Unpack
 
@@ -56,7 +57,8 @@ def federal_minimum_ensure(*, agency_ids: Iterable[int]) -> int:
 def _code_from_name(name: str, agency_id: int) -> str:
     """The name's slug ("profile" for a name with no ASCII letter or digit), numbered from 2
     when the agency has it already: the caller sent no code, so none of theirs can clash."""
-    base = slugify(name)[:50].strip("-") or "profile"
+    # A slug keeps underscores and runs of dashes, which a code does not take.
+    base = re.sub(r"[-_]+", "-", slugify(name))[:50].strip("-") or "profile"
     if base.isdigit():
         base = f"profile-{base}"[:50]
     taken = set(

@@ -154,6 +154,24 @@ def test_a_default_code_taken_already_gets_a_number(api):
     ]
 
 
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("Shipper_Contract", "shipper-contract"),
+        ("ACME_2026 rules", "acme-2026-rules"),
+        ("__a__b__", "a-b"),
+        ("_1_", "profile-1"),
+        ("a-_-b", "a-b"),
+    ],
+)
+def test_a_default_code_is_a_code_whatever_the_name_holds(api, name, code):
+    """Django's slug keeps underscores, which a code does not take: the name's default code
+    was refused, as a 400 on a `code` the caller never sent."""
+    response = api.post(URL, {"name": name, "rules": [{"kind": "federal_minimum"}]}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["code"] == code
+
+
 def test_a_default_code_with_a_number_stays_within_fifty_characters(api):
     name = "A" * 60
     rules = [{"kind": "federal_minimum"}]
