@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from simple_history.models import HistoricalRecords
 
+from apps.core.camel_case import camel
 from apps.core.serializers import UtcDateTimeField
 
 CHANGE_TYPES = {"+": "created", "~": "changed", "-": "deleted"}
@@ -37,8 +38,26 @@ def history_user(user) -> Iterator[None]:
             context.request = previous
 
 
-def audit_trail(records) -> list[dict]:
-    """Newest first: each change with its author and the fields it changed.
+def api_field_names(serializer_class) -> dict[str, str]:
+    """Model field name -> the camelCase name the API shows it under (the serializer's first
+    field reading it, by name or by its column: `make` -> `makeId`, `client` -> `clientId`).
+    Model fields the API does not show (denormalised copies, lookup keys) are not in it."""
+    by_source: dict[str, str] = {}
+    for name, field in serializer_class().fields.items():
+        if field.source != "*" and "." not in field.source:
+            by_source.setdefault(field.source, camel(name))
+    model = serializer_class.Meta.model
+    names = {}
+    for field in model._meta.concrete_fields:
+        shown = by_source.get(field.name) or by_source.get(field.attname)
+        if shown:
+            names[field.name] = shown
+    return names
+
+
+def audit_trail(records, names: dict[str, str]) -> list[dict]:
+    """Newest first: each change with its author and the fields it changed, named as the API
+    names them (`names`, from `api_field_names`; fields it does not show are left out).
 
     `records` are an object's prefetched historical records (any order); no query is made.
     """
@@ -47,7 +66,8 @@ def audit_trail(records) -> list[dict]:
     for record in ordered:
         fields = []
         if previous is not None and record.history_type == "~":
-            fields = sorted(change.field for change in record.diff_against(previous).changes)
+            changed = record.diff_against(previous).changes
+            fields = sorted({names[c.field] for c in changed if c.field in names})
         entries.append(
             {
                 "at": UtcDateTimeField().to_representation(record.history_date),
@@ -57,4 +77,4 @@ def audit_trail(records) -> list[dict]:
             }
         )
         previous = record
-    return entries[::-1][:SHOWN]
+    return entries[::-1]

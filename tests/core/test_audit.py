@@ -37,8 +37,35 @@ def test_vehicle_detail_reads_its_audit_from_the_history(api, agency):
     audit = api.get(f"/v1/vehicles/{created['id']}").json()["audit"]
     assert [c["type"] for c in audit["changes"]] == ["changed", "created"]
     assert audit["changes"][0]["by"] == "manager"
-    assert audit["changes"][0]["fields"] == ["stated_value", "unit"]
+    assert audit["changes"][0]["fields"] == ["statedValue", "unit"]
     assert audit["changes"][0]["at"].endswith("Z")
+    assert audit["changeCount"] == 2
+
+
+def test_the_audit_names_fields_as_the_api_does_and_counts_what_it_leaves_out(api, agency):
+    """camelCase, as every key (contract section 6), under the name the vehicle answer shows;
+    a field the API does not show is not named; past the newest 20 changes, `changeCount`
+    says how many there are."""
+    vehicle = VehicleFactory(client=ClientFactory(agency=agency), serial_number=VIN)
+    url = f"/v1/vehicles/{vehicle.id}"
+    for change, fields in [
+        ({"makes": "Volvo", "unitType": "Trailer"}, ["makeId", "unitTypeId"]),
+        (
+            {"licensePlate": "TX1", "licensePlateState": "TX", "garagingAddress": "1 Main"},
+            ["garagingAddress", "licensePlate", "licensePlateStateId"],
+        ),
+    ]:
+        assert api.put(url, change, format="json").status_code == 200
+        answer = api.get(url).json()
+        assert answer["audit"]["changes"][0]["fields"] == fields
+        assert set(fields) <= set(answer)  # each a key of the vehicle's own answer
+    before = answer["audit"]["changeCount"]
+    for n in range(25):
+        assert api.put(url, {"unit": f"N{n}"}, format="json").status_code == 200
+    audit = api.get(url).json()["audit"]
+    assert audit["changeCount"] == before + 25
+    assert len(audit["changes"]) == 20
+    assert [change["fields"] for change in audit["changes"]] == [["unit"]] * 20
 
 
 def test_every_audited_write_is_recorded_with_its_author(api, agency):

@@ -264,7 +264,14 @@ def test_detail_has_drivers_coverages_lienholder_billing_and_audit(api, carrier,
             }
         ],
     }
-    assert set(body["audit"]) == {"createdAt", "createdBy", "updatedAt", "updatedBy", "changes"}
+    assert set(body["audit"]) == {
+        "createdAt",
+        "createdBy",
+        "updatedAt",
+        "updatedBy",
+        "changes",
+        "changeCount",
+    }
 
 
 def test_detail_query_count_does_not_grow_with_coverages(

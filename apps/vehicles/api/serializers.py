@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import functools
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.dates import today
-from apps.core.history import audit_trail
+from apps.core.history import SHOWN, api_field_names, audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.models import is_live
 from apps.core.serializers import (
@@ -193,16 +195,33 @@ class BillingSerializer(serializers.Serializer):
         return UnitPremiumSerializer(vehicle_premiums(vehicle), many=True).data
 
 
+@functools.cache
+def _vehicle_field_names() -> dict[str, str]:
+    return api_field_names(VehicleSerializer)
+
+
 class AuditSerializer(serializers.Serializer):
     created_at = UtcDateTimeField()
     created_by = serializers.CharField(source="created_by.username", allow_null=True)
     updated_at = UtcDateTimeField()
     updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
     changes = serializers.SerializerMethodField()
+    change_count = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_changes(self, vehicle) -> list:
-        return audit_trail(vehicle_history(vehicle))
+        """The newest SHOWN changes; `changeCount` says how many there are in all."""
+        return audit_trail(self._records(vehicle), _vehicle_field_names())[:SHOWN]
+
+    def get_change_count(self, vehicle) -> int:
+        return len(self._records(vehicle))
+
+    def _records(self, vehicle) -> list:
+        """The vehicle's audit records, read once for both fields."""
+        records = self.__dict__.setdefault("_history", {})
+        if vehicle.pk not in records:
+            records[vehicle.pk] = list(vehicle_history(vehicle))
+        return records[vehicle.pk]
 
 
 class VehicleDetailSerializer(VehicleSerializer):
