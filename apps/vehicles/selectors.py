@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -19,7 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from apps.coverages.choices import CoverageStatus
+from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
 from apps.policies.models import Policy, PolicyRate
@@ -76,14 +77,22 @@ class UnitPremium:
     annual_premium: Decimal
 
 
-def vehicle_premiums(vehicle: Vehicle) -> list[UnitPremium]:
-    """The unit's annual premium on each policy it is scheduled on, from the policy's rate for
-    its unit type (prefetched by `vehicle_detail_queryset`: no query)."""
+def vehicle_covering_periods(vehicle: Vehicle, on: dt.date) -> list[VehicleCoverage]:
+    """The unit's periods that cover it on D (`Coverage.covered_on`: the period includes D,
+    its policy is in force on D, the unit and its client are live), from the periods
+    `vehicle_detail_queryset` prefetched: no query. What the detail's `covered`,
+    `coverageTypes` and `billing` all read."""
+    live = is_live(vehicle, "client")
+    return [c for c in vehicle.coverages.all() if c.covered_on(on, unit_live=live)]
+
+
+def vehicle_premiums(vehicle: Vehicle, on: dt.date) -> list[UnitPremium]:
+    """The unit's annual premium on each policy that covers it on D
+    (`vehicle_covering_periods`), from the policy's rate for its unit type (prefetched by
+    `vehicle_detail_queryset`: no query)."""
+    policies = {c.policy_id: c.policy for c in vehicle_covering_periods(vehicle, on)}
     premiums = []
-    for coverage in vehicle.coverages.all():
-        if coverage.coverage_status != CoverageStatus.SCHEDULED_UNIT:
-            continue
-        policy = coverage.policy
+    for policy in policies.values():
         rate = next((r for r in policy.rates.all() if r.unit_type_id == vehicle.unit_type_id), None)
         premiums.append(UnitPremium(policy, annual_unit_premium(rate, vehicle.stated_value)))
     return premiums

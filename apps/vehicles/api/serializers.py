@@ -33,7 +33,11 @@ from apps.masterdata.lookup import MasterDataField, MasterDataIdField
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
-from apps.vehicles.selectors import vehicle_history, vehicle_premiums
+from apps.vehicles.selectors import (
+    vehicle_covering_periods,
+    vehicle_history,
+    vehicle_premiums,
+)
 
 
 class VinField(serializers.CharField):
@@ -178,7 +182,7 @@ class LienholderRefSerializer(serializers.Serializer):
 
 
 class UnitPremiumSerializer(serializers.Serializer):
-    """What the unit costs a year on a policy it is scheduled on."""
+    """What the unit costs a year on a policy that covers it."""
 
     policy_id = serializers.IntegerField(source="policy.id")
     policy_number = serializers.CharField(source="policy.policy_number", allow_null=True)
@@ -192,7 +196,8 @@ class BillingSerializer(serializers.Serializer):
 
     @extend_schema_field(UnitPremiumSerializer(many=True))
     def get_premiums(self, vehicle) -> list:
-        return UnitPremiumSerializer(vehicle_premiums(vehicle), many=True).data
+        premiums = vehicle_premiums(vehicle, context_date(self))
+        return UnitPremiumSerializer(premiums, many=True).data
 
 
 @functools.cache
@@ -254,8 +259,7 @@ class VehicleDetailSerializer(VehicleSerializer):
         return super().to_representation(vehicle)
 
     def _covering(self, vehicle) -> list:
-        on, live = context_date(self), self.context["unit_live"]
-        return [a for a in vehicle.coverages.all() if a.covered_on(on, unit_live=live)]
+        return vehicle_covering_periods(vehicle, context_date(self))
 
     def get_coverage_types(self, vehicle) -> list[str]:
         return sorted({a.policy.coverage_type.code for a in self._covering(vehicle)})
