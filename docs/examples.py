@@ -266,7 +266,8 @@ def EXAMPLES(Example, *, refresh: str):
             "/v1/vehicles/coverages",
             {"vehicleId": 5, "policyId": 1, "policyAddedDate": f"{year}-06-01"},
             note="Active policy: `policyAddedDate` is required and inside the term. Future "
-            "policy: the date is the policy's effective date.",
+            "policy: the date is the policy's effective date (scheduled again: the end of the "
+            "earlier period, if later; it must still be inside the term).",
         ),
         Example(
             "Schedule it again (already scheduled)",
@@ -290,7 +291,8 @@ def EXAMPLES(Example, *, refresh: str):
             "PUT",
             "/v1/vehicles/coverages",
             {"vehicleId": 5, "policyId": 1, "coverageStatus": 1},
-            note="`policyRemovedDate` defaults to today; 2 declines the same way.",
+            note="`policyRemovedDate` defaults to today (the policy's end if that has come) "
+            "and may not be after the policy's end; 2 declines the same way.",
         ),
         Example(
             "Schedule a driver on an OA policy",

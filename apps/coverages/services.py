@@ -123,21 +123,34 @@ def _check_after_earlier_periods(periods, added: dt.date) -> None:
         )
 
 
-def _check_schedulable(policy: Policy, added: dt.date) -> None:
-    """A period starts on a day the policy can cover (`Policy.schedulable_on`); refused, the
-    message names the term and the bound the date crosses (its start, or its end: the
-    expiration, or a cancellation that comes first)."""
-    if policy.schedulable_on(added):
-        return
+def _outside_term(policy: Policy, day: dt.date) -> str:
+    """The refusal of a date outside the policy's term: the whole term and the bound the date
+    crosses (its start, or its end: the expiration, or a cancellation that comes first)."""
     start, end = policy.effective_date.isoformat(), policy.ends_on.isoformat()
     crossed = (
         f"the policy starts on {start}"
-        if added < policy.effective_date
+        if day < policy.effective_date
         else f"the policy ends on {end}"
     )
-    raise ValidationError(
-        {"policy_added_date": f"Must be inside the policy term ({start} to {end}): {crossed}."}
-    )
+    return f"Must be inside the policy term ({start} to {end}): {crossed}."
+
+
+def _check_schedulable(policy: Policy, added: dt.date) -> None:
+    """A period starts on a day the policy can cover (`Policy.schedulable_on`); refused, the
+    message names the term and the bound the date crosses (`_outside_term`)."""
+    if not policy.schedulable_on(added):
+        raise ValidationError({"policy_added_date": _outside_term(policy, added)})
+
+
+def _check_removable(policy: Policy, coverage, removed: dt.date) -> None:
+    """A removal or decline takes effect by the policy's end at the latest (`ends_on`, the
+    first day out of force: on it, the unit was covered through the policy's last day). Later,
+    it would declare the unit covered, or its coverage declined, past the term, and a
+    rescheduling, which starts where the earlier period ended, would start outside it. A period
+    that starts after the end (the policy was cut short after it was scheduled) may still be
+    removed on its first day: it never covers a day."""
+    if removed > max(policy.ends_on, coverage.policy_added_date):
+        raise ValidationError({"policy_removed_date": _outside_term(policy, removed)})
 
 
 def _log(coverage, subject: Subject, *, user, effective_date: dt.date) -> None:
@@ -195,7 +208,9 @@ def coverage_assign(
     )
     if all(p.policy_removed_date is not None for p in periods):  # else a 409, below
         if status == PolicyStatus.FUTURE:
+            # After the earlier period's end, if later: still a day the policy can cover.
             added = max(added, _last_end(periods) or added)
+            _check_schedulable(policy, added)
         _check_after_earlier_periods(periods, added)
     coverage = subject.coverage(
         **{subject.field: target},
@@ -231,7 +246,8 @@ def coverage_update(
     ahead may move either way). A later date, or the other ending status, would declare the
     unit covered, or differently uncovered, for days already answered; the unit is scheduled
     again with POST instead. An open period moved to the added date it has changes nothing
-    either (no save, no logged change, no event)."""
+    either (no save, no logged change, no event). A removal or decline takes effect by the
+    policy's end at the latest (`_check_removable`)."""
     status = coverage_status
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
@@ -254,9 +270,10 @@ def coverage_update(
     if coverage is None:
         raise NotFound(f"The {subject.noun} has never been scheduled on this policy.")
     coverage.policy = policy  # read and locked above
-    # A removal without a date takes effect today, or on the period's first day when that is
-    # still ahead (a future policy's unit): then it never covered a day.
-    default_end = max(today(), coverage.policy_added_date)
+    # A removal without a date takes effect today, or on the policy's end when that has come
+    # (the unit was covered by nothing since: `_check_removable`), or on the period's first day
+    # when that is still ahead (a future policy's unit): then it never covered a day.
+    default_end = max(min(today(), policy.ends_on), coverage.policy_added_date)
     if status in ENDING_STATUSES and coverage.policy_removed_date is not None:
         ended = coverage.policy_removed_date
         came = ended <= today()
@@ -277,6 +294,7 @@ def coverage_update(
         removed = policy_removed_date or default_end
         if removed < coverage.policy_added_date:
             raise ValidationError({"policy_removed_date": "Cannot precede the policy added date."})
+        _check_removable(policy, coverage, removed)
         coverage.coverage_status = status
         coverage.policy_removed_date = removed
         effective = removed
