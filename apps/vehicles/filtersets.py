@@ -65,8 +65,9 @@ class CoverageStatusFilter(django_filters.TypedChoiceFilter):
     """The coverage status of the vehicle's latest period (an annotation, not a column)."""
 
 
-class PolicyVehicleFilterSet(django_filters.FilterSet):
-    """Filters over the vehicle and over its latest period on the policy."""
+class PolicyVehicleFilterSet(DeletedFilterSet):
+    """Filters over the vehicle and over its latest period on the policy; a deleted vehicle is
+    left out unless `deleted` asks for it, as on every vehicle list (`DeletedFilterSet`)."""
 
     make = MakeFilter(field_name="make")
     minValue = MoneyFilter(field_name="stated_value", lookup_expr="gte")

@@ -142,7 +142,8 @@ def vehicle_history(vehicle: Vehicle):
 
 def policy_vehicle_queryset(*, policy) -> QuerySet[Vehicle]:
     """The vehicles scheduled on a policy (the caller has checked the policy is visible), each
-    once, annotated with its latest period on it."""
+    once, annotated with its latest period on it; deleted ones included, for the list's
+    `deleted` filter to leave out or ask for (`PolicyVehicleFilterSet`)."""
     # Each vehicle once, joined to its latest period on the policy: the one no later period
     # (by added date, then id) follows. One filter() call, so the anti-join's OuterRefs use
     # the same join; ordered by the period's added date and the vehicle id, page 1 of a

@@ -79,7 +79,8 @@ class PolicyVehiclesView(ListAPIView):
 
     The spec promises "paginated vehicles of the policy": an item is the vehicle (its `id` is
     the vehicle's), not a scheduling period; a unit removed and scheduled again appears once,
-    with the period that began last. Status filters and sorts apply to that period.
+    with the period that began last. Status filters and sorts apply to that period. A deleted
+    vehicle is listed only when `deleted` asks for it, as on every vehicle list.
     """
 
     serializer_class = PolicyVehicleSerializer
