@@ -15,17 +15,17 @@ def client_queryset(*, user) -> QuerySet[Client]:
     )
 
 
-def visible_client(user, client_id: int, *, field: str = "client_id") -> Client:
+def visible_client(user, client_id: int, *, field: str = "client_id", lock: bool = True) -> Client:
     """A live client the user may see, or a 400 naming the field (never a hint it exists).
     For the write that names it (in its transaction): the client's row is locked, so a
     deletion or a move of the client and this write come one after the other, and a client
-    deleted meanwhile is no longer live here (a policy or unit created on it answered 201)."""
-    client = (
-        Client.objects.for_user(user)
-        .live()
-        .select_for_update(no_key=True, of=("self",))
-        .filter(pk=client_id)
-    ).first()
+    deleted meanwhile is no longer live here (a policy or unit created on it answered 201).
+    `lock=False` for a client named only to be refused (another than the one the write locked
+    first): no second client's lock, taken out of the order every write takes them in."""
+    clients = Client.objects.for_user(user).live()
+    if lock:
+        clients = clients.select_for_update(no_key=True, of=("self",))
+    client = clients.filter(pk=client_id).first()
     if client is None:
         raise ValidationError({field: "No client with this id."})
     return client

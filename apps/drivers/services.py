@@ -101,17 +101,28 @@ def driver_update(*, user, instance: Driver, **changes: Unpack[DriverChanges]) -
 
 @transaction.atomic
 def driver_vehicle_link(
-    *, user, vehicle_id: int, driver_id: int, **new_driver: Unpack[DriverFields]
+    *,
+    user,
+    vehicle_id: int,
+    driver_id: int,
+    client_id: int | None = None,
+    **new_driver: Unpack[DriverFields],
 ) -> DriverVehicle:
     """Associate a driver with a vehicle of the same client.
 
     `driver_id` > 0 names an existing driver; 0 creates the driver from `new_driver` first.
+    `client_id`, if given, must be the vehicle's client: one the caller cannot see is a 400 as
+    for any client a write names, another visible one a 400 too (never a driver put under a
+    client the caller did not name).
     """
     # The vehicle and the driver locked, so that a move of either (refused while it has links)
     # waits for this link; their client first (a driver created here names it), as every write
     # takes them. Both live, of a live client, as a scheduling finds them.
     client_lock_first(Vehicle, vehicle_id)
     vehicle = live_reference(Vehicle.objects, user, vehicle_id, field="vehicle_id")
+    if client_id is not None and client_id != vehicle.client_id:
+        visible_client(user, client_id, lock=False)
+        raise ValidationError({"client_id": "Must be the vehicle's client."})
     if driver_id == 0:
         if not user.has_perm("drivers.add_driver"):
             raise PermissionDenied("Creating a driver needs the add_driver permission.")

@@ -310,6 +310,43 @@ def test_link_rejects_hidden_missing_and_cross_client_references(api, carrier, r
         )
 
 
+def test_link_refuses_a_client_id_other_than_the_vehicles(api, carrier, rival, agency):
+    # Contract section 4: a clientId the caller cannot see is a 400 as if it did not exist; a
+    # visible one that is not the vehicle's client would put the driver under a client the
+    # caller did not name. Neither writes anything.
+    vehicle = VehicleFactory(client=carrier)
+    driver = DriverFactory(client=carrier)
+    own_other = ClientFactory(agency=agency)
+    new_driver = {"vehicleId": vehicle.id, "driverId": 0, "firstName": "New", "lastName": "Guy"}
+    for body, message in (
+        ({**new_driver, "clientId": rival.id}, "No client with this id."),
+        ({**new_driver, "clientId": 999999}, "No client with this id."),
+        ({**new_driver, "clientId": own_other.id}, "Must be the vehicle's client."),
+        (
+            {"vehicleId": vehicle.id, "driverId": driver.id, "clientId": own_other.id},
+            "Must be the vehicle's client.",
+        ),
+    ):
+        refused = assert_problem(api.post("/v1/drivers/vehicles", body, format="json"), 400)
+        assert field_errors(refused) == {"clientId": message}
+    assert list(Driver.objects.all()) == [driver]
+    assert not DriverVehicle.objects.exists()
+
+
+def test_link_takes_the_vehicles_client_id(api, carrier):
+    vehicle = VehicleFactory(client=carrier)
+    body = {
+        "vehicleId": vehicle.id,
+        "driverId": 0,
+        "firstName": "New",
+        "lastName": "Guy",
+        "clientId": carrier.id,
+    }
+    response = api.post("/v1/drivers/vehicles", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["driver"]["clientId"] == carrier.id
+
+
 def test_link_needs_change_driver(viewer_api, carrier):
     driver, vehicle = DriverFactory(client=carrier), VehicleFactory(client=carrier)
     assert_problem(

@@ -60,9 +60,7 @@ class DriverVehicleView(APIView):
         body = DriverVehicleRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         with transaction.atomic():
-            # The vehicle names the client: a clientId in the body is not used.
-            fields = {k: v for k, v in body.validated_data.items() if k != "client_id"}
-            link = driver_vehicle_link(user=request.user, **fields)
+            link = driver_vehicle_link(user=request.user, **body.validated_data)
         driver = driver_queryset(user=request.user).get(pk=link.driver_id)
         data = {
             "id": link.id,
