@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.clients.selectors import visible_client
+from apps.core.dates import today
 from apps.core.services import (
     client_lock_first,
     live_reference,
@@ -61,6 +62,9 @@ def _normalized(fields: dict) -> dict:
 
 
 def _check_dates(driver: Driver) -> None:
+    """A driver is born by today (the service's) and hired after birth."""
+    if driver.date_of_birth and driver.date_of_birth > today():
+        raise ValidationError({"date_of_birth": "Cannot be after today."})
     if driver.date_of_birth and driver.hire_date and driver.hire_date < driver.date_of_birth:
         raise ValidationError({"hire_date": "Cannot precede the date of birth."})
 

@@ -10,6 +10,7 @@ import pytest
 from django.core.files.base import ContentFile
 
 from apps.clients.models import Client
+from apps.core.dates import today
 from apps.coverages.models import CoverageEvent, VehicleCoverage
 from apps.documents.models import Module
 from apps.documents.services import document_upload
@@ -169,6 +170,18 @@ def test_driver_form_applies_the_services_date_rule(staff_client, agency):
     assert "Cannot precede the date of birth" in response.content.decode()
     driver.refresh_from_db()
     assert driver.hire_date is None
+
+
+def test_driver_form_shows_a_future_date_of_birth_on_its_field(staff_client, agency):
+    driver = DriverFactory(client=ClientFactory(agency=agency), date_of_birth=dt.date(1990, 5, 1))
+    born = (today() + dt.timedelta(days=1)).isoformat()
+    response = change(staff_client, driver, date_of_birth=born)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "date_of_birth": ["Cannot be after today."]
+    }
+    driver.refresh_from_db()
+    assert driver.date_of_birth == dt.date(1990, 5, 1)
 
 
 def test_policy_limits_inline_saves_through_the_service(staff_client, agency):

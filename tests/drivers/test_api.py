@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
+from apps.core.dates import today, us_text
 from apps.drivers.models import Driver, DriverVehicle
 from apps.masterdata.models import City, State
 from tests.clients.test_api import field_errors
@@ -97,6 +100,36 @@ def test_create_rejects_bad_values(api, carrier, extra, field):
         assert_problem(api.post("/v1/drivers", payload(carrier, **extra), format="json"), 400)
     )
     assert not Driver.objects.exists()
+
+
+def future_days():
+    tomorrow = today() + dt.timedelta(days=1)
+    return [us_text(tomorrow), tomorrow.isoformat(), "12-31-9999"]
+
+
+def test_a_date_of_birth_after_today_is_400_on_create(api, carrier):
+    for born in future_days():
+        body = payload(carrier, dateOfBirth=born)
+        refused = assert_problem(api.post("/v1/drivers", body, format="json"), 400)
+        assert field_errors(refused) == {"dateOfBirth": "Cannot be after today."}
+    assert not Driver.objects.exists()
+
+
+def test_a_date_of_birth_after_today_is_400_on_update(api, carrier):
+    driver = DriverFactory(client=carrier, date_of_birth=dt.date(1990, 5, 1))
+    for born in future_days():
+        sent = api.put(f"/v1/drivers/{driver.id}", {"dateOfBirth": born}, format="json")
+        assert field_errors(assert_problem(sent, 400)) == {"dateOfBirth": "Cannot be after today."}
+    driver.refresh_from_db()
+    assert driver.date_of_birth == dt.date(1990, 5, 1)
+
+
+def test_a_date_of_birth_of_today_is_accepted(api, carrier):
+    # Today is the service's (contract section 6), as every date rule reads it.
+    born = us_text(today())
+    created = api.post("/v1/drivers", payload(carrier, dateOfBirth=born), format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["dateOfBirth"] == born
 
 
 def test_filters_and_legacy_search_agree(api, carrier, agency):
