@@ -9,9 +9,10 @@ from django.db.models import Model, Q
 from django.db.models.functions import Lower
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from apps.core.camel_case import camel
-from apps.core.serializers import StrictCharField
+from apps.core.serializers import StrictCharField, StrictIntegerField
 from apps.masterdata.models import City, CoverageType, State, city_outside_state, name_key
 
 
@@ -154,25 +155,24 @@ class MasterDataField(serializers.Field):
 
 
 @extend_schema_field({"type": "integer", "nullable": True})
-class MasterDataIdField(serializers.Field):
-    """The same reference by its integer id (`stateId`)."""
-
-    default_error_messages = {"invalid": "Expected an integer id."}
+class MasterDataIdField(StrictIntegerField):
+    """The same reference by its integer id (`stateId`): an id as every other id field takes
+    one (a JSON integer, not text, a float or a boolean, within 1..2^63-1, with the same
+    messages), then the row it names."""
 
     def __init__(self, model: type[Model], **kwargs):
         self.model = model
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
         super().__init__(**kwargs)
 
-    def to_internal_value(self, data):
-        if isinstance(data, bool):
-            self.fail("invalid")
-        try:
-            pk = int(data)
-        except (TypeError, ValueError):
-            self.fail("invalid")
-        return resolve(self.model, pk)
+    def run_validation(self, data=empty):
+        # The integer with its range checked first (the validators compare numbers), then the
+        # row: `to_internal_value` stays the integer's.
+        pk = super().run_validation(data)
+        return pk if pk is None else resolve(self.model, pk)
 
     def to_representation(self, value):
         return value.pk if value is not None else None
