@@ -10,6 +10,22 @@ from apps.core.identifiers import dot_validator, normalize_dot
 from apps.core.params import MAX_BIGINT, is_ascii_int
 
 
+def json_value_refusal(declared: django_filters.Filter, value) -> str | None:
+    """Why `value`, a JSON value a legacy search body gives the filter `declared` (one of an
+    array's values too), cannot stand for its query parameter; None when it can. A parameter is
+    text: a string stands for any (as the query writes it), a boolean for a boolean filter, a
+    number for a numeric one; nothing else, an object or an array never (searched for as their
+    Python text, "{'x': 1}", they matched nothing)."""
+    if isinstance(value, str):
+        return None
+    if isinstance(declared, django_filters.BooleanFilter):
+        return None if isinstance(value, bool) else "Must be true or false."
+    if isinstance(declared, django_filters.NumberFilter):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return None if number else "Expected a number."
+    return "Expected a string."
+
+
 class DotFilter(django_filters.CharFilter):
     """A DOT number: 1 to 8 ASCII digits, else 400; compared in its normal form."""
 

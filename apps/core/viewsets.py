@@ -18,6 +18,7 @@ from rest_framework.viewsets import GenericViewSet
 
 from apps.core.camel_case import camel
 from apps.core.converters import ID_SEGMENT
+from apps.core.filters import json_value_refusal
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
 from apps.core.params import parse_positive_int
 from apps.core.prepared import record_by_key
@@ -165,9 +166,20 @@ class LegacySearchMixin:
         )
         params = QueryDict(mutable=True)
         repeatable = repeatable_params(type(self))
-        repeated = {}
+        filterset_class = getattr(self, "filterset_class", None)
+        declared = filterset_class.base_filters if filterset_class is not None else {}
+        refused, repeated = {}, {}
         for key, value in (data["filter"] or {}).items():
             key = camel(key)
+            values = value if isinstance(value, list) else [value]
+            if key in declared and value is not None:
+                # Each value in a JSON type its GET parameter's text can stand for.
+                refusal = next(
+                    filter(None, (json_value_refusal(declared[key], v) for v in values)), None
+                )
+                if refusal:
+                    refused[f"filter.{key}"] = refusal
+                    continue
             if isinstance(value, list):
                 # Several values where the GET list takes one parameter once: refused as it
                 # refuses the parameter sent twice, never the last value taken silently.
@@ -176,10 +188,11 @@ class LegacySearchMixin:
                 params.setlist(key, [_param(v) for v in value])
             elif value is not None:
                 params[key] = _param(value)
+        if refused:
+            raise ValidationError(refused, code="invalid")
         if repeated:
             raise ValidationError(repeated, code="repeated")
         queryset = self.get_queryset()
-        filterset_class = getattr(self, "filterset_class", None)
         if filterset_class is not None:
             filterset = filterset_class(params, queryset=queryset, request=request)
             if not filterset.is_valid():
@@ -195,7 +208,9 @@ class LegacySearchMixin:
                     {f"filter.{camel(k)}": v for k, v in exc.detail.items()}
                 ) from None
         sort = data["sort_by"].strip()
-        if sort and data["sort_order"].lower() == "desc":
+        descending = data["sort_order"].lower() == "desc"
+        if sort and descending:
+            # Each key reversed, its sign included: "-lastName" with "desc" is ascending.
             sort = ",".join(
                 name[1:] if name.startswith("-") else f"-{name}" for name in sort.split(",")
             )
@@ -203,6 +218,9 @@ class LegacySearchMixin:
             terms = order_by_for(sort, sort_fields_of(self), getattr(self, "default_sort", ("id",)))
         except ValidationError:
             raise ValidationError({"sortBy": [f"Cannot sort by '{data['sort_by']}'."]}) from None
+        if not sort and descending:
+            # No sortBy: the default order reversed, its tie-break by id too.
+            terms = [term[1:] if term.startswith("-") else f"-{term}" for term in terms]
         result = Page(queryset.order_by(*terms), page=page, limit=limit)
         items = self.get_serializer(result.rows, many=True).data
         return Response(LegacySearchPageSerializer.shape(result, items))

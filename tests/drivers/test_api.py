@@ -215,6 +215,79 @@ def test_legacy_search_refuses_several_values_of_a_single_value_filter(api, carr
     assert [d["id"] for d in one.json()["items"]] == [active.id]
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("q", {"x": 1}, "Expected a string."),
+        ("q", 123, "Expected a string."),
+        ("q", True, "Expected a string."),
+        ("q", [{"x": 1}], "Expected a string."),
+        ("q", [["maria"]], "Expected a string."),
+        ("licenseNumber", 12345678, "Expected a string."),
+        ("status", {"value": "ACTIVE"}, "Expected a string."),
+        ("licenseState", {"code": "TX"}, "Expected a string."),
+        ("licenseState", 43, "Expected a string."),  # the GET parameter is a name or code
+        ("clientId", {"id": 1}, "Expected a number."),
+        ("clientId", True, "Expected a number."),
+        ("clientId", [[1]], "Expected a number."),
+    ],
+)
+def test_legacy_search_refuses_a_filter_value_of_another_json_type(
+    api, carrier, name, value, message
+):
+    # The filter takes what its GET parameter does: text where the parameter is text (an object
+    # or a number was searched for as its Python text, "{'x': 1}", and answered no rows).
+    DriverFactory(client=carrier, first_name="Maria")
+    body = {"filter": {name: value}}
+    refused = assert_problem(api.post("/v1/drivers/search", body, format="json"), 400)
+    assert field_errors(refused) == {f"filter.{name}": message}
+
+
+def test_legacy_search_takes_each_filter_in_its_json_type(api, carrier, agency):
+    maria = DriverFactory(
+        client=carrier,
+        first_name="Maria",
+        license_number="TX1",
+        license_state=State.objects.get(code="TX"),
+    )
+    DriverFactory(client=ClientFactory(agency=agency), first_name="James")
+    for body_filter in (
+        {"clientId": carrier.id},
+        {"clientId": str(carrier.id)},  # as the GET parameter is written
+        {"q": "maria"},
+        {"q": ["maria"]},
+        {"licenseNumber": "tx1"},
+        {"licenseState": "TX"},
+        {"licenseState": "texas"},
+        {"status": "active", "q": None},
+    ):
+        found = api.post("/v1/drivers/search", {"filter": body_filter}, format="json")
+        assert found.status_code == 200, (body_filter, found.content)
+        ids = [d["id"] for d in found.json()["items"]]
+        assert maria.id in ids, body_filter
+
+
+def test_legacy_search_desc_without_sort_by_reverses_the_default_order(api, carrier):
+    for last, first in (("Baker", "Zoe"), ("Adams", "Yan"), ("Baker", "Amy"), ("Adams", "Yan")):
+        DriverFactory(client=carrier, last_name=last, first_name=first)
+    default = [d["id"] for d in api.get("/v1/drivers").json()["results"]]
+    for order in ("desc", "DESC"):
+        body = {"sortOrder": order}
+        reversed_ = api.post("/v1/drivers/search", body, format="json").json()["items"]
+        assert [d["id"] for d in reversed_] == default[::-1]
+    ascending = api.post("/v1/drivers/search", {"sortOrder": "asc"}, format="json").json()
+    assert [d["id"] for d in ascending["items"]] == default
+
+
+def test_legacy_search_desc_of_a_descending_key_is_ascending(api, carrier):
+    # sortBy "-lastName" with sortOrder "desc": each reverses the other (documented).
+    adams = DriverFactory(client=carrier, last_name="Adams")
+    baker = DriverFactory(client=carrier, last_name="Baker")
+    body = {"sortBy": "-lastName", "sortOrder": "desc"}
+    items = api.post("/v1/drivers/search", body, format="json").json()["items"]
+    assert [d["id"] for d in items] == [adams.id, baker.id]
+
+
 def test_put_is_partial(api, carrier):
     driver = DriverFactory(client=carrier, first_name="Ana")
     body = api.put(f"/v1/drivers/{driver.id}", {"hireDate": "02-03-2020"}, format="json").json()

@@ -281,6 +281,45 @@ def test_legacy_search_names_a_bad_filter_as_the_body_does(api, name):
     assert [e["field"] for e in refused["errors"]] == [f"filter.{name}"]
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("q", {"x": 1}, "Expected a string."),
+        ("q", 123, "Expected a string."),
+        ("policy", 12345, "Expected a string."),
+        ("deleted", {"x": 1}, "Must be true or false."),
+        ("deleted", 1, "Must be true or false."),
+        ("coverageType", ["AL", {"code": "AL"}], "Expected a string."),
+        ("clientId", [1.5, {"id": 1}], "Expected a number."),
+    ],
+)
+def test_legacy_search_refuses_a_filter_value_of_another_json_type(
+    api, carrier, name, value, message
+):
+    body = {"filter": {name: value}}
+    refused = assert_problem(api.post("/v1/policies/search", body, format="json"), 400)
+    assert field_errors(refused) == {f"filter.{name}": message}
+
+
+def test_legacy_search_takes_a_boolean_for_deleted(api, carrier):
+    live = PolicyFactory(client=carrier)
+    gone = PolicyFactory(client=carrier, deleted=True)
+    for value, expected in ((True, [gone.id]), ("true", [gone.id]), (False, [live.id])):
+        found = api.post("/v1/policies/search", {"filter": {"deleted": value}}, format="json")
+        assert found.status_code == 200, found.content
+        assert [p["id"] for p in found.json()["items"]] == expected
+
+
+def test_legacy_search_desc_without_sort_by_reverses_the_default_order(api, carrier):
+    start = today() - dt.timedelta(days=100)
+    for days in (0, 10, 10, 5):
+        PolicyFactory(client=carrier, effective_date=start + dt.timedelta(days=days))
+    default = [p["id"] for p in api.get("/v1/policies").json()["results"]]
+    body = {"sortOrder": "desc"}
+    items = api.post("/v1/policies/search", body, format="json").json()["items"]
+    assert [p["id"] for p in items] == default[::-1]
+
+
 def test_legacy_search_refuses_several_values_of_a_single_value_filter(api, carrier, agency):
     other = ClientFactory(agency=agency)
     PolicyFactory(client=carrier)
