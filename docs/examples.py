@@ -578,7 +578,8 @@ def EXAMPLES(Example, *, refresh: str):
             "(366 when the policy year holds February 29th), rounded half-up to the cent; the "
             "totals are the sums of the rows. Create one with `python manage.py "
             "create_premium_report POLICY_ID [--period YYYY-MM] [--snapshot]`; a snapshot "
-            'answers `"source": "snapshot"` and no longer moves.',
+            'answers `"source": "snapshot"` and no longer moves (a frozen report is never '
+            "frozen again: the admin's freeze action refuses it).",
         ),
         "Change events and webhooks",
         Example(

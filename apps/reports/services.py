@@ -50,12 +50,22 @@ def premium_report_create(
 
 @transaction.atomic
 def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumReport:
-    """Freeze the computed mapping: later coverage changes no longer move it."""
+    """Freeze the computed mapping: later coverage changes no longer move it. A frozen report
+    is never frozen again (ValidationError): its snapshot is what it answered when frozen.
+
+    The report is read again under its row lock, so of two freezes at once the second waits
+    for the first and finds it frozen (SQLite: writers take the lock when they begin)."""
     report = (
         PolicyPremiumReport.objects.select_for_update(of=("self",))
         .select_related(*REPORT_RELATIONS)
         .get(pk=report.pk)
     )
+    if report.snapshot is not None:
+        frozen_at = report.snapshot_at.astimezone(dt.UTC)
+        raise ValidationError(
+            f"Frozen already on {frozen_at:%Y-%m-%d %H:%M:%S} UTC; "
+            "a frozen report is never frozen again."
+        )
     report.snapshot = dict(ReportDataSerializer(report_data_compute(report)).data)
     report.snapshot_at = timezone.now()
     report.save(update_fields=["snapshot", "snapshot_at"])
