@@ -23,6 +23,16 @@ class CamelCased(dict):
     __slots__ = ()
 
 
+class DataKeyed(dict):
+    """A mapping keyed by data, not by field names (a report's `byUnitType`, keyed by unit
+    types' names, which the admin edits): the renderer keeps its keys as they are and
+    converts only the field names inside its values. A data key is never renamed: "Day_cab
+    tractor" must stay the name its rows show, not become "DayCab tractor". Made by
+    apps.core.serializers.DataKeyedDictField."""
+
+    __slots__ = ()
+
+
 CAMEL_KEYS: dict[str, str] = {}
 _KEYS_KEPT = 4096  # field names are few; a dict keyed by data must not grow the memo forever
 

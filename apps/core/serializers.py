@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.fields import Field, SkipField, empty
 from rest_framework.relations import PKOnlyObject
 
-from apps.core.camel_case import camel
+from apps.core.camel_case import DataKeyed, camel
 from apps.core.dates import DATE_MESSAGE, date_from_text, us_text
 from apps.core.money import format_money, money_text
 
@@ -39,6 +39,15 @@ class MoneyField(serializers.DecimalField):
 
     def to_representation(self, value):
         return format_money(value)
+
+
+class DataKeyedDictField(serializers.DictField):
+    """A mapping whose keys are data (names from master data), not field names: the /v1
+    renderer sends its keys as they are and camel-cases only inside its values. Every such
+    mapping of an answer is declared with this field, so the rule is this one place."""
+
+    def to_representation(self, value):
+        return DataKeyed(super().to_representation(value))
 
 
 # The audit fields AuditedModelSerializer declares, in the order a record shows them last.

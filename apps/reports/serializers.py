@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 from rest_framework import serializers
 
-from apps.core.serializers import MoneyField, UtcDateTimeField
+from apps.core.camel_case import DataKeyed
+from apps.core.serializers import DataKeyedDictField, MoneyField, UtcDateTimeField
 
 ISO = "iso-8601"
 
@@ -20,9 +21,15 @@ ISO = "iso-8601"
 class StoredAsIs:
     # A mapping here is a snapshot's part, read back from the JSON these serializers wrote:
     # it is shown as stored; a record (a report, a row, the totals) renders through the fields.
+    # The stored keys are the fields' (snake_case, converted when rendered) and the data's as
+    # they are, which a data-keyed field's mapping keeps, as when it was computed.
     def to_representation(self, instance):
         if isinstance(instance, Mapping):
-            return dict(instance)
+            stored = dict(instance)
+            for name, field in self.fields.items():
+                if isinstance(field, DataKeyedDictField) and isinstance(stored.get(name), Mapping):
+                    stored[name] = DataKeyed(stored[name])
+            return stored
         return super().to_representation(instance)
 
 
@@ -57,7 +64,7 @@ class PremiumMappingSerializer(StoredAsIs, serializers.Serializer):
     total_premium = MoneyField()
     earned_premium = MoneyField()
     unit_count = serializers.IntegerField()
-    by_unit_type = serializers.DictField(child=UnitTypeTotalSerializer())
+    by_unit_type = DataKeyedDictField(child=UnitTypeTotalSerializer())
 
 
 class TableRowSerializer(StoredAsIs, serializers.Serializer):

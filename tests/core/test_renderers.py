@@ -21,7 +21,7 @@ from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.serializer_helpers import ReturnDict, ReturnList
 
-from apps.core.camel_case import CamelCased
+from apps.core.camel_case import CamelCased, DataKeyed
 from apps.core.renderers import CamelCaseJSONRenderer, PythonFloat, camelize
 
 
@@ -98,6 +98,20 @@ def test_camel_cased_answers_are_sent_as_they_are():
     )
     nested = {"outer_key": data}
     assert camelize(nested) == {"outerKey": data} and camelize(nested)["outerKey"] is data
+
+
+def test_a_mapping_keyed_by_data_keeps_its_keys_and_converts_inside_its_values():
+    # Its keys are names from the data (a unit type "Day_cab tractor"), never renamed; the
+    # field names inside its values are converted as everywhere else.
+    data = {
+        "by_unit_type": DataKeyed(
+            {"Day_cab tractor": {"unit_count": 1}, "box_truck": {"unit_count": 2, "x_y": None}}
+        )
+    }
+    assert CamelCaseJSONRenderer().render(data) == (
+        b'{"byUnitType":{"Day_cab tractor":{"unitCount":1},"box_truck":{"unitCount":2,"xY":null}}}'
+    )
+    assert camelize(DataKeyed(a_b=1)) == {"a_b": 1}
 
 
 # orjson's encoding: the same bytes as DRF's json.dumps, or DRF's path.

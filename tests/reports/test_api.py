@@ -247,3 +247,40 @@ def test_a_policy_of_the_year_9999_has_its_report(api, agency):
         call_command(
             "create_premium_report", str(policy.id), "--period", "9999-12", stdout=StringIO()
         )
+
+
+def test_by_unit_type_is_keyed_by_the_unit_types_names_as_written(api, agency):
+    # byUnitType is {unitType: {...}} (contract section 11): its keys are master data, which
+    # the admin edits, not field names; the renderer camel-cased "Day_cab tractor" into
+    # "DayCab tractor", a key no row's unitType matched. Computed now or frozen alike.
+    carrier = ClientFactory(agency=agency, dot="7000003")
+    policy = PolicyFactory(
+        client=carrier, effective_date=D(2026, 1, 1), expiration_date=D(2027, 1, 1)
+    )
+    for name in ("Day_cab tractor", "sleeper_cab_2", "Box Truck"):
+        kind, _ = UnitType.objects.get_or_create(name=name)
+        PolicyRate.objects.create(policy=policy, unit_type=kind, annual_rate=Decimal("3650"))
+        truck = VehicleFactory(client=carrier, unit_type=kind)
+        VehicleCoverageFactory(vehicle=truck, policy=policy, policy_added_date=D(2026, 1, 1))
+    month = {"unitCount": 1, "premium": "300.00"}
+    for snapshot in (False, True):
+        report = premium_report_create(
+            user=None, policy=policy, period="2026-11", snapshot=snapshot
+        )
+        body = api.get(f"/v1/reports/{report.id}/raw-data").json()
+        assert body["premiumMapping"]["byUnitType"] == {
+            "Box Truck": month,
+            "Day_cab tractor": month,
+            "sleeper_cab_2": month,
+        }
+        assert {row["unitType"] for row in body["tableData"]} == set(
+            body["premiumMapping"]["byUnitType"]
+        )
+    # A snapshot stores the field names in snake_case and the data as it is (so snapshots
+    # frozen before this rule render the same way): the renderer is the one that converts.
+    report.refresh_from_db()
+    assert set(report.snapshot["premium_mapping"]["by_unit_type"]) == {
+        "Box Truck",
+        "Day_cab tractor",
+        "sleeper_cab_2",
+    }
