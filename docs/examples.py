@@ -576,10 +576,13 @@ def EXAMPLES(Example, *, refresh: str):
             note="The demo report is this month's for Lone Star's auto liability policy, rated "
             "6,000 a year per tractor and 800 per trailer. Each row is annual x days / 365 "
             "(366 when the policy year holds February 29th), rounded half-up to the cent; the "
-            "totals are the sums of the rows. Create one with `python manage.py "
-            "create_premium_report POLICY_ID [--period YYYY-MM] [--snapshot]`; a snapshot "
-            'answers `"source": "snapshot"` and no longer moves (a frozen report is never '
-            "frozen again: the admin's freeze action refuses it).",
+            "totals are the sums of the rows. Policy years run from an anniversary of the "
+            "effective date to the next (a February 29th's is March 1st in other years): "
+            "`policyYearDays` is that of the year the period starts in, and a period across "
+            "an anniversary divides the days after it by the next year's days. Create one "
+            "with `python manage.py create_premium_report POLICY_ID [--period YYYY-MM] "
+            '[--snapshot]`; a snapshot answers `"source": "snapshot"` and no longer moves (a '
+            "frozen report is never frozen again: the admin's freeze action refuses it).",
         ),
         "Change events and webhooks",
         Example(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db import models
 from django.db.models import F, Q
 
 from apps.core.models import AgencyScopedQuerySet, user_stamp
-from apps.reports.prorata import policy_year_days
+from apps.reports.prorata import Window, policy_term, report_year_days
 
 
 class PolicyPremiumReportQuerySet(AgencyScopedQuerySet):
@@ -43,6 +45,13 @@ class PolicyPremiumReport(models.Model):
         return f"{self.policy} {self.period_start:%Y-%m}"
 
     @property
+    def period(self) -> Window:
+        """Its period as a half-open window."""
+        return Window(self.period_start, self.period_end + dt.timedelta(days=1))
+
+    @property
     def policy_year_days(self) -> int:
-        """The days of its policy's year, which a unit's annual premium is divided by."""
-        return policy_year_days(self.policy.effective_date)
+        """The days of the policy year its period starts in (on the policy's term), which a
+        unit's annual premium is divided by (a period across an anniversary divides the days
+        after it by the next year's)."""
+        return report_year_days(period=self.period, term=policy_term(self.policy))

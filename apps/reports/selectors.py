@@ -17,7 +17,7 @@ from apps.reports.prorata import (
     PremiumMapping,
     PremiumRow,
     ScheduledUnit,
-    Window,
+    policy_term,
     premium_mapping,
 )
 from apps.reports.prorata import premium_rows as compute_rows
@@ -35,13 +35,6 @@ REPORT_RELATIONS = (
 
 def report_queryset(*, user) -> QuerySet[PolicyPremiumReport]:
     return PolicyPremiumReport.objects.for_user(user).select_related(*REPORT_RELATIONS)
-
-
-def _term(policy) -> Window:
-    end = policy.expiration_date
-    if policy.cancellation_date is not None:
-        end = min(end, policy.cancellation_date)
-    return Window(policy.effective_date, end)
 
 
 @dataclass(frozen=True)
@@ -68,7 +61,7 @@ class RawData:
 def report_data_compute(report: PolicyPremiumReport) -> ReportData:
     """The report's data computed now (three queries, any fleet size)."""
     policy = report.policy
-    period = Window(report.period_start, report.period_end + dt.timedelta(days=1))
+    period = report.period
     rates = {rate.unit_type_id: rate for rate in PolicyRate.objects.filter(policy_id=policy.id)}
     periods = (
         VehicleCoverage.objects.filter(policy_id=policy.id, policy_added_date__lt=period.end)
@@ -94,12 +87,7 @@ def report_data_compute(report: PolicyPremiumReport) -> ReportData:
                 ),
             )
         unit.periods.append((coverage.policy_added_date, coverage.policy_removed_date))
-    rows = compute_rows(
-        units.values(),
-        period=period,
-        term=_term(policy),
-        year_days=report.policy_year_days,
-    )
+    rows = compute_rows(units.values(), period=period, term=policy_term(policy))
     return ReportData(fixed_data=report, table_data=rows, premium_mapping=premium_mapping(rows))
 
 

@@ -13,10 +13,13 @@ from apps.reports.prorata import (
     ScheduledUnit,
     UnitTypeTotal,
     Window,
+    anniversary,
     month_window,
     policy_year_days,
+    policy_year_pieces,
     premium_mapping,
     premium_rows,
+    report_year_days,
 )
 
 D = dt.date
@@ -38,8 +41,8 @@ def unit(*periods, annual="3650.00", unit_type="Tractor", vehicle_id=1) -> Sched
     )
 
 
-def rows_for(*units, period=NOVEMBER, term=YEAR_TERM, year_days=365):
-    return premium_rows(units, period=period, term=term, year_days=year_days)
+def rows_for(*units, period=NOVEMBER, term=YEAR_TERM):
+    return premium_rows(units, period=period, term=term)
 
 
 def test_month_window_and_policy_year():
@@ -70,6 +73,91 @@ def test_policy_year_days_is_the_distance_to_the_anniversary_every_day_of_four_c
     assert policy_year_days(D(2024, 2, 29)) == 366
 
 
+def _anniversaries(effective: dt.date):
+    # Built by hand, for the checks below: the same day each year, March 1st for a February
+    # 29th in a year without one.
+    year = effective.year
+    while True:
+        try:
+            yield effective.replace(year=year)
+        except ValueError:
+            yield D(year, 3, 1)
+        year += 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    effective=st.dates(min_value=D(1900, 1, 1), max_value=D(2300, 1, 1)),
+    offset=st.integers(min_value=0, max_value=12 * 366),
+)
+def test_policy_year_days_of_a_day_is_the_distance_between_the_anniversaries_around_it(
+    effective, offset
+):
+    day = effective + dt.timedelta(days=offset)
+    starts = _anniversaries(effective)
+    start, end = next(starts), next(starts)
+    while end <= day:
+        start, end = end, next(starts)
+    assert policy_year_days(effective, on=day) == (end - start).days, (effective, day)
+    assert anniversary(effective, start.year) == start
+
+
+def test_policy_years_of_a_february_29th_policy():
+    effective = D(2024, 2, 29)
+    assert [anniversary(effective, y) for y in (2025, 2027, 2028)] == [
+        D(2025, 3, 1),
+        D(2027, 3, 1),
+        D(2028, 2, 29),
+    ]
+    assert policy_year_days(effective, on=D(2025, 2, 28)) == 366  # 2024-02-29..2025-03-01
+    assert policy_year_days(effective, on=D(2027, 3, 1)) == 365  # 2027-03-01..2028-02-29
+    assert policy_year_days(effective, on=D(2028, 2, 28)) == 365
+    assert policy_year_days(effective, on=D(2028, 2, 29)) == 366  # to 2029-03-01
+
+
+def test_a_window_is_cut_at_the_anniversaries_it_holds():
+    june = month_window("2028-06")
+    assert policy_year_pieces(D(2027, 6, 15), june) == [
+        (Window(D(2028, 6, 1), D(2028, 6, 15)), 366),
+        (Window(D(2028, 6, 15), D(2028, 7, 1)), 365),
+    ]
+    assert policy_year_pieces(D(2027, 6, 1), june) == [(june, 365)]
+    assert policy_year_pieces(D(2027, 6, 1), Window(june.start, june.start)) == []
+    # A year starting in 9999 has no next anniversary to cut at.
+    november = month_window("9999-11")
+    assert policy_year_pieces(D(9998, 3, 1), november) == [(november, 366)]
+
+
+def test_a_report_shows_the_year_of_its_periods_first_day_on_the_term():
+    term = Window(D(2027, 6, 15), D(2029, 6, 15))
+    assert report_year_days(period=month_window("2028-06"), term=term) == 366
+    assert report_year_days(period=month_window("2028-07"), term=term) == 365
+    assert report_year_days(period=month_window("2027-01"), term=term) == 366  # before it
+    assert report_year_days(period=month_window("2031-01"), term=term) == 365  # after it
+    same_day = Window(D(2027, 6, 15), D(2027, 6, 15))  # cancelled on its effective date
+    assert report_year_days(period=month_window("2027-06"), term=same_day) == 366
+
+
+def test_days_across_an_anniversary_are_priced_over_their_own_year():
+    term = Window(D(2027, 6, 15), D(2029, 6, 15))
+    annual = str(365 * 366)
+    [row] = rows_for(
+        unit((D(2027, 6, 15), None), annual=annual), period=month_window("2028-06"), term=term
+    )
+    assert (row.days_on_policy, row.premium) == (30, Decimal(365 * 14 + 366 * 16))
+    # Scheduled only after the anniversary, or only before it: one year's days each.
+    [after] = rows_for(
+        unit((D(2028, 6, 20), None), annual=annual), period=month_window("2028-06"), term=term
+    )
+    assert (after.days_on_policy, after.premium) == (11, Decimal(366 * 11))
+    [before] = rows_for(
+        unit((D(2027, 6, 15), D(2028, 6, 10)), annual=annual),
+        period=month_window("2028-06"),
+        term=term,
+    )
+    assert (before.days_on_policy, before.premium) == (9, Decimal(365 * 9))
+
+
 def test_whole_month():
     [row] = rows_for(unit((D(2026, 1, 1), None)))
     assert (row.days_on_policy, row.premium) == (30, Decimal("300.00"))
@@ -95,12 +183,7 @@ def test_added_before_the_term_counts_from_the_term():
 def test_leap_year():
     february = month_window("2024-02")
     term = Window(D(2024, 1, 1), D(2025, 1, 1))
-    [row] = rows_for(
-        unit((D(2024, 1, 1), None), annual="3660.00"),
-        period=february,
-        term=term,
-        year_days=policy_year_days(D(2024, 1, 1)),
-    )
+    [row] = rows_for(unit((D(2024, 1, 1), None), annual="3660.00"), period=february, term=term)
     assert (row.days_on_policy, row.premium) == (29, Decimal("290.00"))
 
 
