@@ -61,9 +61,12 @@ def _normalized(fields: dict) -> dict:
     return data
 
 
-def _check_dates(driver: Driver) -> None:
-    """A driver is born by today (the service's) and hired after birth."""
-    if driver.date_of_birth and driver.date_of_birth > today():
+def _check_dates(driver: Driver, *, stored_birth=None) -> None:
+    """A driver is born by today (the service's) and hired after birth. A date of birth stored
+    before that first rule (`stored_birth`, kept by the update) is not judged again: an update
+    of another field must not fail on a field its caller never sent."""
+    born = driver.date_of_birth
+    if born and born != stored_birth and born > today():
         raise ValidationError({"date_of_birth": "Cannot be after today."})
     if driver.date_of_birth and driver.hire_date and driver.hire_date < driver.date_of_birth:
         raise ValidationError({"hire_date": "Cannot precede the date of birth."})
@@ -93,12 +96,13 @@ def driver_update(*, user, instance: Driver, **changes: Unpack[DriverChanges]) -
             )
         data["client"] = visible_client(user, changes["client_id"])
     address_check(driver, data)
+    stored_birth = driver.date_of_birth
     model_update(
         instance=driver,
         fields=(*DRIVER_FIELDS, "client"),
         data=data,
         user=user,
-        check=_check_dates,
+        check=lambda changed: _check_dates(changed, stored_birth=stored_birth),
     )
     return driver
 

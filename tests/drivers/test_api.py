@@ -124,6 +124,20 @@ def test_a_date_of_birth_after_today_is_400_on_update(api, carrier):
     assert driver.date_of_birth == dt.date(1990, 5, 1)
 
 
+def test_a_future_date_of_birth_stored_before_the_rule_does_not_block_other_changes(api, carrier):
+    """Stored while it was accepted: an update of another field goes through and keeps it; a
+    new future date is refused as on any driver."""
+    stored = today() + dt.timedelta(days=400)
+    driver = DriverFactory(client=carrier, date_of_birth=stored)
+    changed = api.put(f"/v1/drivers/{driver.id}", {"phone": "5555551234"}, format="json")
+    assert changed.status_code == 200, changed.content
+    driver.refresh_from_db()
+    assert driver.phone == "5555551234" and driver.date_of_birth == stored
+    later = us_text(stored + dt.timedelta(days=1))
+    refused = api.put(f"/v1/drivers/{driver.id}", {"dateOfBirth": later}, format="json")
+    assert field_errors(assert_problem(refused, 400)) == {"dateOfBirth": "Cannot be after today."}
+
+
 def test_a_date_of_birth_of_today_is_accepted(api, carrier):
     # Today is the service's (contract section 6), as every date rule reads it.
     born = us_text(today())
