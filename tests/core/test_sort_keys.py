@@ -119,3 +119,22 @@ def test_every_advertised_key_sorts(api, schema, urls):
         for key in offered:
             response = api.get(with_sort(urls[path], f"-{key}"))
             assert response.status_code == 200, (path, key, response.content)
+
+
+def test_every_field_a_list_filters_on_is_a_sort_key(schema):
+    """Contract section 7: a list sorts by `id`, `createdAt`, `updatedAt` and every field it
+    filters on (a filter added without its sort key, as `deleted` on a policy's vehicles was)."""
+    # A unit is on several policies: `policyId` filters the vehicles but gives them no order.
+    unordered = {("/v1/vehicles", "policyId")}
+    missing = {}
+    for path, offered in sortable_lists(schema).items():
+        filters = {
+            parameter["name"]
+            for parameter in schema["paths"][path]["get"].get("parameters", [])
+            if parameter["in"] == "query"
+            and parameter["name"] not in NOT_FIELDS
+            and (path, parameter["name"]) not in unordered
+        }
+        if filters - set(offered):
+            missing[path] = sorted(filters - set(offered))
+    assert missing == {}

@@ -41,6 +41,7 @@ VEHICLE_SORT_FIELDS = {
     "clientId": "client_id",
     "modelYear": "model_year",
     "licensePlate": "license_plate",
+    "deleted": "deleted",  # a filter, so a sort key (contract section 7)
 }
 
 
@@ -97,6 +98,7 @@ class PolicyVehiclesView(ListAPIView):
         "minValue": "stated_value",
         "maxValue": "stated_value",
         "vin": "serial_number",
+        "deleted": "deleted",
     }
     default_sort = ("policy_added_date",)
 
