@@ -12,6 +12,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 
 from apps.core.camel_case import camel
+from apps.core.params import MAX_BIGINT
 from apps.core.serializers import StrictCharField, StrictIntegerField
 from apps.masterdata.models import City, CoverageType, State, city_outside_state, name_key
 
@@ -165,7 +166,7 @@ class MasterDataIdField(StrictIntegerField):
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
         kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", 2**63 - 1)
+        kwargs.setdefault("max_value", MAX_BIGINT)
         super().__init__(**kwargs)
 
     def run_validation(self, data=empty):

@@ -54,11 +54,9 @@ class ScheduledUnit:
 
 
 def policy_term(policy) -> Window:
-    """A policy's term: its effective date to its expiration, or to its cancellation first."""
-    end = policy.expiration_date
-    if policy.cancellation_date is not None:
-        end = min(end, policy.cancellation_date)
-    return Window(policy.effective_date, end)
+    """A policy's term: its effective date to its end (`Policy.ends_on`: the expiration, or a
+    cancellation that comes first)."""
+    return Window(policy.effective_date, policy.ends_on)
 
 
 def anniversary(effective: dt.date, year: int) -> dt.date:
