@@ -3,22 +3,30 @@ past 2^63-1 (contract section 13), and a parameter's value holding NUL.
 
 Django's QueryDict.get() silently returns the LAST value, so `?dot=1&dot=2` verified DOT 2 and
 a filter, a page number or an id could be overridden by whatever a proxy or a careless client
-appended. The rule is enforced once, here, for every /v1 view: a parameter may repeat only if
-the view's `params_class` reads it as a list (`dots` on verification, `type` on the event
-feed) or its filterset declares a multiple-choice filter of that name.
+appended. The rule is enforced once, here, for every /v1 view, on the parameters the operation
+takes (`operation_query_parameters`: the ones its OpenAPI operation declares): one of them may
+repeat only if the view reads it as a list (`dots` on verification, `type` on the event feed, a
+multiple-choice filter). A parameter the operation does not take is ignored, repeated or not,
+as it is when sent once: `GET /v1/me?foo=1&foo=2` is `GET /v1/me`, which declares no 400
+(contract section 1).
 """
 
 from __future__ import annotations
 
 import codecs
 import functools
+from collections.abc import Mapping
+from types import MappingProxyType
 
 import django_filters
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import JsonResponse, QueryDict
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework.mixins import ListModelMixin
 from rest_framework.serializers import ListField
+from rest_framework.settings import api_settings
 
 from apps.core.camel_case import camel
 from apps.core.params import MAX_BIGINT, is_ascii_int
@@ -29,6 +37,7 @@ from apps.core.problems import (
     problem_response,
     suspicious_request,
 )
+from apps.core.sorting import SortFilter
 
 _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
 
@@ -54,6 +63,56 @@ def repeatable_params(view_class) -> frozenset[str]:
             if isinstance(declared, _MULTIPLE)
         )
     return frozenset(names)
+
+
+@functools.cache
+def operation_query_parameters(view_func, method: str) -> Mapping[str, bool]:
+    """The query parameters the operation `method` of the route served by `view_func` takes,
+    each with whether it may repeat: what its OpenAPI operation declares (the drf-spectacular
+    schema reads the same sources; tests/core/test_operation_params.py holds the two equal on
+    every operation). Once per operation: a dict built from the view class alone.
+
+    - a GET's `params_class` fields (a list field may repeat);
+    - on an operation that lists (a viewset's `list`, a viewset action that sorts a page of its
+      own, a GET of a list view or of a view that sorts: every list takes `sort`, contract
+      section 7): its filterset's filters (a multiple-choice one may repeat), `sort` and the
+      paging `page` and `limit`;
+    - `format` where the view renders more than one format (certificates: JSON or PDF).
+    """
+    cls = getattr(view_func, "cls", None)  # DRF's views and viewsets; none for plain views
+    if cls is None:
+        return MappingProxyType({})
+    method = "GET" if method.upper() == "HEAD" else method.upper()
+    taken: dict[str, bool] = {}
+    params_class = getattr(cls, "params_class", None)
+    if params_class is not None and method == "GET":
+        for name, field in params_class().fields.items():
+            taken[camel(name)] = isinstance(field, ListField)
+    if _lists(view_func, cls, method):
+        backends = getattr(cls, "filter_backends", ())
+        filterset_class = getattr(cls, "filterset_class", None)
+        if filterset_class is not None and any(
+            issubclass(backend, DjangoFilterBackend) for backend in backends
+        ):
+            for name, declared in filterset_class.base_filters.items():
+                taken[name] = isinstance(declared, _MULTIPLE)
+        if any(issubclass(backend, SortFilter) for backend in backends):
+            taken[SortFilter.sort_param] = False
+        if getattr(cls, "pagination_class", None) is not None:
+            taken["page"] = taken["limit"] = False
+    formats = {renderer.format for renderer in cls.renderer_classes}
+    if api_settings.URL_FORMAT_OVERRIDE and len(formats) > 1:
+        taken[api_settings.URL_FORMAT_OVERRIDE] = False
+    return MappingProxyType(taken)  # shared by every request: read-only
+
+
+def _lists(view_func, cls, method: str) -> bool:
+    """Whether the operation answers a page of records."""
+    actions = getattr(view_func, "actions", None)  # a viewset: its method -> action map
+    if actions is not None:
+        action = actions.get(method.lower())
+        return action == "list" or "sort_fields" in getattr(view_func, "initkwargs", {})
+    return method == "GET" and (issubclass(cls, ListModelMixin) or hasattr(cls, "sort_fields"))
 
 
 @functools.cache
@@ -139,16 +198,20 @@ class SingleValuedQueryMiddleware:
         # a lookup sent it to the database, whose DataError answered 503. The raw query string
         # says whether to look (a parameter's value has one only if it has `%00` or NUL).
         raw = request.META.get("QUERY_STRING", "")
-        if "%00" in raw or "\x00" in raw:
-            with_nul = [n for n, values in request.GET.lists() if any("\x00" in v for v in values)]
+        nul_sent = "%00" in raw or "\x00" in raw
+        repeated = [name for name, values in request.GET.lists() if len(values) > 1]
+        if not (nul_sent or repeated):
+            return None
+        taken = operation_query_parameters(view_func, request.method)
+        if nul_sent:
+            with_nul = [
+                name
+                for name, values in request.GET.lists()
+                if name in taken and any("\x00" in value for value in values)
+            ]
             if with_nul:
                 return _problem([(name, NUL_MESSAGE) for name in with_nul], "invalid")
-        repeated = [name for name, values in request.GET.lists() if len(values) > 1]
-        if not repeated:
-            return None
-        view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
-        allowed = repeatable_params(view_class) if view_class is not None else frozenset()
-        refused = [name for name in repeated if name not in allowed]
+        refused = [name for name in repeated if taken.get(name) is False]
         if not refused:
             return None
         return _problem([(name, "Send this parameter once.") for name in refused], "repeated")

@@ -165,6 +165,8 @@ class LegacySearchMixin:
             data["page_size"], field="pageSize", default=DEFAULT_LIMIT, maximum=MAX_LIMIT
         )
         params = QueryDict(mutable=True)
+        filterset_class = getattr(self, "filterset_class", None)
+        filters = filterset_class.base_filters if filterset_class is not None else {}
         repeatable = repeatable_params(type(self))
         filterset_class = getattr(self, "filterset_class", None)
         declared = filterset_class.base_filters if filterset_class is not None else {}
@@ -182,8 +184,9 @@ class LegacySearchMixin:
                     continue
             if isinstance(value, list):
                 # Several values where the GET list takes one parameter once: refused as it
-                # refuses the parameter sent twice, never the last value taken silently.
-                if len(value) > 1 and key not in repeatable:
+                # refuses the parameter sent twice, never the last value taken silently. A
+                # name the list does not filter on is ignored, as the GET list ignores it.
+                if len(value) > 1 and key in filters and key not in repeatable:
                     repeated[f"filter.{key}"] = "Send this parameter once."
                 params.setlist(key, [_param(v) for v in value])
             elif value is not None:
