@@ -114,10 +114,14 @@ if os.environ.get("LOG_FORMAT", "json") == "json":
                 "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
             }
         },
+        # The request id of a request gunicorn refuses itself (config/workers.py), as its
+        # answer's X-Request-ID says; "-" on the lines of no request.
+        "filters": {"request_id": {"()": "apps.core.request_id.RequestIdFilter"}},
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
                 "formatter": "json",
+                "filters": ["request_id"],
                 "stream": "ext://sys.stderr",
             }
         },

@@ -19,6 +19,9 @@ import time
 from gunicorn import util
 from gunicorn.workers.gthread import ThreadWorker
 
+from apps.core import request_id
+from apps.core.problem_json import PROBLEM_CONTENT_TYPE, problem_body
+
 ACCEPT_DELAY = 0.002  # seconds; the main loop's other events wait as long, once per new connection
 
 
@@ -40,19 +43,35 @@ class BalancedThreadWorker(ThreadWorker):
         self.in_flight -= 1
         super().finish_request(conn, fs)
 
+    def handle_error(self, req, client, addr, exc):
+        """gunicorn's answer to a request it could not handle, under a request id of its own:
+        its log line and its answer (`write_problem`) carry the same one."""
+        token = request_id.bind(request_id.request_id_from(None))
+        try:
+            super().handle_error(req, client, addr, exc)
+        finally:
+            request_id.unbind(token)
+
 
 def write_problem(sock, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's own answer to a request it refuses before the application sees it (a request
-    line past `limit_request_line`: 414; a malformed header: 400; ...), as problem+json like
-    every other error of the service (contract section 5) instead of gunicorn's HTML page.
+    line past `limit_request_line`: 414; too many or too large headers: 431; a malformed line or
+    header: 400; ...), as the application answers every error (contract sections 5 and 13):
+    the same problem+json body (`errors` empty: nothing field-level can be named), `Cache-Control:
+    no-store`, and an `X-Request-ID`. The id is new (the request's own `X-Request-ID` is not
+    read: its headers are what failed, or were never parsed) and is the one gunicorn's warning
+    line about the request carries (`BalancedThreadWorker.handle_error`).
     Installed in place of `gunicorn.util.write_error`, which the worker calls by that name."""
-    body = json.dumps(
-        {"type": "about:blank", "title": reason, "status": status_int, "detail": mesg or reason}
-    ).encode()
+    problem = problem_body(status_int, mesg or reason)  # gunicorn's statuses all have a name
+    reason = problem["title"]  # the status line says what the title says, as the app's do
+    body = json.dumps(problem).encode()
+    rid = request_id.current() or request_id.request_id_from(None)
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\n"
         "Connection: close\r\n"
-        "Content-Type: application/problem+json\r\n"
+        f"Content-Type: {PROBLEM_CONTENT_TYPE}\r\n"
+        "Cache-Control: no-store\r\n"
+        f"{request_id.HEADER}: {rid}\r\n"
         f"Content-Length: {len(body)}\r\n\r\n"
     ).encode("latin-1")
     util.write_nonblock(sock, head + body)

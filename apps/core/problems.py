@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from http import HTTPStatus
 
 from django.apps import apps as django_apps
 from django.conf import settings
@@ -29,19 +28,8 @@ from rest_framework.serializers import as_serializer_error
 from apps.core.camel_case import camel
 from apps.core.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable, WriteConflict
 from apps.core.models import unique_violations
+from apps.core.problem_json import PROBLEM_CONTENT_TYPE, problem_body
 from apps.core.renderers import CamelCaseJSONRenderer
-
-PROBLEM_CONTENT_TYPE = "application/problem+json"
-
-
-def problem_body(status: int, detail: str, errors: list[dict] | None = None) -> dict:
-    return {
-        "type": "about:blank",
-        "title": HTTPStatus(status).phrase,
-        "status": status,
-        "detail": detail,
-        "errors": errors or [],
-    }
 
 
 def problem_response(status: int, detail: str, headers: dict | None = None) -> JsonResponse:

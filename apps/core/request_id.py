@@ -25,6 +25,12 @@ def request_id_from(value: str | None) -> str:
     return uuid.uuid4().hex
 
 
+def current() -> str | None:
+    """The id bound to what this thread is handling now, or None."""
+    bound = _current.get()
+    return None if bound == "-" else bound
+
+
 def bind(request_id: str) -> contextvars.Token:
     return _current.set(request_id)
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+from http import HTTPStatus
 from pathlib import Path
 
 import httpx
@@ -128,6 +130,53 @@ def test_served_by_gunicorn_without_flags(gunicorn):
     # One access line per request, Django's: gunicorn's only when GUNICORN_ACCESS_LOG asks.
     assert not any(line["logger"] == "gunicorn.access" for line in lines)
     assert sum(line["logger"] == "apps.access" for line in lines) == 15  # the requests above
+
+
+def _raw(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:
+    """`request` sent as bytes over a socket; the answer's status line, headers and body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=HTTP_TIMEOUT) as raw:
+        raw.sendall(request)
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (h.partition(":") for h in lines)}
+    return status, headers, body
+
+
+GUNICORN_REFUSALS = [
+    (b"GET /v1/me?dot=" + b"1" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"GET /v1/me HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 101 + b"\r\n", 431),
+    (b"GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n", 431),
+    (b"GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Nul: a\x00b\r\n\r\n", 400),
+    (b"POST /v1/clients HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400),
+    (b"GARBAGE\r\n\r\n", 400),
+]
+
+
+def test_what_gunicorn_refuses_itself_is_a_problem_like_every_other(gunicorn):
+    # Contract section 5: {"type", "title", "status", "detail", "errors"}; section 13: no-store;
+    # and a request id, as every answer of the application has one, which gunicorn's log line
+    # about the request carries too.
+    port, log, _pid = gunicorn
+    seen_ids = set()
+    for request, status in GUNICORN_REFUSALS:
+        line, headers, body = _raw(port, request)
+        assert line.startswith(f"HTTP/1.1 {status} "), (line, body[:200])
+        assert headers["content-type"] == "application/problem+json"
+        assert headers["cache-control"] == "no-store"
+        assert re.fullmatch(r"[0-9a-f]{32}", headers["x-request-id"]), headers
+        seen_ids.add(headers["x-request-id"])
+        problem = json.loads(body)
+        assert set(problem) == {"type", "title", "status", "detail", "errors"}
+        assert problem["status"] == status and problem["errors"] == [] and problem["detail"]
+        assert problem["title"] == HTTPStatus(status).phrase
+        assert int(headers["content-length"]) == len(body)
+    assert len(seen_ids) == len(GUNICORN_REFUSALS)
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    logged = {line.get("request_id") for line in lines if line["logger"] == "gunicorn.error"}
+    assert seen_ids <= logged
 
 
 def _connections_per_worker(master: int, port: int) -> list[int]:

@@ -45,3 +45,27 @@ def test_security_headers(client):
     assert response["X-Frame-Options"] in ("DENY", "SAMEORIGIN")
     assert response["Referrer-Policy"] == "same-origin"
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"
+
+
+def test_nginx_answers_its_own_errors_as_the_service_does():
+    # nginx answers long lines, big headers, broken requests and a down upstream itself: each
+    # page it serves is a problem like every other error of the service (contract section 5),
+    # and every error_page names one of them.
+    import json
+    import re
+    from http import HTTPStatus
+
+    pages = ROOT / "deploy/nginx/errors"
+    site = (ROOT / "deploy/nginx/insurance.conf").read_text()
+    named = set(re.findall(r"error_page \d+ (?:=\d+ )?/_problem/(\d+\.json);", site))
+    assert named == {page.name for page in pages.glob("*.json")}
+    assert {"501.json", "505.json"} <= named
+    for page in pages.glob("*.json"):
+        problem = json.loads(page.read_text())
+        assert set(problem) == {"type", "title", "status", "detail", "errors"}, page.name
+        assert problem["errors"] == [] and problem["detail"], page.name
+        assert problem["title"] == HTTPStatus(problem["status"]).phrase, page.name
+    location = site[site.index("location ^~ /_problem/") :]
+    location = location[: location.index("\n    }")]
+    assert 'add_header Cache-Control "no-store" always;' in location
+    assert "add_header X-Request-ID $insurance_request_id always;" in location
