@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 
-from django.conf import settings
 from djangorestframework_camel_case.parser import CamelCaseJSONParser
 from rest_framework.exceptions import ParseError, ValidationError
 
@@ -33,10 +32,9 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-# A string holds a lone surrogate or NUL through an escape (`"\ud800"`, `"\u0000"`), or, in a
-# body whose charset's decoder lets one through (UTF-7), as itself: the decoded text is
-# searched, never the bytes, which in UTF-16 or UTF-32 do not spell the escape. A body without
-# either is not walked.
+# A string holds a lone surrogate or NUL through an escape (`"\ud800"`, `"\u0000"`); UTF-8
+# cannot carry a lone surrogate as itself, and JSON refuses a raw NUL inside a string, but the
+# decoded text is searched for both all the same. A body without either is not walked.
 _REFUSED_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|0000)|[\x00\ud800-\udfff]")
 _REFUSED_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 LONE_SURROGATE_MESSAGE = "A lone UTF-16 surrogate (\\ud800 to \\udfff) is not a character."
@@ -81,15 +79,19 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
     string holding a lone surrogate or NUL is a 400 naming its path (`refused_strings`), before
     any field or view reads it.
 
-    Otherwise the library's parser (its decoding and its errors), with the keys converted by
+    The body is UTF-8 whatever charset the Content-Type names (RFC 8259 section 11: JSON
+    exchanged between systems is UTF-8, and application/json defines no charset parameter):
+    the parameter is accepted and ignored. Read in the charset it named, the UTF-8 bytes of
+    "Café" were stored as "CafÃ©", and a charset naming no text codec (`bz2_codec`) was a 500.
+
+    Otherwise the library's parser (its errors), with the keys converted by
     apps.core.camel_case.underscoreize: the same data, without the library's walk of every
     value (issue 18)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read() if stream is not None else b""
-        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            text = raw.decode(encoding)
+            text = raw.decode("utf-8")
         except ValueError as exc:  # the library's wording
             raise ParseError(f"JSON parse error - {exc}") from None
         if json_depth(text) > MAX_JSON_DEPTH:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import re
 
-from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, TemporaryFileUploadHandler
 from django.http.multipartparser import MultiPartParser, MultiPartParserError
 from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
@@ -176,16 +175,16 @@ class NamedFilePartParser(MultiPartParser):
 
 class UploadFormParser(CamelCaseMultiPartParser):
     """The upload routes' multipart parser: camelCase part names, files kept by
-    `NamedFilePartParser`."""
+    `NamedFilePartParser`, the text fields read as UTF-8 as every /v1 body is (multipart/form-data
+    defines no charset parameter, RFC 7578; Django read the fields in the one sent)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         parser_context = parser_context or {}
         request = parser_context["request"]
         meta = request.META.copy()
         meta["CONTENT_TYPE"] = media_type
-        encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
         try:
-            parser = NamedFilePartParser(meta, stream, request.upload_handlers, encoding)
+            parser = NamedFilePartParser(meta, stream, request.upload_handlers, "utf-8")
             data, files = parser.parse()
         except MultiPartParserError as exc:
             raise ParseError(f"Multipart form parse error - {exc}") from exc
