@@ -83,9 +83,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "apps.core.middleware.PrecomputedCSPMiddleware",
     "apps.core.middleware.ProblemDetailsMiddleware",
-    # A /v1 body sent chunked (no Content-Length) is spooled and given its length before
-    # anything reads it (apps.core.request_bodies).
-    "apps.core.request_bodies.ChunkedBodyMiddleware",
+    # A /v1 body is judged (its content coding) before anything reads it, and one sent
+    # chunked (no Content-Length) is spooled and given its length (apps.core.request_bodies).
+    "apps.core.request_bodies.RequestBodyMiddleware",
     "apps.core.query_params.SingleValuedQueryMiddleware",
     "apps.core.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
