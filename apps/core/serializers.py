@@ -312,6 +312,28 @@ class StrictMoneyField(MoneyField):
         return super().to_internal_value(str(value))
 
 
+REPEATED_FIELD_MESSAGE = "Send this field once."
+
+
+class SingleValuedFormSerializer(serializers.Serializer):
+    """A multipart form whose fields each take one value: a field sent twice (two parts of
+    one name, in any spelling the parser reads as it) is a 400 naming it, code `repeated`, as a
+    query parameter sent twice is (contract section 13), before any field is read: DRF's
+    fields read the last part, so `clientId=3&clientId=1` uploaded to client 1 and the second
+    of two files was stored. A part the form does not take is ignored, repeated or not."""
+
+    def to_internal_value(self, data):
+        if hasattr(data, "getlist"):  # form data: every part of a name, in order
+            repeated = {
+                name: [serializers.ErrorDetail(REPEATED_FIELD_MESSAGE, code="repeated")]
+                for name, field in self.fields.items()
+                if not field.read_only and len(data.getlist(name)) > 1
+            }
+            if repeated:
+                raise serializers.ValidationError(repeated)
+        return super().to_internal_value(data)
+
+
 class CaseInsensitiveChoiceField(serializers.ChoiceField):
     """A choice whose codes are upper case, accepted in any case and with spaces around
     (`" active"` is ACTIVE); an unknown one is named upper-cased in the error."""

@@ -14,10 +14,10 @@ import hashlib
 import re
 
 from django.core.files.uploadhandler import FileUploadHandler, TemporaryFileUploadHandler
+from django.http import QueryDict
 from django.http.multipartparser import MultiPartParser, MultiPartParserError
+from django.utils.datastructures import MultiValueDict
 from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
-from djangorestframework_camel_case.settings import api_settings
-from djangorestframework_camel_case.util import underscoreize
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles
 
@@ -188,5 +188,16 @@ class UploadFormParser(CamelCaseMultiPartParser):
             data, files = parser.parse()
         except MultiPartParserError as exc:
             raise ParseError(f"Multipart form parse error - {exc}") from exc
-        options = api_settings.JSON_UNDERSCOREIZE
-        return DataAndFiles(underscoreize(data, **options), underscoreize(files, **options))
+        return DataAndFiles(_snake_keys(data, QueryDict(mutable=True)), _snake_keys(files))
+
+
+def _snake_keys(parts: MultiValueDict, into: MultiValueDict | None = None) -> MultiValueDict:
+    """`parts` under snake_case names, every part kept: two parts of one name (`clientId`
+    twice, or `clientId` and `client_id`) stay two values of it, for the form to refuse
+    (apps.core.serializers.SingleValuedFormSerializer); the library's conversion kept the last
+    of each spelling."""
+    into = MultiValueDict() if into is None else into
+    for name, values in parts.lists():
+        for value in values:
+            into.appendlist(snake(name), value)
+    return into

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from apps.core.serializers import (
     ShapedSerializer,
+    SingleValuedFormSerializer,
     StrictCharField,
     StrictIntegerField,
     UtcDateTimeField,
@@ -63,7 +64,7 @@ class DownloadSerializer(ShapedSerializer):
         }
 
 
-class UploadSerializer(serializers.Serializer):
+class UploadSerializer(SingleValuedFormSerializer):
     file = serializers.FileField(allow_empty_file=True, use_url=False)
     description = StrictCharField(required=False, allow_blank=True, max_length=500)
 
@@ -91,5 +92,5 @@ class PolicyUploadSerializer(UploadSerializer):
     policy_id = FormIdField()
 
 
-class ReplaceSerializer(serializers.Serializer):
+class ReplaceSerializer(SingleValuedFormSerializer):
     file = serializers.FileField(allow_empty_file=True, use_url=False)
