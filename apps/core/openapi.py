@@ -60,7 +60,10 @@ class ProblemAutoSchema(AutoSchema):
 
     def get_request_serializer(self):
         """The base viewset's PUT reads its input serializer as a partial update (only what is
-        sent changes: `ScopedViewSet.update`), so its body is documented that way."""
+        sent changes: `ScopedViewSet.update`), so its body is documented that way; an operation
+        that takes no body (`takes_body = False`) documents none."""
+        if not getattr(self.view, "takes_body", True):
+            return None
         if isinstance(self.view, ScopedViewSet) and self.view.action == "update":
             return self.view.get_input_serializer_class()(partial=True)
         return super().get_request_serializer()

@@ -33,9 +33,12 @@ from apps.core.renderers import CamelCaseJSONRenderer
 
 
 def problem_response(status: int, detail: str, headers: dict | None = None) -> JsonResponse:
-    """A problem+json response outside DRF (middleware, plain Django views)."""
+    """A problem+json response outside DRF (middleware, plain Django views). It says its length:
+    one a middleware answers before CommonMiddleware would have added it (a body refused
+    unread, apps.core.request_bodies) went out chunked or closing the connection."""
     response = JsonResponse(problem_body(status, detail), status=status)
     response["Content-Type"] = PROBLEM_CONTENT_TYPE
+    response["Content-Length"] = str(len(response.content))
     for key, value in (headers or {}).items():
         response[key] = value
     return response

@@ -1,10 +1,18 @@
 """Request bodies under /v1 are judged before anything reads them, and read whether or not they
 announce a Content-Length.
 
-A body sent with a Content-Encoding other than identity (gzip, br, ...) is a 415 naming it, on
-every route that takes a body, before a byte of it is read (RFC 9110 section 15.5.16): the
-service decodes no content coding, and read as if it were not encoded a gzip body answered a
-"JSON parse error" and a mislabelled plain one was stored.
+On every route, for an operation that takes a body (POST, PUT, PATCH), before the view acts:
+
+- a body with a Content-Encoding other than identity (gzip, br, ...) is a 415 naming it, before
+  a byte of it is read (RFC 9110 section 15.5.16): the service decodes no content coding, and
+  read as if it were not encoded a gzip body answered a "JSON parse error" and a mislabelled
+  plain one was stored;
+- a body past its route's limit (below) is a 413, whether the view would read it or not: the
+  limit was Django's, checked only where a view read the body, so a 3 MB body to
+  `POST /v1/webhooks/{id}/ping` answered 202 and queued a ping;
+- a body sent to an operation that takes none (`takes_body = False`: ping, rotate-secret,
+  redeliver, which the OpenAPI document shows without a request body) is a 415 unless it is
+  empty or JSON, which is ignored as it always was.
 
 gunicorn de-chunks a body sent with `Transfer-Encoding: chunked` into `wsgi.input` and passes no
 CONTENT_LENGTH, and Django reads a request without one as empty: a chunked PUT answered 200
@@ -15,11 +23,11 @@ check, the document uploads) sees the request it would have seen with a Content-
 
 A body is read at most one byte past the limit its kind has with a Content-Length: a multipart
 form (a document upload), the 25 MiB file and the room of its form; any other body, Django's
-DATA_UPLOAD_MAX_MEMORY_SIZE. Past it, the rest is left unread and the request declares the
-length read, one byte past the limit: the check that refuses a Content-Length past the limit
-refuses it the same way, at the same step (413 problem+json after authentication and
-permissions, as for a declared length), and reading the body raises 413 rather than hand over
-a truncated one.
+DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB). Past it, the rest is left unread and the request declares
+the length read, one byte past the limit: the check that refuses a Content-Length past the limit
+refuses it the same way, at the same step (413 problem+json once the API key is checked, before
+the bearer token and permissions, for a declared length as for a chunked one), and reading the
+body raises 413 rather than hand over a truncated one.
 
 Nothing is judged or read for a request that would not read it: a route that does not resolve
 or does not offer the method, or a caller the gate (`CHUNKED_BODY_GATE`, the API key's check)
@@ -32,6 +40,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE.
 from __future__ import annotations
 
 import tempfile
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -77,6 +86,19 @@ def coding_refused(codings: list[str]):
     )
 
 
+def is_json(content_type: str) -> bool:
+    """Whether a Content-Type is JSON's (any parameters), the one type a body may have where
+    the operation takes none."""
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
+def too_large(limit: int):
+    """The 413 of a body past its route's limit, saying the limit."""
+    return problem_response(
+        413, f"The request body is larger than allowed: at most {limit} bytes here."
+    )
+
+
 def body_limit(content_type: str, *, takes_forms: bool = True) -> int | None:
     """The most bytes a body of this content type may have under /v1 (None: no limit): an
     upload's form where the route takes one, else Django's DATA_UPLOAD_MAX_MEMORY_SIZE."""
@@ -85,21 +107,34 @@ def body_limit(content_type: str, *, takes_forms: bool = True) -> int | None:
     return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
-def route_reading(request: HttpRequest) -> tuple[bool, bool]:
-    """Whether the request's route would read its body (it resolves and offers the method),
-    and whether it takes a multipart form (an upload)."""
+class Route(NamedTuple):
+    """What a request's route does with a body."""
+
+    offers: bool  # it resolves and offers the method: it would read the body
+    takes_forms: bool  # it takes a multipart form (an upload)
+    takes_body: bool  # the operation takes a body at all (`takes_body`, default True)
+
+
+_NO_ROUTE = Route(offers=False, takes_forms=False, takes_body=False)
+
+
+def route_reading(request: HttpRequest) -> Route:
+    """What the request's route does with a body: whether it offers the method, takes a
+    multipart form, and (an action saying `takes_body=False`) takes a body at all."""
     try:
         match = resolve(request.path_info)
     except Resolver404:
-        return False, False
+        return _NO_ROUTE
     view = getattr(match.func, "cls", None)  # DRF's views and viewsets
     if view is None:
-        return False, False
+        return _NO_ROUTE
     method = request.method.lower()
     actions = getattr(match.func, "actions", None)  # a viewset: its method -> action map
     offers = method in actions if actions is not None else hasattr(view, method)
     takes_forms = any(issubclass(parser, MultiPartParser) for parser in view.parser_classes)
-    return offers, takes_forms
+    initkwargs = getattr(match.func, "initkwargs", {})  # a viewset action's own attributes
+    takes_body = initkwargs.get("takes_body", getattr(view, "takes_body", True))
+    return Route(offers=offers, takes_forms=takes_forms, takes_body=takes_body)
 
 
 def sent_without_length(meta: dict) -> bool:
@@ -149,8 +184,9 @@ def spool_body(request: HttpRequest, *, takes_forms: bool = True) -> None:
 
 
 class RequestBodyMiddleware:
-    """Under /v1, a body in a content coding is a 415; a body sent chunked (no Content-Length)
-    is read as if it had one."""
+    """Under /v1, a body is judged before the view acts (its content coding, its size, whether
+    the operation takes one), and a body sent chunked (no Content-Length) is read as if it had
+    one."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -161,17 +197,62 @@ class RequestBodyMiddleware:
             return self.get_response(request)
         meta = request.META
         chunked = sent_without_length(meta)
-        codings = content_codings(meta) if request.method in BODY_METHODS else []
-        if not (chunked or (codings and has_body(meta))):
+        judged = request.method in BODY_METHODS and has_body(meta)
+        if not (chunked or judged):
             return self.get_response(request)
-        offers, takes_forms = route_reading(request)
-        if not (offers and self.gate(request)):
-            return self.get_response(request)  # its 404, 405 or 401 reads no body
-        if codings:
-            return coding_refused(codings)
-        try:
-            spool_body(request, takes_forms=takes_forms)
-        except (ParseException, NoMoreData):
-            # A broken chunked encoding, or a client gone before the last chunk.
-            return problem_response(400, "The request body's chunked encoding is broken.")
-        return self.get_response(request)
+        content_type = meta.get("CONTENT_TYPE", "")
+        codings = content_codings(meta) if judged else []
+        if not (chunked or codings or _may_refuse(meta, content_type)):
+            return self.get_response(request)  # the common body: nothing to look up
+        route = route_reading(request)
+        if not route.offers:
+            return self.get_response(request)  # its 404 or 405 reads no body
+        if chunked:
+            if not self.gate(request):
+                return self.get_response(request)  # its 401: nothing read for it
+            if codings:
+                return coding_refused(codings)
+            try:
+                spool_body(request, takes_forms=route.takes_forms)
+            except (ParseException, NoMoreData):
+                # A broken chunked encoding, or a client gone before the last chunk.
+                return problem_response(400, "The request body's chunked encoding is broken.")
+        refusal = _refusal(meta, route, content_type, codings) if judged else None
+        # A caller without a valid API key gets its 401, whatever its body; the key is looked
+        # up only for a body refused (a chunked one's was, before it was read).
+        if refusal is None or not (chunked or self.gate(request)):
+            return self.get_response(request)
+        return refusal
+
+
+def _refusal(meta: dict, route: Route, content_type: str, codings: list[str]):
+    """The answer refusing a body the route offers to take, or None: its content coding, then
+    its size, then (an operation that takes no body) its type."""
+    if codings:
+        return coding_refused(codings)
+    length = _length(meta)
+    limit = body_limit(content_type, takes_forms=route.takes_forms)
+    if limit is not None and length > limit:
+        return too_large(limit)
+    if not route.takes_body and length and content_type and not is_json(content_type):
+        return problem_response(
+            415,
+            "This operation takes no request body: send none (or JSON, which it ignores), "
+            f"not {content_type.split(';', 1)[0].strip()}.",
+        )
+    return None
+
+
+def _length(meta: dict) -> int:
+    try:
+        return int(meta.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+def _may_refuse(meta: dict, content_type: str) -> bool:
+    """Whether a body sent with a Content-Length may be refused for its size or its type: past
+    the smallest limit, or of a type other than JSON (an upload's form; a route that takes no
+    body refuses it). Otherwise the route is not even looked up."""
+    smallest = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return (smallest is not None and _length(meta) > smallest) or not is_json(content_type)

@@ -49,6 +49,9 @@ class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVie
     lookup_value_regex = ID_SEGMENT
     # The actions that answer one record: with `detail_*` declared, they read and show it whole.
     detail_actions = ("retrieve", "create", "update")
+    # An action that takes no body says so (`@action(..., takes_body=False)`): the OpenAPI
+    # document shows none, and a body of a type other than JSON is a 415 (apps.core.request_bodies).
+    takes_body = True
 
     def _shows_detail(self) -> bool:
         return getattr(self, "action", None) in self.detail_actions

@@ -90,15 +90,15 @@ class WebhookViewSet(mixins.DestroyModelMixin, ScopedViewSet):
         webhook_delete(user=request.user, instance=webhook)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(request=None, responses={200: WebhookWithSecretSerializer})
-    @action(detail=True, methods=["post"], url_path="rotate-secret")
+    @extend_schema(responses={200: WebhookWithSecretSerializer})
+    @action(detail=True, methods=["post"], url_path="rotate-secret", takes_body=False)
     def rotate_secret(self, request, pk=None):
         """A new secret; the previous one keeps signing beside it for 24 hours."""
         webhook = webhook_rotate_secret(user=request.user, instance=self.get_object())
         return Response(WebhookWithSecretSerializer(webhook).data)
 
-    @extend_schema(request=None, responses={202: DeliverySerializer})
-    @action(detail=True, methods=["post"])
+    @extend_schema(responses={202: DeliverySerializer})
+    @action(detail=True, methods=["post"], takes_body=False)
     def ping(self, request, pk=None):
         """Send a `webhook.ping` event to this subscription (queued: 202)."""
         delivery = webhook_ping(user=request.user, webhook=self.get_object())
@@ -116,11 +116,12 @@ class WebhookViewSet(mixins.DestroyModelMixin, ScopedViewSet):
         )
         return paginator.get_paginated_response(DeliverySerializer(rows, many=True).data)
 
-    @extend_schema(request=None, responses={202: DeliverySerializer})
+    @extend_schema(responses={202: DeliverySerializer})
     @action(
         detail=True,
         methods=["post"],
         url_path=rf"deliveries/(?P<delivery_id>{ID_SEGMENT})/redeliver",
+        takes_body=False,
     )
     def redeliver(self, request, pk=None, delivery_id=None):
         """Send a delivery again now (queued: 202)."""
