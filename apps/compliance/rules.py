@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from apps.clients.models import CargoClass
 from apps.core.camel_case import snake
-from apps.core.money import CENT, format_money, money_text
+from apps.core.money import CENT, format_money, money_text, not_money_text_message
 from apps.masterdata.models import AM_BEST_ORDER, CoverageType
 from apps.policies.choices import LimitName
 
@@ -63,10 +63,10 @@ _LIMIT_NAMES = {name.lower(): name for name in LimitName.values}
 
 
 def _amount(raw, where: str) -> str:
-    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-        raise ValidationError({where: 'Expected an amount as a string such as "1000000.00".'})
+    if not isinstance(raw, str):  # a JSON number too: money is a decimal string (section 6)
+        raise ValidationError({where: not_money_text_message(raw)})
     try:
-        value = money_text(raw) if isinstance(raw, str) else Decimal(str(raw)) + 0
+        value = money_text(raw)
     except InvalidOperation:
         value = None
     if value is None or not value.is_finite():

@@ -27,6 +27,22 @@ def money_text(text: str) -> Decimal | None:
     return Decimal(text.strip()) + 0
 
 
+EXAMPLE_AMOUNT = "125000.00"  # contract section 6's example of money
+
+
+def not_money_text_message(sent) -> str:
+    """What a money field answers to a value that is not text (contract section 6: money is a
+    decimal string): a JSON number, a boolean, a list... It names the string to send: the
+    number sent, written as money, when that is exact (145000 -> "145000.00"), else the
+    contract's example. "A valid number is required." read as if 145000 were not one."""
+    example = EXAMPLE_AMOUNT
+    if isinstance(sent, int | float) and not isinstance(sent, bool):
+        amount = Decimal(str(sent))
+        if amount.is_finite() and amount == amount.quantize(CENT) and abs(amount) < 10**12:
+            example = format_money(amount)
+    return f'Send money as a decimal string, e.g. "{example}".'
+
+
 def round_money(value: Decimal) -> Decimal:
     """Half-up to the cent, as premiums are rounded."""
     return value.quantize(CENT, rounding=ROUND_HALF_UP)

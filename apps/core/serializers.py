@@ -12,7 +12,7 @@ from rest_framework.relations import PKOnlyObject
 
 from apps.core.camel_case import DataKeyed, camel
 from apps.core.dates import DATE_MESSAGE, date_from_text, us_text
-from apps.core.money import format_money, money_text
+from apps.core.money import format_money, money_text, not_money_text_message
 
 
 class UtcDateTimeField(serializers.DateTimeField):
@@ -304,10 +304,14 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictMoneyField(MoneyField):
-    """Money as a decimal string (contract section 6)."""
+    """Money as a decimal string (contract section 6): anything else that is not text (a JSON
+    number) is refused saying so, text that is no plain decimal as DRF's DecimalField says."""
 
     def to_internal_value(self, data):
-        if not isinstance(data, str) or (value := money_text(data)) is None:
+        if not isinstance(data, str):
+            raise serializers.ValidationError(not_money_text_message(data), code="invalid")
+        value = money_text(data)
+        if value is None:
             self.fail("invalid")
         return super().to_internal_value(str(value))
 

@@ -19,7 +19,7 @@ SHIPPER = {
             "minimumLimit": "1000000.00",
             "limitName": "Combined Single Limit",
         },
-        {"kind": "coverage", "coverageType": "mtc", "minimumLimit": 100000},
+        {"kind": "coverage", "coverageType": "mtc", "minimumLimit": "100000"},
         {"kind": "insurer_rating", "minimum": "a-"},
         {"kind": "additional_insured"},
         {"kind": "waiver_of_subrogation"},
