@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 
 from django import forms
 from django.contrib import admin, messages
@@ -12,7 +13,7 @@ from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
@@ -21,9 +22,11 @@ from rest_framework.exceptions import APIException
 from simple_history.admin import SimpleHistoryAdmin
 from simple_history.models import DeletedObject
 from simple_history.template_utils import HistoricalRecordContextHelper
+from simple_history.utils import get_history_manager_for_model
 
 from apps.core import counting
 from apps.core.admin_keys import record_key
+from apps.core.history import versions_for_user
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
@@ -535,16 +538,44 @@ class HistoryChangesDisplay(HistoricalRecordContextHelper):
     """The history page's "Changes" column: a value that was (or became) blank reads as the
     admin's empty value ("-"), as on the change page. simple-history shows a blank relation as
     "Deleted user (pk=None)", a record that never existed; one that did exist and was deleted
-    since keeps its "Deleted <type> (pk=N)"."""
+    since keeps its "Deleted <type> (pk=N)".
 
-    def __init__(self, model, historical_record, *, empty: str, **kwargs):
+    A related record is read as it is now, whatever agency it is in: one the staff member may
+    not see now (a parent client moved to another agency since) is named by its id only,
+    "client 12 (not visible)", never by its current name (`visible`: `VisibleRelations`)."""
+
+    def __init__(self, model, historical_record, *, empty: str, visible, **kwargs):
         super().__init__(model, historical_record, **kwargs)
         self.empty = empty
+        self.visible = visible
 
     def prepare_delta_change_value(self, change, value):
         if value is None or value == "" or (isinstance(value, DeletedObject) and value.pk is None):
             return self.empty
+        if isinstance(value, Model) and not self.visible(value):
+            return f"{value._meta.verbose_name} {value.pk} (not visible)"
         return super().prepare_delta_change_value(change, value)
+
+
+class VisibleRelations:
+    """Which of the agency-scoped records that versions name (their foreign keys) a staff
+    member may see now: one query per related model for a page of versions, whatever its size."""
+
+    def __init__(self, versions: list, user):
+        named: dict = {}
+        for field in versions[0].tracked_fields if versions else ():
+            model = getattr(field, "related_model", None)
+            if model is not None and isinstance(model._default_manager.all(), AgencyScopedQuerySet):
+                ids = named.setdefault(model, set())
+                ids.update(getattr(v, field.attname) for v in versions)
+        self.seen = {}
+        for model, ids in named.items():
+            rows = _scoped(model._default_manager.filter(pk__in=ids - {None}), user)
+            self.seen[model] = set(rows.values_list("pk", flat=True))
+
+    def __call__(self, record) -> bool:
+        seen = self.seen.get(type(record))
+        return seen is None or record.pk in seen
 
 
 class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
@@ -557,21 +588,46 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
     events), so a POST is refused and changes are made on the record's own change page.
     """
 
-    def _visible_or_404(self, request, object_id) -> None:
+    def _visible_or_404(self, request, object_id):
         pk = self.model._meta.pk.to_python(object_id) if is_ascii_int(str(object_id)) else None
         if pk is None or not self.get_queryset(request).filter(pk=pk).exists():
             raise Http404("No such record.")
+        return pk
 
     def history_view(self, request, object_id, extra_context=None):
         self._visible_or_404(request, object_id)
         return super().history_view(request, object_id, extra_context)
 
+    def get_history_queryset(self, request, history_manager, pk_name, object_id):
+        # Only the versions recorded while the record was in the staff member's agencies: a
+        # record that moved in shows nothing of its time in the agency it left.
+        versions = super().get_history_queryset(request, history_manager, pk_name, object_id)
+        return versions_for_user(versions, request.user)
+
+    def set_history_delta_changes(self, request, historical_records, foreign_keys_are_objs=True):
+        # simple-history's loop, with one look-up of what the versions name for the whole page.
+        versions = list(historical_records)
+        visible = VisibleRelations(versions, request.user)
+        for previous, current in itertools.pairwise(versions):
+            delta = previous.diff_against(current, foreign_keys_are_objs=foreign_keys_are_objs)
+            helper = HistoryChangesDisplay(
+                self.model, previous, empty=self.get_empty_value_display(), visible=visible
+            )
+            previous.history_delta_changes = helper.context_for_delta_changes(delta)
+
     def history_form_view(self, request, object_id, version_id, extra_context=None):
-        self._visible_or_404(request, object_id)
+        pk = self._visible_or_404(request, object_id)
         # django-simple-history looks the version up with the path's text as it is: "abc" was
         # a ValueError (500). A version id is a number of the history table's key, or no page.
         version = str(version_id)
         if not (is_ascii_int(version) and len(version) <= 19 and int(version) <= MAX_BIGINT):
+            raise Http404("No such version.")
+        # A version of the record recorded in one of the staff member's agencies, as the
+        # history page lists them: one from before the record moved in is the old agency's.
+        versions = get_history_manager_for_model(self.model).filter(
+            **{self.model._meta.pk.attname: pk, "history_id": int(version)}
+        )
+        if not versions_for_user(versions, request.user).exists():
             raise Http404("No such version.")
         if request.method not in ("GET", "HEAD"):
             raise PermissionDenied("The history is read-only.")
@@ -579,11 +635,6 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
 
     def revert_disabled(self, request, obj=None):
         return True  # changes go through the services; the history is read-only
-
-    def get_historical_record_context_helper(self, request, historical_record):
-        return HistoryChangesDisplay(
-            self.model, historical_record, empty=self.get_empty_value_display()
-        )
 
 
 class AgencyScopedInline(_ScopedRows, admin.TabularInline):

@@ -6,9 +6,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
 
+from django.db.models import F, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from simple_history.models import HistoricalRecords
+from simple_history.utils import get_history_model_for_model
 
 from apps.core.camel_case import camel
+from apps.core.models import agency_ids_for
 from apps.core.serializers import UtcDateTimeField
 
 CHANGE_TYPES = {"+": "created", "~": "changed", "-": "deleted"}
@@ -78,3 +82,53 @@ def audit_trail(records, names: dict[str, str]) -> list[dict]:
         )
         previous = record
     return entries[::-1]
+
+
+def versions_for_user(versions: QuerySet, user) -> QuerySet:
+    """The versions (historical records) a user may read: those recorded while the record was
+    in one of the user's agencies (`agency_ids_for`, as `for_user` scopes the records).
+
+    A record that moved between agencies takes its past along, but that past is the old
+    agency's: its edits, its staff, its producers. The agency it left no longer sees the record
+    at all; the agency it joined sees it from the move on, as its change feed starts there
+    (docs/webhooks.md: the old agency hears `to` NOT_FOUND, the new one `from` NOT_FOUND).
+    """
+    ids = agency_ids_for(user)
+    if ids is None:
+        return versions
+    return versions.alias(recorded_in=version_agency(versions.model)).filter(recorded_in__in=ids)
+
+
+def version_agency(history_model):
+    """The agency a record belonged to when each of its versions was recorded.
+
+    A version that carries an agency (a client's own; a policy's, unit's or driver's copy of
+    its client's, which every save of theirs follows) says it. Another (a document, a
+    scheduling period) belongs to a client: that client's agency at the version's time, read
+    from the client's own versions (a client moves only through a save, which records one);
+    a client recorded nowhere before it (bulk-loaded) has only its current agency to go by.
+    """
+    names = {field.name for field in history_model._meta.fields}
+    if "agency" in names:
+        return F("agency_id")
+    if "client" in names:
+        path = "client"
+    else:  # through the first record on its way to the agency (a period's policy)
+        owner = history_model.instance_type._default_manager.all().agency_field.split("__")[0]
+        path = f"{owner}__client"
+    client_model = history_model
+    for name in path.split("__"):
+        client_model = client_model._meta.get_field(name).related_model
+    as_of = (
+        get_history_model_for_model(client_model)
+        ._default_manager.filter(
+            **{
+                client_model._meta.pk.attname: OuterRef(f"{path}_id"),
+                "history_date__lte": OuterRef("history_date"),
+            }
+        )
+        .order_by("-history_date", "-history_id")
+        .values("agency_id")[:1]
+    )
+    agency = client_model._meta.get_field("agency")
+    return Coalesce(Subquery(as_of), F(f"{path}__agency_id"), output_field=agency)

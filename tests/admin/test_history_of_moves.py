@@ -1,0 +1,196 @@
+"""The admin's history pages of records that moved between agencies, or that name a record that
+did (contract section 13: the admin shows only the records of the staff member's agencies,
+history pages included; docs/webhooks.md: the agency a record left sees nothing of the new one).
+
+A history shows the versions recorded while the record was in one of the staff member's
+agencies, and names a related record (a parent client, a producer, a client) only if the staff
+member may see it now; otherwise by its id, "(not visible)". Walked with Django's test client as
+staff of each agency, the moves made over the API with real credentials.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from apps.clients.models import Client
+from apps.core.dates import today
+from apps.coverages.models import VehicleCoverage
+from apps.documents.models import Document
+from tests.conftest import staff_member
+from tests.factories import (
+    ClientFactory,
+    PolicyFactory,
+    ProducerFactory,
+    UserFactory,
+    VehicleFactory,
+)
+
+pytestmark = pytest.mark.django_db
+SECRET = "OTHER AGENCY SECRET"
+SECRET_DOT = "4440001"
+
+
+@pytest.fixture
+def both(make_api, groups, agency, other_agency):
+    """An API client of a manager of both agencies: the one who may move a record."""
+    user = UserFactory(username="both", agencies=[agency, other_agency], groups=[groups[0]])
+    return make_api(user)
+
+
+@pytest.fixture
+def demo_staff(client, groups, agency):
+    client.force_login(staff_member([agency], groups, "demo-staff"))
+    return client
+
+
+@pytest.fixture
+def other_staff(groups, other_agency):
+    from django.test import Client as BrowserlessClient
+
+    other = BrowserlessClient()
+    other.force_login(staff_member([other_agency], groups, "other-staff"))
+    return other
+
+
+def ok(response):
+    assert response.status_code in (200, 201), response.content
+    return response
+
+
+def history(staff, model: str, pk: int) -> str:
+    response = staff.get(f"/admin/{model}/{pk}/history/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def version_links(page: str, model: str, pk: int) -> list[str]:
+    return re.findall(rf'href="(/admin/{model}/{pk}/history/\d+/)"', page)
+
+
+def test_a_parent_that_moved_away_is_named_by_its_id_only(
+    api, both, other_api, demo_staff, agency, other_agency
+):
+    parent = ok(
+        api.post("/v1/clients", {"clientName": "Parent Co", "agencyId": agency.id}, format="json")
+    ).json()["id"]
+    child = ok(
+        api.post("/v1/clients", {"clientName": "Child Co", "agencyId": agency.id}, format="json")
+    ).json()["id"]
+    ok(api.put(f"/v1/clients/{child}", {"parentClientId": parent}, format="json"))
+    ok(api.put(f"/v1/clients/{child}", {"parentClientId": None}, format="json"))
+    ok(both.put(f"/v1/clients/{parent}", {"agencyId": other_agency.id}, format="json"))
+    ok(
+        other_api.put(
+            f"/v1/clients/{parent}", {"clientName": SECRET, "dot": SECRET_DOT}, format="json"
+        )
+    )
+
+    page = history(demo_staff, "clients/client", child)
+    assert SECRET not in page and SECRET_DOT not in page
+    assert f"client {parent} (not visible)" in page
+    for link in version_links(page, "clients/client", child):
+        version = demo_staff.get(link)
+        assert version.status_code == 200
+        assert SECRET not in version.content.decode()
+
+
+def test_a_client_that_moved_in_shows_only_the_versions_recorded_in_its_new_agency(
+    api, both, other_api, demo_staff, other_staff, rival, agency, other_agency
+):
+    producer = ProducerFactory(agency=other_agency, name="Other Producer")
+    ok(other_api.put(f"/v1/clients/{rival.id}", {"producerId": producer.id}, format="json"))
+    ok(other_api.put(f"/v1/clients/{rival.id}", {"clientName": SECRET}, format="json"))
+    ok(other_api.put(f"/v1/clients/{rival.id}", {"clientName": "Arrived Co"}, format="json"))
+    other_versions = [v.history_id for v in Client.history.filter(id=rival.id)]
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+    ok(api.put(f"/v1/clients/{rival.id}", {"clientName": "Ours Now"}, format="json"))
+
+    page = history(demo_staff, "clients/client", rival.id)
+    for unseen in ("Other Producer", "other-manager", SECRET, "Rival Transport"):
+        assert unseen not in page, unseen
+    assert len(version_links(page, "clients/client", rival.id)) == 2  # the move, the rename
+    # What came with the move is theirs: the client as it arrived, and what they did since.
+    assert "Arrived Co" in page and "Ours Now" in page and "both" in page and "manager" in page
+    for version in other_versions:
+        url = f"/admin/clients/client/{rival.id}/history/{version}/"
+        assert demo_staff.get(url).status_code == 404
+    # The agency it left sees nothing of it, its history included.
+    assert other_staff.get(f"/admin/clients/client/{rival.id}/history/").status_code == 404
+
+
+def test_a_policys_old_client_that_moved_away_is_not_named(
+    api, both, other_api, demo_staff, agency, other_agency, carrier
+):
+    first = ClientFactory(agency=agency, client_name="First Owner")
+    policy = PolicyFactory(client=first)
+    ok(api.put(f"/v1/policies/{policy.id}", {"clientId": carrier.id}, format="json"))
+    ok(both.put(f"/v1/clients/{first.id}", {"agencyId": other_agency.id}, format="json"))
+    ok(other_api.put(f"/v1/clients/{first.id}", {"clientName": SECRET}, format="json"))
+
+    page = history(demo_staff, "policies/policy", policy.id)
+    assert SECRET not in page
+    assert f"client {first.id} (not visible)" in page
+    assert "Lone Star Freight" in page  # the client it has, which they see
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["policies/policy", "vehicles/vehicle", "coverages/vehiclecoverage", "documents/document"],
+)
+def test_records_that_moved_in_with_their_client_show_none_of_the_old_agencys_versions(
+    other_api, both, demo_staff, rival, agency, model
+):
+    """The policies, units, documents and scheduling periods of a client that moved in: every
+    version was recorded in the other agency, so none is shown (nor its authors)."""
+    policy = PolicyFactory(client=rival)
+    unit = VehicleFactory(client=rival)
+    ok(other_api.put(f"/v1/policies/{policy.id}", {"policy": "SECRET-1"}, format="json"))
+    ok(other_api.put(f"/v1/vehicles/{unit.id}", {"unit": "SECRET-UNIT"}, format="json"))
+    ok(
+        other_api.post(
+            "/v1/vehicles/coverages",
+            {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": str(today())},
+            format="json",
+        )
+    )
+    ok(
+        other_api.post(
+            "/v1/documents/clients",
+            {"file": SimpleUploadedFile("secret.pdf", b"%PDF-1.4"), "clientId": rival.id},
+            format="multipart",
+        )
+    )
+    pk = {
+        "policies/policy": policy.id,
+        "vehicles/vehicle": unit.id,
+        "coverages/vehiclecoverage": VehicleCoverage.objects.get(vehicle=unit).id,
+        "documents/document": Document.objects.get(client=rival).id,
+    }[model]
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+
+    page = history(demo_staff, model, pk)
+    assert "other-manager" not in page
+    assert version_links(page, model, pk) == []
+
+
+def test_a_document_of_a_client_that_moved_in_shows_the_versions_since(
+    other_api, both, api, demo_staff, rival, agency
+):
+    """A document carries no agency of its own: its versions go by its client's agency when
+    they were recorded."""
+    document = ok(
+        other_api.post(
+            "/v1/documents/clients",
+            {"file": SimpleUploadedFile("secret.pdf", b"%PDF-1.4"), "clientId": rival.id},
+            format="multipart",
+        )
+    ).json()["id"]
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+    assert api.delete(f"/v1/documents/{document}/client").status_code == 204
+
+    page = history(demo_staff, "documents/document", document)
+    assert "other-manager" not in page
+    assert len(version_links(page, "documents/document", document)) == 1  # the deletion
