@@ -14,7 +14,7 @@ from apps.clients.models import Client
 from apps.clients.selectors import visible_client
 from apps.core.models import UNIQUE
 from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
-from apps.coverages.status import status_watch
+from apps.coverages.status import status_events_of_new, status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import City, ClientType, State, address_check
@@ -144,7 +144,12 @@ def client_create(
     address_check(client, fields, ADDRESSES)
     client.full_clean()
     client.save()
-    client_event_emit(type="client.created", client=client, data=record("client", client))
+    client_event_emit(
+        type="client.created",
+        client=client,
+        data=record("client", client),
+        along=status_events_of_new(clients=[client]),  # verification finds it from now on
+    )
     return client
 
 
@@ -180,7 +185,7 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
         data.update(client.deletion_changes(changes["deleted"]))
     address_check(client, data, ADDRESSES)
     # Deleting or restoring a client changes the status of each of its live units too
-    # (verification answers INACTIVE for a deleted client's units): watch them as well.
+    # (verification does not find a deleted client's units): watch them as well.
     units = []
     if moved or changes.get("deleted", was_deleted) != was_deleted:  # its units move along
         from apps.vehicles.selectors import live_unit_ids

@@ -2,12 +2,15 @@
 
 A client is ACTIVE when it is live and one of its policies is in force on the day (what
 `verify_clients` answers); a unit when it is live, its client is live and a period covers it
-under a policy in force (what `verify_vehicles` answers). Two queries per call, whatever the
-number of records.
+under a policy in force (what `verify_vehicles` answers); otherwise INACTIVE, or NOT_FOUND when
+verification does not find it at all (a deleted client, a deleted unit or a unit of a deleted
+client, a record not created yet, and, for the agency it left, a record that moved away). Two
+queries per call, whatever the number of records.
 
 `status_watch` wraps a write and emits `carrier.status_changed` / `vehicle.status_changed`
-(and `compliance.changed`) for what the write changed; the daily calendar job
-(apps.coverages.calendar) emits what the day alone changed.
+(and `compliance.changed`) for what the write changed, `status_events_of_new` announces what
+a write created; the daily calendar job (apps.coverages.calendar) emits what the day alone
+changed.
 """
 
 from __future__ import annotations
@@ -39,11 +42,19 @@ def client_statuses(client_ids: Iterable[int], on: dt.date) -> dict[int, tuple[i
         .values_list("client_id", flat=True)
     )
     return {
-        pk: (agency_id, ACTIVE if pk in in_force and not deleted else INACTIVE)
+        pk: (agency_id, _status(not deleted, pk in in_force))
         for pk, agency_id, deleted in Client.objects.filter(pk__in_list=ids).values_list(
             "pk", "agency_id", "deleted"
         )
     }
+
+
+def _status(found: bool, covered: bool) -> str:
+    """What verification answers of a record: not found (a deleted one is not looked at),
+    else ACTIVE when covered on the day."""
+    if not found:
+        return NOT_FOUND
+    return ACTIVE if covered else INACTIVE
 
 
 def vehicle_statuses(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, tuple[int, int, str]]:
@@ -58,11 +69,7 @@ def vehicle_statuses(vehicle_ids: Iterable[int], on: dt.date) -> dict[int, tuple
         "pk", "client__agency_id", "client_id", "deleted", "client__deleted"
     )
     return {
-        pk: (
-            agency_id,
-            client_id,
-            ACTIVE if pk in covered and not deleted and not client_deleted else INACTIVE,
-        )
+        pk: (agency_id, client_id, _status(not (deleted or client_deleted), pk in covered))
         for pk, agency_id, client_id, deleted, client_deleted in rows
     }
 
@@ -106,20 +113,37 @@ def _lock(clients: set[int], vehicles: set[int]) -> None:
         rows_lock(Vehicle.objects.filter(pk__in_list=sorted(vehicles)))
 
 
+def status_events_of_new(*, clients: Iterable = (), vehicles: Iterable = ()) -> list[dict]:
+    """The status events (as `event_emit` keywords) of records a write has just created, to be
+    recorded with its own event: verification did not find them before (NOT_FOUND) and finds
+    them now, unless created deleted (a unit, or its client); nothing covers them yet (no policy
+    or period names a record that did not exist), so they are INACTIVE. No query."""
+    after_c = {c.pk: (c.agency_id, _status(not c.deleted, covered=False)) for c in clients}
+    after_v = {
+        v.pk: (
+            v.client.agency_id,
+            v.client_id,
+            _status(not (v.deleted or v.client.deleted), covered=False),
+        )
+        for v in vehicles
+    }
+    return status_events({}, after_c, {}, after_v, today())
+
+
 def _changed(before: dict, after: dict) -> Iterator[tuple[int, tuple, str, str]]:
     """(id, row, old status, new status) of each record whose status (the row's last item)
     differs from before, as each agency's verification answers it; a record unknown before was
-    INACTIVE. A record that moved to another agency (the row's first item) is NOT_FOUND for its
-    old agency from now on, and was NOT_FOUND for its new one: each agency hears of it."""
+    NOT_FOUND. A record that moved to another agency (the row's first item) is NOT_FOUND for
+    its old agency from now on, and was NOT_FOUND for its new one: each agency hears of it."""
     for pk, row in sorted(after.items()):
         was = before.get(pk)
         if was is not None and was[0] != row[0]:
-            yield pk, was, was[-1], NOT_FOUND
-            yield pk, row, NOT_FOUND, row[-1]
-            continue
-        old = was[-1] if was is not None else INACTIVE
-        if old != row[-1]:
-            yield pk, row, old, row[-1]
+            changes = [(was, was[-1], NOT_FOUND), (row, NOT_FOUND, row[-1])]
+        else:
+            changes = [(row, was[-1] if was is not None else NOT_FOUND, row[-1])]
+        for seen_as, old, new in changes:
+            if old != new:
+                yield pk, seen_as, old, new
 
 
 def status_events(before_c: dict, after_c: dict, before_v: dict, after_v: dict, day) -> list:

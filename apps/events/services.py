@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from djangorestframework_camel_case.util import camelize
 
@@ -73,9 +73,14 @@ def event_emit(*, type: str, agency_id: int, client_id: int | None, data: dict) 
     return event
 
 
-def client_event_emit(*, type: str, client, data: dict) -> Event:
-    """`event_emit` for a change to one client or its records: its agency and id."""
-    return event_emit(type=type, agency_id=client.agency_id, client_id=client.pk, data=data)
+def client_event_emit(*, type: str, client, data: dict, along: Sequence[dict] = ()) -> Event:
+    """`event_emit` for a change to one client or its records: its agency and id. `along`: the
+    events the same write causes (as `event_emit` keywords: a new record's status), recorded
+    after it in the same insert (`events_emit_many`)."""
+    item = {"type": type, "agency_id": client.agency_id, "client_id": client.pk, "data": data}
+    if along:
+        return events_emit_many([item, *along])[0]
+    return event_emit(**item)
 
 
 def record_event_emit(

@@ -11,7 +11,7 @@ from django.db import transaction
 from apps.agencies.services import agency_record_create, agency_record_update
 from apps.clients.selectors import visible_client
 from apps.core.services import client_lock_first, left_behind, locked_for_update, model_update
-from apps.coverages.status import status_watch
+from apps.coverages.status import status_events_of_new, status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import Make, State, UnitType
@@ -71,7 +71,12 @@ def vehicle_create(
     vehicle.lienholder = _lienholder(user, client.agency_id, lienholder_id)
     vehicle.full_clean()
     vehicle.save()
-    client_event_emit(type="vehicle.created", client=client, data=record("vehicle", vehicle))
+    client_event_emit(
+        type="vehicle.created",
+        client=client,
+        data=record("vehicle", vehicle),
+        along=status_events_of_new(vehicles=[vehicle]),  # verification finds it from now on
+    )
     return vehicle
 
 

@@ -77,11 +77,11 @@ def test_a_client_with_a_fleet_past_the_limit_is_deleted_and_restored(api, carri
 
     deleted = api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
     assert deleted.status_code == 200, deleted.content
-    assert unit_events(carrier.agency_id) == [("ACTIVE", "INACTIVE")] * FLEET
+    assert unit_events(carrier.agency_id) == [("ACTIVE", "NOT_FOUND")] * FLEET
 
     restored = api.put(f"/v1/clients/{carrier.id}", {"deleted": False}, format="json")
     assert restored.status_code == 200, restored.content
-    assert unit_events(carrier.agency_id).count(("INACTIVE", "ACTIVE")) == FLEET
+    assert unit_events(carrier.agency_id).count(("NOT_FOUND", "ACTIVE")) == FLEET
 
 
 def test_a_client_with_a_fleet_past_the_limit_moves_to_another_agency(

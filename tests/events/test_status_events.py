@@ -77,48 +77,56 @@ def test_deleting_and_restoring_a_client_announces_its_units(api, carrier, priva
         assert [e["type"] for e in events] == [
             "carrier.status_changed",
             "vehicle.status_changed",
+            "vehicle.status_changed",
             "client.deleted",
         ]
-        carrier_event, unit_event, _ = events
+        carrier_event, unit_event, spare_event, _ = events
+        # Verification no longer finds the client nor any of its units: NOT_FOUND, as it
+        # answers (the spare unit, INACTIVE before, is not found either).
         assert carrier_event["data"] == {
             "clientId": carrier.id,
             "from": "ACTIVE",
-            "to": "INACTIVE",
+            "to": "NOT_FOUND",
             "asOf": today().isoformat(),
         }
-        # Only the covered unit changed: the spare one was INACTIVE already, the deleted one
-        # is not watched.
         assert unit_event["clientId"] == carrier.id
         assert unit_event["data"] == {
             "vehicleId": covered.id,
             "from": "ACTIVE",
-            "to": "INACTIVE",
+            "to": "NOT_FOUND",
             "asOf": today().isoformat(),
         }
-        # Verification no longer vouches for the unit (a deleted client's units are not found).
+        assert (spare_event["data"]["vehicleId"], spare_event["data"]["from"]) == (
+            spare.id,
+            "INACTIVE",
+        )
         verified = api.get("/v1/coverages/vehicles", {"vin": covered.serial_number})
         assert verified.status_code == 404
+        assert api.get("/v1/coverages/clients", {"id": carrier.id}).status_code == 404
 
         restored = api.put(f"/v1/clients/{carrier.id}", {"deleted": False}, format="json")
         assert restored.status_code == 200, restored.content
         assert unit_changes(api, after=start) == [
-            (covered.id, "ACTIVE", "INACTIVE", today().isoformat()),
-            (covered.id, "INACTIVE", "ACTIVE", today().isoformat()),
+            (covered.id, "ACTIVE", "NOT_FOUND", today().isoformat()),
+            (spare.id, "INACTIVE", "NOT_FOUND", today().isoformat()),
+            (covered.id, "NOT_FOUND", "ACTIVE", today().isoformat()),
+            (spare.id, "NOT_FOUND", "INACTIVE", today().isoformat()),
         ]
-        assert run_due() == ["delivered"] * 4
+        assert run_due() == ["delivered"] * 6
     assert receiver.rejected == []
     got = sorted(
         (p["type"], p["data"].get("vehicleId"), p["data"]["to"]) for p in receiver.received
     )
     assert got == [
         ("carrier.status_changed", None, "ACTIVE"),
-        ("carrier.status_changed", None, "INACTIVE"),
+        ("carrier.status_changed", None, "NOT_FOUND"),
         ("vehicle.status_changed", covered.id, "ACTIVE"),
-        ("vehicle.status_changed", covered.id, "INACTIVE"),
+        ("vehicle.status_changed", covered.id, "NOT_FOUND"),
+        ("vehicle.status_changed", spare.id, "INACTIVE"),
+        ("vehicle.status_changed", spare.id, "NOT_FOUND"),
     ]
     log = api.get(f"/v1/webhooks/{hook['id']}/deliveries").json()
-    assert log["count"] == 4 and {r["status"] for r in log["results"]} == {"delivered"}
-    assert spare.id not in {p["data"].get("vehicleId") for p in receiver.received}
+    assert log["count"] == 6 and {r["status"] for r in log["results"]} == {"delivered"}
     assert gone.id not in {p["data"].get("vehicleId") for p in receiver.received}
 
 
