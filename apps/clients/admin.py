@@ -11,6 +11,7 @@ from apps.core.admin import (
     ScopedHistoryAdmin,
     ServiceFormAdmin,
     SoftDeleteAdmin,
+    autocomplete_source,
 )
 from apps.core.admin_display import (
     DeletedColumnMixin,
@@ -139,6 +140,14 @@ class ClientAdmin(
 
     def get_queryset(self, request):
         return super().get_queryset(request).order_by("client_name", "id")
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if autocomplete_source(request) == Client._meta.get_field("parent_client"):
+            # The parent box offers what a save accepts: a live client (`visible_client`; the
+            # box cannot tell which client is being edited, so that one is still offered).
+            queryset = queryset.live()
+        return queryset, may_have_duplicates
 
     def page_columns(self, rows: list) -> list:
         """Each client with its live policies and whether one is in force today, read for the

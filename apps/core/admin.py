@@ -6,11 +6,12 @@ import functools
 import itertools
 
 from django import forms
+from django.apps import apps
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
 from django.db.models import Model, QuerySet
@@ -125,6 +126,21 @@ class _ScopedRows:
         if field is not None and hasattr(field, "queryset"):
             field.queryset = _scoped(field.queryset, request.user)
         return field
+
+
+def autocomplete_source(request):
+    """The model field whose autocomplete box asks, when `request` is the admin's autocomplete
+    view (a form's relation box, or an `AutocompleteFilter`, which sends its list's field);
+    None for any other request. For an admin's `get_search_results` to offer a box only what
+    the field accepts."""
+    match = getattr(request, "resolver_match", None)
+    if match is None or match.url_name != "autocomplete":
+        return None
+    try:
+        model = apps.get_model(request.GET["app_label"], request.GET["model_name"])
+        return model._meta.get_field(request.GET["field_name"])
+    except (KeyError, LookupError, FieldDoesNotExist):
+        return None
 
 
 class ReadOnlyAdminMixin:
