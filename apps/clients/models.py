@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import F
+from django.db.models.functions import Length, Lower
 from simple_history.models import HistoricalRecords
 
 from apps.core.identifiers import DotField, dot_validator
@@ -80,6 +82,21 @@ class Client(SoftDeleteMixin, TimeStampedModel):
         indexes = [
             models.Index(fields=["dot"], name="clients_client_dot_idx"),
             models.Index(fields=["agency", "client_name"], name="clients_client_agency_name_idx"),
+            # The API's order by name, ignoring case (apps.core.sorting.IgnoringCase): page 1
+            # and the last page of an agency's clients walk it and stop after the page.
+            models.Index(
+                F("agency"), Lower("client_name"), F("id"), name="clients_agency_name_ci_idx"
+            ),
+            # The API's order by DOT, as numbers (apps.core.sorting.AsNumber), of the live
+            # clients the list shows unless asked for deleted ones.
+            models.Index(
+                F("agency"),
+                Length("dot"),
+                F("dot"),
+                F("id"),
+                condition=live_q(),
+                name="clients_agency_dot_number_idx",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -8,7 +8,7 @@ import math
 from collections import OrderedDict
 
 from django.db import connections
-from django.db.models import QuerySet, prefetch_related_objects
+from django.db.models import F, Func, OrderBy, QuerySet, prefetch_related_objects
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
@@ -16,6 +16,7 @@ from apps.core import counting
 from apps.core.memo import BoundedMemo
 from apps.core.params import parse_positive_int
 from apps.core.prepared import PreparedQuery, joins_in_written_order, server_prepared
+from apps.core.sorting import reversed_term
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 200
@@ -138,34 +139,45 @@ def ids_per_agency(
         return None
     terms, agencies = plan
     if backwards:
-        terms = [term[1:] if term.startswith("-") else f"-{term}" for term in terms]
+        terms = [reversed_term(term) for term in terms]
     return _ids_per_agency(queryset.order_by(*terms), terms, agencies, offset, count)
 
 
 def _ids_per_agency(
-    queryset: QuerySet, terms: list[str], agencies: list[int], offset: int, count: int
+    queryset: QuerySet, terms: list, agencies: list[int], offset: int, count: int
 ) -> list:
     """A caller of several agencies filters `agency IN (a, b…)`, and an index (agency, column,
     id) gives the order of one agency's records, not of several: PostgreSQL sorted all of the
     agencies' records for a page (the big agency's 302,100 units: 65 ms for page 1). Each
     agency's first `offset + count` ids in order, through its index, then the page of their
-    union in the same order: one statement, 2.6 ms."""
-    columns = [term.lstrip("-") for term in terms]
+    union in the same order: one statement, 2.6 ms. A term that is an expression of the
+    record's columns (a name ignoring case, `apps.core.sorting.SortKey`) is selected by each
+    part under a name of its own, by which the union is ordered."""
+    keys, named = [], {}
+    for n, term in enumerate(terms):
+        if isinstance(term, str):
+            keys.append(term)
+        else:
+            named[f"sort_key_{n}"] = term.expression
+            keys.append(("-" if term.descending else "") + f"sort_key_{n}")
+    columns = [key.lstrip("-") for key in keys]
     field = queryset.agency_field
     parts = [
-        queryset.filter(**{field: agency}).values_list("pk", *columns)[: offset + count]
+        queryset.filter(**{field: agency})
+        .annotate(**named)
+        .values_list("pk", *columns)[: offset + count]
         for agency in agencies
     ]
-    union = parts[0].union(*parts[1:], all=True).order_by(*terms)
+    union = parts[0].union(*parts[1:], all=True).order_by(*keys)
     return [row[0] for row in union[offset : offset + count]]
 
 
-def _per_agency(queryset: QuerySet, depth: int) -> tuple[list[str], list[int]] | None:
+def _per_agency(queryset: QuerySet, depth: int) -> tuple[list, list[int]] | None:
     """The list's order terms and its distinct agencies when its page is read per agency
     (`_ids_per_agency`); None when it is read at once: one agency (or every one), a page deep
     in the list (each agency would give up to `depth` ids, `PER_AGENCY_ROWS` in all), an order
-    that is not the model's own columns (a relation's, an annotation's or an expression), an
-    unordered or empty queryset, or a database that cannot order and slice the parts of a
+    that is not the model's own columns or functions of them (a relation's, an annotation's),
+    an unordered or empty queryset, or a database that cannot order and slice the parts of a
     UNION (SQLite)."""
     agencies = list(dict.fromkeys(getattr(queryset, "agency_ids", None) or ()))
     if len(agencies) < 2 or len(agencies) * depth > PER_AGENCY_ROWS or not queryset.ordered:
@@ -185,9 +197,19 @@ def _per_agency(queryset: QuerySet, depth: int) -> tuple[list[str], list[int]] |
         return None
     names = set()
     for term in terms:
-        if not isinstance(term, str) or "__" in term or term.lstrip("-") in ("?", ""):
+        if isinstance(term, OrderBy) and not (term.nulls_first or term.nulls_last):
+            # A function of the record's own columns (`LOWER(client_name)`), checked below.
+            expression = term.expression
+            nodes = [expression] if isinstance(expression, F) else list(expression.flatten())
+            if not all(isinstance(node, F | Func) for node in nodes):
+                return None
+            names.update(node.name for node in nodes if isinstance(node, F))
+        elif not isinstance(term, str) or term.lstrip("-") in ("?", ""):
             return None
-        names.add(term.lstrip("-"))
+        else:
+            names.add(term.lstrip("-"))
+    if any("__" in name for name in names):
+        return None
     # A column of the model's own: a foreign key by its attname (`client_id`), since its name
     # (`client`) would order by the related model's ordering, through a join.
     fields = queryset.model._meta.concrete_fields

@@ -2,21 +2,62 @@
 
 A view's `sort_fields` name fields (contract section 7: `id`, `createdAt`, `updatedAt` and
 every field its list filters on), never a parameter that is not one: a search over several
-fields (`q`), paging or sorting itself, `asOf` (tests/core/test_sort_keys.py checks every list)."""
+fields (`q`), paging or sorting itself, `asOf` (tests/core/test_sort_keys.py checks every list).
+
+A field sorts by its column as the database compares it, or by a `SortKey` where that order is
+not the one readers expect, the same on SQLite and PostgreSQL: a name ignoring case
+(`IgnoringCase`), digits stored without leading zeros in numeric order (`AsNumber`). A list read
+page by page at a large agency needs an index of the key's expressions, (agency, key..., id),
+as of a plain column (issue 18).
+"""
 
 from __future__ import annotations
 
+from django.db.models import F, OrderBy
+from django.db.models.functions import Length, Lower
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
 
 BASE_SORT_FIELDS = {"id": "id", "createdAt": "created_at", "updatedAt": "updated_at"}
 
 
-def sort_fields_of(view) -> dict[str, str]:
+class SortKey:
+    """A field's order other than its column's: the expressions of `key(column)`, in turn."""
+
+    def __init__(self, column: str):
+        self.column = column
+
+    def key(self, column: str) -> tuple:
+        raise NotImplementedError
+
+    def terms(self, descending: bool) -> list[OrderBy]:
+        return [
+            OrderBy(F(part) if isinstance(part, str) else part, descending=descending)
+            for part in self.key(self.column)
+        ]
+
+
+class IgnoringCase(SortKey):
+    """Text in alphabetical order whatever its case ("alpha" before "Bravo"): SQLite compares
+    bytes (every capitalised name first) and PostgreSQL as its collation says."""
+
+    def key(self, column: str) -> tuple:
+        return (Lower(column),)
+
+
+class AsNumber(SortKey):
+    """Digits stored without leading zeros (a DOT, contract section 13) in numeric order: a
+    shorter one first, then as text (987654 before 5550003, where text put it after)."""
+
+    def key(self, column: str) -> tuple:
+        return (Length(column), column)
+
+
+def sort_fields_of(view) -> dict:
     return {**BASE_SORT_FIELDS, **getattr(view, "sort_fields", {})}
 
 
-def order_by_for(raw: str | None, fields: dict[str, str], default: tuple[str, ...]) -> list[str]:
+def order_by_for(raw: str | None, fields: dict, default: tuple) -> list:
     """Translate a `sort` value into order_by terms; an unknown field is a 400."""
     terms: list[str] = []
     names = [part.strip() for part in (raw or "").split(",") if part.strip()]
@@ -27,12 +68,24 @@ def order_by_for(raw: str | None, fields: dict[str, str], default: tuple[str, ..
         if key not in fields:
             allowed = ", ".join(sorted(fields))
             raise ValidationError({"sort": [f"Cannot sort by '{key}'. Sortable: {allowed}."]})
-        terms.append(("-" if descending else "") + fields[key])
-    if not terms:
-        terms = list(default)
-    if not any(term.lstrip("-") == "id" for term in terms):
+        field = fields[key]
+        if isinstance(field, SortKey):
+            terms.extend(field.terms(descending))
+        else:
+            terms.append(("-" if descending else "") + field)
+    if not terms:  # the view's own order: columns (`-name` descending) or ascending keys
+        for term in default:
+            terms.extend(term.terms(False) if isinstance(term, SortKey) else [term])
+    if not any(isinstance(term, str) and term.lstrip("-") == "id" for term in terms):
         terms.append("id")
     return terms
+
+
+def reversed_term(term):
+    """An order term the other way: `name` and `-name`, or an expression's `OrderBy`."""
+    if isinstance(term, str):
+        return term[1:] if term.startswith("-") else f"-{term}"
+    return term.copy().reverse_ordering()
 
 
 class SortFilter(BaseFilterBackend):

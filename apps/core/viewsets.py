@@ -24,7 +24,7 @@ from apps.core.params import parse_positive_int
 from apps.core.prepared import record_by_key
 from apps.core.query_params import repeatable_params
 from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
-from apps.core.sorting import order_by_for, sort_fields_of
+from apps.core.sorting import order_by_for, reversed_term, sort_fields_of
 
 
 class ScopedViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet):
@@ -226,7 +226,7 @@ class LegacySearchMixin:
             raise ValidationError({"sortBy": [f"Cannot sort by '{data['sort_by']}'."]}) from None
         if not sort and descending:
             # No sortBy: the default order reversed, its tie-break by id too.
-            terms = [term[1:] if term.startswith("-") else f"-{term}" for term in terms]
+            terms = [reversed_term(term) for term in terms]
         result = Page(queryset.order_by(*terms), page=page, limit=limit)
         items = self.get_serializer(result.rows, many=True).data
         return Response(LegacySearchPageSerializer.shape(result, items))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import F
+from django.db.models.functions import Lower
 from simple_history.models import HistoricalRecords
 
 from apps.core.identifiers import NormalizedCharField
@@ -117,6 +119,18 @@ class Driver(CopiedColumnsMixin, ClientAgencyMixin, TimeStampedModel):
             *(
                 models.Index(fields=["agency", *columns, "id"], name=f"drivers_agency_{short}")
                 for columns, short in SORT_INDEXES
+            ),
+            # The API's orders by name, ignoring case (apps.core.sorting.IgnoringCase); the
+            # admin's list keeps the column's own order (name_idx, first_idx).
+            models.Index(
+                F("agency"),
+                Lower("last_name"),
+                Lower("first_name"),
+                F("id"),
+                name="drivers_agency_name_ci_idx",
+            ),
+            models.Index(
+                F("agency"), Lower("first_name"), F("id"), name="drivers_agency_first_ci_idx"
             ),
         ]
 

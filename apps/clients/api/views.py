@@ -4,7 +4,10 @@ from apps.clients.api.serializers import ClientSerializer
 from apps.clients.filtersets import ClientFilterSet
 from apps.clients.selectors import client_queryset
 from apps.clients.services import client_create, client_update
+from apps.core.sorting import AsNumber, IgnoringCase
 from apps.core.viewsets import ScopedViewSet
+
+CLIENT_NAME = IgnoringCase("client_name")  # its index: clients_agency_name_ci_idx
 
 
 class ClientViewSet(ScopedViewSet):
@@ -15,11 +18,11 @@ class ClientViewSet(ScopedViewSet):
     create_service = staticmethod(client_create)
     update_service = staticmethod(client_update)
     filterset_class = ClientFilterSet
-    default_sort = ("client_name",)
+    default_sort = (CLIENT_NAME,)
     sort_fields = {
-        "clientName": "client_name",
-        "name": "client_name",
-        "dot": "dot",
+        "clientName": CLIENT_NAME,
+        "name": CLIENT_NAME,
+        "dot": AsNumber("dot"),
         "agencyId": "agency_id",
         "producerId": "producer_id",
         "parentClientId": "parent_client_id",

@@ -12,6 +12,7 @@ from apps.compliance.services import (
     requirement_profile_delete,
     requirement_profile_update,
 )
+from apps.core.sorting import IgnoringCase
 from apps.core.viewsets import ScopedViewSet
 
 
@@ -24,9 +25,9 @@ class RequirementProfileViewSet(mixins.DestroyModelMixin, ScopedViewSet):
     update_service = staticmethod(requirement_profile_update)
     filterset_class = RequirementProfileFilterSet
     http_method_names = ["get", "post", "put", "delete", "head", "options"]
-    default_sort = ("name",)
+    default_sort = (IgnoringCase("name"),)
     sort_fields = {
-        "name": "name",
+        "name": IgnoringCase("name"),
         "code": "code",
         "agencyId": "agency_id",
         "id": "id",

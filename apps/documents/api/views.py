@@ -19,6 +19,7 @@ from apps.core.pagination import PagePagination
 from apps.core.params import DotParam, IdParam, QueryParameters
 from apps.core.permissions import offers_method
 from apps.core.problems import problem_response
+from apps.core.sorting import AsNumber, IgnoringCase
 from apps.documents.api.serializers import (
     ClientUploadSerializer,
     DocumentSerializer,
@@ -84,7 +85,7 @@ class DocumentView(GenericAPIView):
 # `sort` (apps.core.sorting.SortFilter) on the document lists, besides `id`, `createdAt` (the
 # first file's upload, annotated by the selectors) and `updatedAt`; each list adds its filters.
 DOCUMENT_SORT_FIELDS = {
-    "fileName": "file_name",
+    "fileName": IgnoringCase("file_name"),
     "contentType": "content_type",
     "size": "size",
     "uploadedAt": "uploaded_at",
@@ -194,7 +195,7 @@ class ClientDocumentsView(DocumentCollectionView):
 
     module = Module.CLIENT
     params_class = ClientDocumentsParams
-    sort_fields = {**DOCUMENT_SORT_FIELDS, "clientId": "client_id", "dot": "client__dot"}
+    sort_fields = {**DOCUMENT_SORT_FIELDS, "clientId": "client_id", "dot": AsNumber("client__dot")}
 
     list_selector = staticmethod(client_documents)
 

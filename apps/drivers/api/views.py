@@ -8,6 +8,7 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from apps.core.permissions import HasPermissions
+from apps.core.sorting import IgnoringCase
 from apps.core.viewsets import LegacySearchMixin, ScopedViewSet, legacy_search_schema
 from apps.drivers.api.serializers import (
     DriverDetailSerializer,
@@ -18,6 +19,10 @@ from apps.drivers.api.serializers import (
 from apps.drivers.filtersets import DriverFilterSet
 from apps.drivers.selectors import driver_detail_queryset, driver_queryset
 from apps.drivers.services import driver_create, driver_update, driver_vehicle_link
+
+# Names in alphabetical order whatever their case; their indexes: drivers_agency_name_ci_idx
+# (the last name, then the first) and drivers_agency_first_ci_idx.
+LAST_NAME, FIRST_NAME = IgnoringCase("last_name"), IgnoringCase("first_name")
 
 
 @extend_schema_view(
@@ -33,10 +38,10 @@ class DriverViewSet(LegacySearchMixin, ScopedViewSet):
     create_service = staticmethod(driver_create)
     update_service = staticmethod(driver_update)
     filterset_class = DriverFilterSet
-    default_sort = ("last_name", "first_name")
+    default_sort = (LAST_NAME, FIRST_NAME)
     sort_fields = {
-        "lastName": "last_name",
-        "firstName": "first_name",
+        "lastName": LAST_NAME,
+        "firstName": FIRST_NAME,
         "clientId": "client_id",
         "status": "status",
         "licenseNumber": "license_number",
