@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
+from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 
 from apps.core.identifiers import dot_validator, normalize_dot
@@ -77,7 +78,30 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
     field_class = QueryBooleanField
 
 
-class DeletedFilterSet(django_filters.FilterSet):
+def sent_values(data):
+    """The parameters as a filter reads them: one sent empty (`?deleted=`, `?dot=`) is not
+    there, as `QueryParameters` (apps.core.params) reads it; of a repeated one, its non-empty
+    values."""
+    if not hasattr(data, "lists") or all("" not in values for _, values in data.lists()):
+        return data  # nothing empty (or not a QueryDict): as it came
+    kept = QueryDict(mutable=True)
+    for key, values in data.lists():
+        sent = [value for value in values if value != ""]
+        if sent:
+            kept.setlist(key, sent)
+    return kept
+
+
+class ListFilterSet(django_filters.FilterSet):
+    """The base of every list's filters (the GET lists and the legacy searches' `filter`): a
+    parameter sent empty is the filter not given, whatever its type (`sent_values`), where a
+    boolean's answered 400 and the others were ignored."""
+
+    def __init__(self, data=None, *args, **kwargs):
+        super().__init__(None if data is None else sent_values(data), *args, **kwargs)
+
+
+class DeletedFilterSet(ListFilterSet):
     """Soft-deleted rows are left out unless `deleted` asks for them."""
 
     deleted = StrictBooleanFilter(field_name="deleted")

@@ -6,7 +6,7 @@ import django_filters
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
-from apps.core.filters import IdFilter, UpperChoiceFilter
+from apps.core.filters import IdFilter, ListFilterSet, UpperChoiceFilter
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver, normalize_license_number
 from apps.masterdata.lookup import MasterDataFilter
@@ -22,7 +22,7 @@ def at_most_search_words(value: str) -> None:
         raise ValidationError(f"At most {MAX_SEARCH_WORDS} words.", code="max_words")
 
 
-class DriverFilterSet(django_filters.FilterSet):
+class DriverFilterSet(ListFilterSet):
     clientId = IdFilter(field_name="client_id")
     status = UpperChoiceFilter(field_name="status", choices=DriverStatus.values)
     licenseNumber = django_filters.CharFilter(method="filter_license_number")

@@ -7,7 +7,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
-from apps.core.filters import DeletedFilterSet, IdFilter, MoneyFilter, UpperChoiceFilter
+from apps.core.filters import (
+    DeletedFilterSet,
+    IdFilter,
+    MoneyFilter,
+    UpperChoiceFilter,
+)
 from apps.core.identifiers import normalize_vin
 from apps.core.params import ascii_int, is_ascii_int
 from apps.vehicles.choices import VehicleStatus
