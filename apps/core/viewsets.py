@@ -214,18 +214,14 @@ class LegacySearchMixin:
                     {f"filter.{camel(k)}": v for k, v in exc.detail.items()}
                 ) from None
         sort = data["sort_by"].strip()
-        descending = data["sort_order"].lower() == "desc"
-        if sort and descending:
-            # Each key reversed, its sign included: "-lastName" with "desc" is ascending.
-            sort = ",".join(
-                name[1:] if name.startswith("-") else f"-{name}" for name in sort.split(",")
-            )
         try:
             terms = order_by_for(sort, sort_fields_of(self), getattr(self, "default_sort", ("id",)))
         except ValidationError:
             raise ValidationError({"sortBy": [f"Cannot sort by '{data['sort_by']}'."]}) from None
-        if not sort and descending:
-            # No sortBy: the default order reversed, its tie-break by id too.
+        if data["sort_order"].lower() == "desc":
+            # The order read as GET's `sort` would read it, then every term reversed, the
+            # tie-break by id too: "-lastName" with "desc" is ascending, "+lastName" and each
+            # key of "lastName, firstName" descending, no sortBy the default order reversed.
             terms = [reversed_term(term) for term in terms]
         result = Page(queryset.order_by(*terms), page=page, limit=limit)
         items = self.get_serializer(result.rows, many=True).data

@@ -302,6 +302,20 @@ def test_legacy_search_desc_of_a_descending_key_is_ascending(api, carrier):
     assert [d["id"] for d in items] == [adams.id, baker.id]
 
 
+@pytest.mark.parametrize("sort_by", ["+lastName", "lastName, firstName", " lastName ,firstName"])
+def test_legacy_search_desc_reverses_every_key_as_get_reads_it(api, carrier, sort_by):
+    """`sortOrder: desc` reverses the order GET's `sort` gives for the same keys, the id that
+    breaks ties included: "+lastName" was read "-+lastName" (400), and the second key of
+    "lastName, firstName" was "- firstName" (400)."""
+    for last, first in (("Baker", "Zoe"), ("Adams", "Yan"), ("Baker", "Amy"), ("Adams", "Yan")):
+        DriverFactory(client=carrier, last_name=last, first_name=first)
+    ascending = api.get("/v1/drivers", {"sort": sort_by.replace(" ", "")}).json()["results"]
+    body = {"sortBy": sort_by, "sortOrder": "desc"}
+    answer = api.post("/v1/drivers/search", body, format="json")
+    assert answer.status_code == 200, answer.content
+    assert [d["id"] for d in answer.json()["items"]] == [d["id"] for d in ascending][::-1]
+
+
 def test_put_is_partial(api, carrier):
     driver = DriverFactory(client=carrier, first_name="Ana")
     body = api.put(f"/v1/drivers/{driver.id}", {"hireDate": "02-03-2020"}, format="json").json()
