@@ -13,6 +13,8 @@ as of a plain column (issue 18).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from django.db.models import F, OrderBy
 from django.db.models.functions import Length, Lower
 from rest_framework.exceptions import ValidationError
@@ -21,14 +23,15 @@ from rest_framework.filters import BaseFilterBackend
 BASE_SORT_FIELDS = {"id": "id", "createdAt": "created_at", "updatedAt": "updated_at"}
 
 
-class SortKey:
+class SortKey(ABC):
     """A field's order other than its column's: the expressions of `key(column)`, in turn."""
 
     def __init__(self, column: str):
         self.column = column
 
+    @abstractmethod
     def key(self, column: str) -> tuple:
-        raise NotImplementedError
+        """The expressions the column sorts by, in turn."""
 
     def terms(self, descending: bool) -> list[OrderBy]:
         return [
