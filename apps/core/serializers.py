@@ -320,11 +320,12 @@ REPEATED_FIELD_MESSAGE = "Send this field once."
 
 
 class SingleValuedFormSerializer(serializers.Serializer):
-    """A multipart form whose fields each take one value: a field sent twice (two parts of
-    one name, in any spelling the parser reads as it) is a 400 naming it, code `repeated`, as a
-    query parameter sent twice is (contract section 13), before any field is read: DRF's
-    fields read the last part, so `clientId=3&clientId=1` uploaded to client 1 and the second
-    of two files was stored. A part the form does not take is ignored, repeated or not."""
+    """A multipart form whose fields each take one value: a field sent twice is a 400 naming
+    it (code `repeated`) and nothing is stored; a part the form does not take is ignored."""
+
+    # As a query parameter sent twice (contract section 13), judged before any field is read,
+    # in any spelling the parser reads as the field's: DRF's fields read the last part, so
+    # `clientId=3&clientId=1` uploaded to client 1 and the second of two files was stored.
 
     def to_internal_value(self, data):
         if hasattr(data, "getlist"):  # form data: every part of a name, in order
