@@ -168,7 +168,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
             user, client_id=vehicle.client_id, policy_ids={p.policy_id for p in periods}
         ),
         "history": _history(
-            vehicle_history(vehicle)
+            vehicle_history(vehicle, user=user)
             .select_related("updated_by")
             .order_by("-history_date", "-history_id")[:11]
         ),

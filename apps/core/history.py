@@ -61,7 +61,9 @@ def api_field_names(serializer_class) -> dict[str, str]:
 
 def audit_trail(records, names: dict[str, str]) -> list[dict]:
     """Newest first: each change with its author and the fields it changed, named as the API
-    names them (`names`, from `api_field_names`; fields it does not show are left out).
+    names them (`names`, from `api_field_names`; fields it does not show are left out). A
+    record marked `shown = False` (`versions_marked_for_user`) is left out, though the record
+    after it is diffed against it.
 
     `records` are an object's prefetched historical records (any order); no query is made.
     """
@@ -80,6 +82,8 @@ def audit_trail(records, names: dict[str, str]) -> list[dict]:
                 "fields": fields,
             }
         )
+        if not getattr(record, "shown", True):
+            entries.pop()
         previous = record
     return entries[::-1]
 
@@ -97,6 +101,20 @@ def versions_for_user(versions: QuerySet, user) -> QuerySet:
     if ids is None:
         return versions
     return versions.alias(recorded_in=version_agency(versions.model)).filter(recorded_in__in=ids)
+
+
+def versions_marked_for_user(versions: QuerySet, user) -> list:
+    """Every version, in one query, each with `shown`: whether `user` may read it
+    (`versions_for_user`'s rule). An audit diffs a shown version against the one before it even
+    when that one is not shown: the fields an edit of ours changed are ours to know."""
+    ids = agency_ids_for(user)
+    if ids is None:
+        rows = list(versions)
+    else:
+        rows = list(versions.annotate(recorded_in=version_agency(versions.model)))
+    for row in rows:
+        row.shown = ids is None or row.recorded_in in ids
+    return rows
 
 
 def version_agency(history_model):

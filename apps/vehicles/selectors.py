@@ -20,6 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
+from apps.core.history import versions_for_user, versions_marked_for_user
 from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
@@ -135,9 +136,19 @@ def live_unit_ids(*, client_id: int) -> list[int]:
     return list(Vehicle.objects.filter(client_id=client_id).live().values_list("pk", flat=True))
 
 
-def vehicle_history(vehicle: Vehicle):
-    """The vehicle's audit records (one query)."""
-    return Vehicle.history.filter(id=vehicle.pk).select_related("history_user")
+def vehicle_audit_records(vehicle: Vehicle, *, user) -> list:
+    """All the vehicle's audit records (one query), each marked `shown` when `user` may read
+    it (`versions_marked_for_user`), for the API's audit trail."""
+    records = Vehicle.history.filter(id=vehicle.pk).select_related("history_user")
+    return versions_marked_for_user(records, user)
+
+
+def vehicle_history(vehicle: Vehicle, *, user):
+    """The vehicle's audit records `user` may read (one query): those recorded while it was in
+    one of the user's agencies (`versions_for_user`: a unit that moved in is seen from the move
+    on, its past, the old agency's staff and edits, is not)."""
+    records = Vehicle.history.filter(id=vehicle.pk).select_related("history_user")
+    return versions_for_user(records, user)
 
 
 def policy_vehicle_queryset(*, policy) -> QuerySet[Vehicle]:

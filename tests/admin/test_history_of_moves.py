@@ -194,3 +194,25 @@ def test_a_document_of_a_client_that_moved_in_shows_the_versions_since(
     page = history(demo_staff, "documents/document", document)
     assert "other-manager" not in page
     assert len(version_links(page, "documents/document", document)) == 1  # the deletion
+
+
+def test_the_vehicle_answers_audit_starts_where_the_admin_history_does(
+    other_api, both, api, rival, agency
+):
+    """The API's `audit` of a unit that moved in with its client: none of the old agency's
+    versions, authors or fields (they leaked there after the admin's history stopped showing
+    them); the new agency's own edits are shown and counted."""
+    unit = VehicleFactory(client=rival)
+    ok(other_api.put(f"/v1/vehicles/{unit.id}", {"owner": "Secret Owner"}, format="json"))
+    ok(other_api.put(f"/v1/vehicles/{unit.id}", {"unit": "SECRET-UNIT"}, format="json"))
+    assert other_api.get(f"/v1/vehicles/{unit.id}").json()["audit"]["changeCount"] >= 2
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+    ok(api.put(f"/v1/vehicles/{unit.id}", {"unit": "OURS"}, format="json"))
+
+    audit = api.get(f"/v1/vehicles/{unit.id}").json()["audit"]
+    assert "other-manager" not in {change["by"] for change in audit["changes"]}
+    assert audit["changes"][0]["by"] == "manager" and audit["changes"][0]["fields"] == ["unit"]
+    assert not any("owner" in change["fields"] for change in audit["changes"])
+    assert audit["changeCount"] == len(audit["changes"]) <= 3
+    # The agency it left reads nothing of it any more.
+    assert other_api.get(f"/v1/vehicles/{unit.id}").status_code == 404

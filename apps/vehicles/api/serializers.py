@@ -34,8 +34,8 @@ from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import (
+    vehicle_audit_records,
     vehicle_covering_periods,
-    vehicle_history,
     vehicle_premiums,
 )
 
@@ -219,13 +219,14 @@ class AuditSerializer(serializers.Serializer):
         return audit_trail(self._records(vehicle), _vehicle_field_names())[:SHOWN]
 
     def get_change_count(self, vehicle) -> int:
-        return len(self._records(vehicle))
+        return sum(record.shown for record in self._records(vehicle))
 
     def _records(self, vehicle) -> list:
         """The vehicle's audit records, read once for both fields."""
         records = self.__dict__.setdefault("_history", {})
         if vehicle.pk not in records:
-            records[vehicle.pk] = list(vehicle_history(vehicle))
+            user = self.context["request"].user
+            records[vehicle.pk] = vehicle_audit_records(vehicle, user=user)
         return records[vehicle.pk]
 
 
