@@ -234,11 +234,12 @@ def _refusal(meta: dict, route: Route, content_type: str, codings: list[str]):
     limit = body_limit(content_type, takes_forms=route.takes_forms)
     if limit is not None and length > limit:
         return too_large(limit)
-    if not route.takes_body and length and content_type and not is_json(content_type):
+    if not route.takes_body and length and not is_json(content_type):
+        given = content_type.split(";", 1)[0].strip() or "a body without a Content-Type"
         return problem_response(
             415,
             "This operation takes no request body: send none (or JSON, which it ignores), "
-            f"not {content_type.split(';', 1)[0].strip()}.",
+            f"not {given}.",
         )
     return None
 

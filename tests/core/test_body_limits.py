@@ -158,3 +158,5 @@ def test_the_routes_that_refuse_a_body_are_the_ones_documented_without_one(api, 
     ]
     for method, path in without:
         assert_problem(api.generic(method, path, b"hello", content_type="text/plain"), 415)
+        # A body with no Content-Type is no JSON either (re-probe: it rotated the secret).
+        assert_problem(api.generic(method, path, b"hello", content_type=""), 415)
