@@ -31,7 +31,8 @@ class StrictContentNegotiation(DefaultContentNegotiation):
     answers 406 (problem+json, rendered in JSON whatever was asked). DRF's own negotiation
     ranks ranges by specificity only and never reads q.
 
-    `?format=` naming a format the view cannot render is a 400 on `format`: DRF's default
+    `?format=` naming a format the view cannot render is a 400 on `format` (on a view that
+    renders several; one that renders only JSON takes no `format` and ignores it): DRF's default
     raises Http404 there, which reads as "no such resource"; an integrator who asked for
     `?format=xml` should learn which formats exist (json, and pdf on certificates).
 
@@ -41,7 +42,14 @@ class StrictContentNegotiation(DefaultContentNegotiation):
     """
 
     def select_renderer(self, request, renderers, format_suffix=None):
-        format = format_suffix or request.query_params.get(self.settings.URL_FORMAT_OVERRIDE)
+        # `?format=` is a parameter only of a view rendering two formats or more (as
+        # apps.core.query_params declares it); elsewhere it is ignored, as any parameter the
+        # operation does not take.
+        format = format_suffix or (
+            request.query_params.get(self.settings.URL_FORMAT_OVERRIDE)
+            if len({renderer.format for renderer in renderers}) > 1
+            else None
+        )
         if renderers and not format and request.META.get("HTTP_ACCEPT", "*/*") == "*/*":
             return renderers[0], renderers[0].media_type
         if format:
