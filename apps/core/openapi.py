@@ -93,6 +93,14 @@ class ProblemAutoSchema(AutoSchema):
     def _get_parameters(self):
         """Ids in paths are integers (1..2^63-1), as the URL patterns only accept digits."""
         parameters = super()._get_parameters()
+        # A paged list's filter sent empty is the filter not given (apps.core.filters
+        # ListFilterSet; tests/core/test_empty_params.py walks them): `allowEmptyValue`, so a
+        # schema-driven client, the fuzzer too, knows `?deleted=` is allowed.
+        paged = self.method == "GET" and self._is_list_view() and self._get_paginator()
+        for parameter in parameters:
+            taken_empty = parameter.get("name") not in ("page", "limit", "sort")
+            if paged and parameter.get("in") == "query" and taken_empty:
+                parameter["allowEmptyValue"] = True
         for parameter in parameters:
             name = parameter.get("name", "")
             if parameter.get("in") == "path" and (name in ("id", "pk") or name.endswith("_id")):
