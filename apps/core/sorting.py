@@ -70,7 +70,9 @@ def order_by_for(raw: str | None, fields: dict, default: tuple) -> list:
         key = name[1:] if name[0] in "+-" else name
         if key not in fields:
             allowed = ", ".join(sorted(fields))
-            raise ValidationError({"sort": [f"Cannot sort by '{key}'. Sortable: {allowed}."]})
+            signs = key[:1] in ("+", "-")
+            named = f"'{name}': one sign at most" if signs else f"'{key or name}'"
+            raise ValidationError({"sort": [f"Cannot sort by {named}. Sortable: {allowed}."]})
         field = fields[key]
         if isinstance(field, SortKey):
             terms.extend(field.terms(descending))
