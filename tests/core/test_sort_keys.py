@@ -79,12 +79,9 @@ def test_sort_by_the_search_parameter_is_400(api, path, sort):
     assert "q" not in offered and "id" in offered
 
 
-@pytest.mark.parametrize(
-    ("sort", "why"),
-    [("--id", ": one sign at most"), ("+-id", ": one sign at most"), ("-+id", ": one sign at most")]
-    + [("++id", ": one sign at most"), ("-", ""), ("+", "")],
-)
-def test_a_sort_key_takes_one_sign_at_most(api, sort, why):
+@pytest.mark.parametrize("sort", ["--id", "+-id", "-+id", "++id", "-", "+"])
+def test_a_sort_key_takes_one_sign_at_most(api, sort):
+    why = ": one sign at most" if len(sort) > 1 else ""  # a bare sign names no key at all
     offered = refused(api.get("/v1/clients", {"sort": sort}), sort, why)
 
     assert "id" in offered
