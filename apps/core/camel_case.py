@@ -73,17 +73,55 @@ def snake_key(key: str) -> str:
     return new
 
 
+class KeySentTwice(ValueError):
+    """Two keys of one object that name one field (`minimumLimit` and `minimum_limit`): which
+    one the caller meant is unknown, so neither is taken. `path` is where, as sent."""
+
+    def __init__(self, keys: list[str]):
+        super().__init__(keys)
+        self.keys = keys
+        self.path: list[str] = []
+
+
 def underscoreize(data):
     """What the library's `underscoreize(data, **JSON_UNDERSCOREIZE)` returns for decoded JSON
     (dicts with string keys, lists, strings, numbers, booleans, null; the settings name no
     ignored fields or keys), without its three calls and a caught exception per value: a
-    1,000-VIN batch body is a thousand strings, which the library's walk visited one by one."""
+    1,000-VIN batch body is a thousand strings, which the library's walk visited one by one.
+
+    Two keys of one object that convert to one name (`minimumLimit` and `minimum_limit`) raise
+    KeySentTwice: the library kept the later one, so the order of the keys decided the value."""
     kind = type(data)
     if kind is dict:
-        return {
-            snake_key(key): underscoreize(value) if type(value) in _CONTAINERS else value
-            for key, value in data.items()
-        }
+        try:
+            converted = {
+                snake_key(key): underscoreize(value) if type(value) in _CONTAINERS else value
+                for key, value in data.items()
+            }
+        except KeySentTwice as exc:
+            raise _located(exc, data.items()) from None
+        if len(converted) != len(data):
+            named: dict[str, list[str]] = {}
+            for key in data:
+                named.setdefault(snake_key(key), []).append(key)
+            raise KeySentTwice(next(keys for keys in named.values() if len(keys) > 1))
+        return converted
     if kind is list:
-        return [underscoreize(item) if type(item) in _CONTAINERS else item for item in data]
+        try:
+            return [underscoreize(item) if type(item) in _CONTAINERS else item for item in data]
+        except KeySentTwice as exc:
+            raise _located(exc, enumerate(data)) from None
     return data
+
+
+def _located(exc: KeySentTwice, members) -> KeySentTwice:
+    """`exc`, its path starting with the key or index of the member that raised it (found
+    again: only a refused body pays for the search)."""
+    for at, value in members:
+        if type(value) in _CONTAINERS:
+            try:
+                underscoreize(value)
+            except KeySentTwice as inner:
+                inner.path.insert(0, str(at))
+                return inner
+    return exc

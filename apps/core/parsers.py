@@ -7,9 +7,10 @@ import json
 import re
 
 from djangorestframework_camel_case.parser import CamelCaseJSONParser
-from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
 
-from apps.core.camel_case import underscoreize
+from apps.core.camel_case import KeySentTwice, underscoreize
+from apps.core.serializers import REPEATED_FIELD_MESSAGE
 
 MAX_JSON_DEPTH = 64
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -77,7 +78,9 @@ def refused_strings(data, path: str = "") -> dict[str, list[str]]:
 class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
     """JSON nested deeper than MAX_JSON_DEPTH levels is a 400, before it reaches the parser; a
     string holding a lone surrogate or NUL is a 400 naming its path (`refused_strings`), before
-    any field or view reads it.
+    any field or view reads it. One field sent under two spellings (`minimumLimit` and
+    `minimum_limit`, both read as `minimum_limit`) is a 400 naming it, code `repeated`, as a
+    form field sent twice: the library kept whichever came last.
 
     The body is UTF-8 whatever charset the Content-Type names (RFC 8259 section 11: JSON
     exchanged between systems is UTF-8, and application/json defines no charset parameter):
@@ -106,4 +109,9 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
             refused = refused_strings(data)
             if refused:
                 raise ValidationError(refused)
-        return underscoreize(data)
+        try:
+            return underscoreize(data)
+        except KeySentTwice as exc:  # as a form field sent twice
+            at = ".".join([*exc.path, exc.keys[0]])  # `rules.0.minimumLimit`
+            detail = {at: [ErrorDetail(REPEATED_FIELD_MESSAGE, code="repeated")]}
+            raise ValidationError(detail) from None
