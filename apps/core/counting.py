@@ -16,6 +16,7 @@ import weakref
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -86,14 +87,19 @@ def bump_version(**kwargs) -> None:
     connection._count_commit_bump = weakref.ref(bump)
 
 
-def cache_key(queryset: QuerySet) -> str:
-    """Where the count of these rows is kept under the current data version."""
+def cache_key(queryset: QuerySet) -> str | None:
+    """Where the count of these rows is kept under the current data version; None for rows no
+    SQL can select (a caller of no agency is scoped by an empty `IN ()`: Django compiles no
+    statement for it, raising EmptyResultSet, and its count is 0 without a query)."""
     # The SQL of the rows counted: without order, and without the relations a page selects
     # with each row (the count ignores them; compiling their joins and columns was a tenth of
     # a list request's CPU).
     query = queryset.order_by().query
     query.select_related = False
-    sql, params = query.sql_with_params()
+    try:
+        sql, params = query.sql_with_params()
+    except EmptyResultSet:
+        return None
     digest = hashlib.sha256(repr((sql, params)).encode()).hexdigest()
     return f"list-count:{_version()}:{digest}"
 
@@ -103,6 +109,8 @@ def count(queryset: QuerySet) -> int:
     if not ttl or queryset.model._meta.app_label not in COUNTED_APPS:
         return queryset.count()
     key = cache_key(queryset)
+    if key is None:
+        return queryset.count()  # 0, and no statement
     value = cache.get(key)
     if value is None:
         value = queryset.count()
