@@ -7,7 +7,7 @@ from django import forms
 from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 
-from apps.core.identifiers import dot_validator, normalize_dot
+from apps.core.identifiers import dot_or_none, not_a_dot_message
 from apps.core.params import MAX_BIGINT, is_ascii_int
 
 
@@ -27,17 +27,24 @@ def json_value_refusal(declared: django_filters.Filter, value) -> str | None:
     return "Expected a string."
 
 
+class DotFormField(forms.CharField):
+    """A DOT number as stored (`dot_or_none`: leading zeros dropped, then 1 to 8 digits), or
+    the query parameter's 400 naming the value (`not_a_dot_message`), as verification says."""
+
+    def to_python(self, value):
+        text = super().to_python(value)
+        if text in self.empty_values:
+            return text
+        dot = dot_or_none(text)
+        if dot is None:
+            raise forms.ValidationError(not_a_dot_message(text), code="invalid")
+        return dot
+
+
 class DotFilter(django_filters.CharFilter):
-    """A DOT number: 1 to 8 ASCII digits, else 400; compared in its normal form."""
+    """A DOT number, compared in its stored form (`DotFormField`); what is no DOT: 400."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.extra["validators"] = [dot_validator]
-
-    def filter(self, qs, value):
-        if value in (None, ""):
-            return qs
-        return super().filter(qs, normalize_dot(value, field=self.field_name))
+    field_class = DotFormField
 
 
 class AsciiIntegerField(forms.IntegerField):

@@ -21,23 +21,41 @@ from django.core.validators import RegexValidator
 from django.db import models
 from rest_framework.exceptions import ValidationError
 
-# --- DOT: 1 to 8 ASCII digits, stored without leading zeros; all zeros is not a DOT.
+# --- DOT: ASCII digits; leading zeros are dropped first, then 1 to 8 digits remain, not all zeros
+# (0005550006 is 5550006, as 05550006 is: the length rule counts the number, not the padding).
 
 DOT_MAX_DIGITS = 8
-_DOT_DIGITS = re.compile(rf"[0-9]{{1,{DOT_MAX_DIGITS}}}")  # ASCII only: never str.isdigit()
-DOT_MESSAGE = "A DOT number is 1 to 8 digits."
-dot_validator = RegexValidator(rf"^[0-9]{{1,{DOT_MAX_DIGITS}}}$", DOT_MESSAGE, code="invalid")
+_ASCII_DIGITS = re.compile(r"[0-9]+")  # ASCII only: never str.isdigit()
+DOT_MESSAGE = "A DOT number is 1 to 8 digits, not all zeros (leading zeros are not counted)."
+# The stored form's check, the model field's: `DotField` has normalised the value before it and
+# refused what is no DOT in DOT_MESSAGE's words, so this message is never shown (it stays as
+# migrated: a new text would be a migration that changes nothing).
+dot_validator = RegexValidator(
+    rf"^[0-9]{{1,{DOT_MAX_DIGITS}}}$", "A DOT number is 1 to 8 digits.", code="invalid"
+)
+
+
+def dot_or_none(raw) -> str | None:
+    """The USDOT number as stored (ASCII digits, leading zeros dropped: 01234567 and
+    0001234567 are 1234567), or None when `raw` is none: not ASCII digits, all zeros, or more
+    than 8 digits once the zeros are dropped. The one parser of a DOT; it never raises."""
+    text = raw.strip() if isinstance(raw, str) else raw
+    if not isinstance(text, str) or _ASCII_DIGITS.fullmatch(text) is None:
+        return None
+    value = text.lstrip("0")
+    return value if 0 < len(value) <= DOT_MAX_DIGITS else None
+
+
+def not_a_dot_message(raw) -> str:
+    """What a query parameter that names no DOT is told: the value sent, then the rule."""
+    return f"'{raw}' is not a DOT number. {DOT_MESSAGE}"
 
 
 def normalize_dot(raw, *, field: str = "dot") -> str:
-    """A USDOT number as stored: ASCII digits, leading zeros dropped (01234567 is 1234567),
-    at most 8 digits; all zeros or anything else is a 400 on `field`."""
-    text = raw.strip() if isinstance(raw, str) else raw
-    if not isinstance(text, str) or _DOT_DIGITS.fullmatch(text) is None:
-        raise ValidationError({field: [f"'{raw}' is not a DOT number (1 to 8 digits)."]})
-    value = text.lstrip("0")
-    if not value:
-        raise ValidationError({field: [f"'{raw}' is not a DOT number (it is all zeros)."]})
+    """`dot_or_none` for a query parameter: what is no DOT is a 400 on `field` naming it."""
+    value = dot_or_none(raw)
+    if value is None:
+        raise ValidationError({field: [not_a_dot_message(raw)]})
     return value
 
 
@@ -66,15 +84,6 @@ def normalize_dots(values: list[str], *, field: str) -> list[str]:
     if not all(part.strip() for part in parts):
         raise ValidationError({field: [EMPTY_DOT_MESSAGE.format(field=field)]})
     return [normalize_dot(part, field=field) for part in parts]
-
-
-def dot_or_none(raw) -> str | None:
-    """The normalised DOT, or None when `raw` is not one (for model code, which must not raise
-    a DRF error)."""
-    try:
-        return normalize_dot(raw)
-    except ValidationError:
-        return None
 
 
 # --- Identifiers people type (a policy number): no control characters (C0, DEL, C1), which no
@@ -185,12 +194,15 @@ class NormalizedCharField(models.CharField):
         return super().clean(value, model_instance)
 
 
-DOT_FIELD_MESSAGE = "A DOT number is 1 to 8 digits, not all zeros."
-
-
 class DotField(NormalizedCharField):
-    """A USDOT number: 01234567 is validated as 1234567 (and stored so, `Client.save`); what is
-    no DOT (`dot_or_none`: not ASCII digits, more than 8, all zeros) is one error, said once."""
+    """A USDOT number: 01234567 and 0001234567 are validated as 1234567 (and stored so,
+    `Client.save`); what is no DOT (`dot_or_none`: not ASCII digits, more than 8 digits once
+    the leading zeros are dropped, all zeros) is one error, said once."""
+
+    def formfield(self, **kwargs):
+        # The column's 8 characters bound the stored form, not what staff type: the admin's
+        # form would refuse 0005550006 (and its input cut it) before the model normalised it.
+        return super().formfield(**{**kwargs, "max_length": None})
 
     @staticmethod
     def normalize(value: str) -> str:
@@ -201,7 +213,7 @@ class DotField(NormalizedCharField):
         # Before the validators (a failing validate() skips them), so "12 34" is not told
         # twice, by the pattern and again by the zeros rule.
         if value and dot_or_none(value) is None:
-            raise DjangoValidationError(DOT_FIELD_MESSAGE, code="invalid")
+            raise DjangoValidationError(DOT_MESSAGE, code="invalid")
 
 
 class VinField(NormalizedCharField):

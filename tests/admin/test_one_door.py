@@ -102,7 +102,9 @@ def test_client_form_says_once_that_a_dot_is_no_dot(staff_client, agency, dot):
     page = staff_client.get("/admin/clients/client/add/").content.decode()
     data = form_data(page, client_name="Typo Freight", dot=dot, agency=agency.pk)
     response = staff_client.post("/admin/clients/client/add/", data)
-    assert _dot_errors(response) == ["A DOT number is 1 to 8 digits, not all zeros."]
+    assert _dot_errors(response) == [
+        "A DOT number is 1 to 8 digits, not all zeros (leading zeros are not counted)."
+    ]
 
 
 def test_a_rule_only_the_database_holds_at_the_trial_save_is_a_form_error(

@@ -193,7 +193,7 @@ def test_create_rejects_bad_values_naming_the_field(api, agency, payload, field)
 @pytest.mark.parametrize("dot", ["123456789", "1234567890123", "12a"])
 def test_a_dot_that_is_not_one_is_one_error(api, agency, carrier, dot):
     # Nine digits were two errors on dot: "1 to 8 digits" and "no more than 8 characters".
-    message = "A DOT number is 1 to 8 digits."
+    message = "A DOT number is 1 to 8 digits, not all zeros (leading zeros are not counted)."
     for response in (
         api.post(
             "/v1/clients", {"clientName": "X", "agencyId": agency.id, "dot": dot}, format="json"

@@ -19,12 +19,17 @@ from apps.core.identifiers import (
 from apps.vehicles.models import Vehicle
 
 
-@pytest.mark.parametrize(("raw", "stored"), [("1234567", "1234567"), ("01234567", "1234567")])
+@pytest.mark.parametrize(
+    ("raw", "stored"),
+    [("1234567", "1234567"), ("01234567", "1234567"), ("0001234567", "1234567")],
+)
 def test_a_dot_is_stored_without_leading_zeros(raw, stored):
     assert normalize_dot(raw) == stored
 
 
-@pytest.mark.parametrize("raw", ["0", "00000000", "123456789", "12a", "\uff11", "1_0", "-1", ""])
+@pytest.mark.parametrize(
+    "raw", ["0", "00000000", "123456789", "0123456789", "12a", "\uff11", "1_0", "-1", ""]
+)
 def test_what_is_not_a_dot_is_a_400_naming_the_field(raw):
     with pytest.raises(ValidationError) as caught:
         normalize_dot(raw, field="dots")

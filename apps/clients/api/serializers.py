@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.clients.models import CargoClass, Client
-from apps.core.identifiers import dot_validator, normalize_dot
+from apps.core.identifiers import DOT_MESSAGE, dot_or_none
 from apps.core.serializers import (
     AUDIT_FIELDS,
     AuditedModelSerializer,
@@ -37,8 +37,9 @@ class ClientSerializer(
         source="producer.name", read_only=True, default=None, allow_null=True
     )
     parent_client_id = reference_id_field(required=False, allow_null=True)
-    # dot_validator alone says "1 to 8 digits": a max_length beside it said it again.
-    dot = StrictCharField(required=False, allow_null=True, validators=[dot_validator])
+    # Read by `validate_dot` alone (apps.core.identifiers: zeros dropped, then 1 to 8 digits):
+    # a length check on the text as sent refused 0005550006, which is DOT 5550006.
+    dot = StrictCharField(required=False, allow_null=True)
     client_type_id = MasterDataIdField(ClientType, source="client_type")
     client_type = MasterDataField(ClientType)
     acord_enabled = StrictBooleanField(required=False)
@@ -76,13 +77,14 @@ class ClientSerializer(
         read_only_fields = ["id"]
 
     def validate_dot(self, value):
-        """Stored and compared in its normal form: 01234567 is 1234567; all zeros is a 400."""
+        """Stored and compared in its normal form: 01234567 is 1234567; what is no DOT (all
+        zeros, more than 8 digits once the zeros are dropped) is a 400."""
         if value is None:
             return None
-        try:
-            return normalize_dot(value)
-        except serializers.ValidationError as exc:
-            raise serializers.ValidationError(exc.detail["dot"]) from None
+        dot = dot_or_none(value)
+        if dot is None:
+            raise serializers.ValidationError(DOT_MESSAGE, code="invalid")
+        return dot
 
     def validate(self, attrs):
         return resolve_cities(
