@@ -92,18 +92,22 @@ def _wanted(policies: list[dict], day: dt.date) -> list[tuple[str, dict, dict]]:
     expiring = _expiring_on(day)
     wanted = []
     for policy in policies:
-        status = policy_status(
-            day,
-            effective_date=policy["effective_date"],
-            expiration_date=policy["expiration_date"],
-            cancellation_date=policy["cancellation_date"],
-        )
-        if status == PolicyStatus.CANCELLED:
+        dates = {
+            "effective_date": policy["effective_date"],
+            "expiration_date": policy["expiration_date"],
+            "cancellation_date": policy["cancellation_date"],
+        }
+        if policy_status(day, **dates) == PolicyStatus.CANCELLED:
             continue  # its status change is still computed below
         if policy["effective_date"] == day:
             wanted.append(("policy.effective", policy, {}))
         if policy["expiration_date"] == day:
             wanted.append(("policy.expired", policy, {}))
+        # Expiring only when it will expire: EXPIRED on its expiration date, as the day's
+        # `policy.expired` requires. One cancelled effective on or before that date ends by
+        # its cancellation (`policy.cancelled` announced it), never by expiring.
+        if policy_status(policy["expiration_date"], **dates) != PolicyStatus.EXPIRED:
+            continue
         for n, when in zip(EXPIRING_DAYS, expiring, strict=True):
             if policy["expiration_date"] == when:
                 wanted.append(("policy.expiring", policy, {"days_left": n}))

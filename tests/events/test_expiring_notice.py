@@ -10,10 +10,12 @@ import importlib
 
 import pytest
 from django.apps import apps as django_apps
+from django.utils import timezone
 
 from apps.core.dates import today
 from apps.coverages.calendar import calendar_run
 from apps.events.models import CalendarMark
+from apps.policies.models import Policy
 
 pytestmark = pytest.mark.django_db
 DAY = dt.timedelta(days=1)
@@ -124,3 +126,52 @@ def test_marks_of_the_previous_code_claim_the_notice_they_announced(api, carrier
         expire_on(api, policy_id, today() + other * DAY)
     on = today().isoformat()
     assert notices(api) == [(at_30, 30, on), (at_7, 7, on), (at_30, 7, on), (at_7, 30, on)]
+
+
+# A policy cancelled effective before (or on) its expiration never expires: it ends by its
+# cancellation, which `policy.cancelled` announced. Only a policy that will reach its
+# expiration date in force, and so get `policy.expired`, is announced as expiring.
+
+
+def cancel_on(api, policy_id: int, cancelled: dt.date | None) -> None:
+    body = {"cancellationDate": None if cancelled is None else cancelled.isoformat()}
+    response = api.put(f"/v1/policies/{policy_id}", body, format="json")
+    assert response.status_code == 200, response.content
+
+
+@pytest.mark.parametrize("days", [30, 7])
+@pytest.mark.parametrize("cancelled_in", [3, "expiration"])
+def test_policy_cancelled_effective_by_its_expiration_is_not_expiring(
+    api, carrier, days, cancelled_in
+):
+    ends_by_cancellation = create(api, carrier, today() + days * DAY)
+    cancel_on(
+        api, ends_by_cancellation, today() + (days if cancelled_in == "expiration" else 3) * DAY
+    )
+    expires = create(api, carrier, today() + days * DAY)
+    cancel_on(api, expires, today() + (days + 1) * DAY)  # after its expiration: it expires first
+    calendar_run(day=today())
+    assert notices(api) == [(expires, days, today().isoformat())]
+
+
+def test_policy_written_on_its_mark_after_the_job_with_an_earlier_cancellation_is_not_expiring(
+    api, carrier
+):
+    calendar_run(day=today())
+    policy_id = create(api, carrier, today() + 60 * DAY)
+    cancel_on(api, policy_id, today() + 2 * DAY)
+    expire_on(api, policy_id, today() + 7 * DAY)  # onto its mark, cancelled before it
+    assert notices(api) == []
+    cancel_on(api, policy_id, None)  # the cancellation withdrawn: it will expire after all
+    assert notices(api) == [(policy_id, 7, today().isoformat())]
+
+
+def test_missed_days_do_not_announce_a_policy_cancelled_before_its_expiration(api, carrier):
+    calendar_run(day=today() - 3 * DAY)
+    policy_id = create(api, carrier, today() + 28 * DAY)  # its 30-day mark was two days ago
+    cancel_on(api, policy_id, today() + 10 * DAY)
+    # Recorded before the missed days, as a policy the job would have seen then.
+    Policy.objects.filter(pk=policy_id).update(created_at=timezone.now() - 5 * DAY)
+    for day in (today() - 2 * DAY, today() - DAY, today()):
+        calendar_run(day=day)
+    assert notices(api) == []
