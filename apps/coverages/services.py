@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 from rest_framework.exceptions import NotFound
 from simple_history.utils import bulk_update_with_history
@@ -412,3 +412,38 @@ def coverage_periods_follow_start(*, user, policy: Policy, was: dt.date) -> int:
         )
         moved_count += len(moved)
     return moved_count
+
+
+def coverage_periods_check_end(*, policy: Policy) -> None:
+    """A policy's expiration, moved earlier, may not come on or before the start of a period
+    scheduled on it: such a period would lie wholly outside the term (listed on the unit's
+    schedule, never covering a day). Refused with a 400 on `expiration_date` naming how many
+    units and drivers start that late, so nothing is dropped silently: staff remove them first
+    or choose a later date. A period removed on its first day never covered a day and does not
+    count (it is what removing a period not started yet leaves), as when the start moves
+    (`coverage_periods_follow_start`). A period starting before the new end and removed after
+    it stays as recorded: it covers through the policy's last day (`Coverage.covered_on`). For
+    the policy's update, in its transaction; two queries."""
+    end = policy.expiration_date
+    late, starts = [], []
+    for subject in (VEHICLE, DRIVER):
+        found = (
+            subject.coverage.objects.filter(policy=policy, policy_added_date__gte=end)
+            .exclude(policy_removed_date=F("policy_added_date"))
+            .aggregate(count=Count("pk"), first=Min("policy_added_date"))
+        )
+        if found["count"]:
+            late.append((found["count"], subject.noun))
+            starts.append(found["first"])
+    if not late:
+        return
+    counted = " and ".join(f"{n} {noun}" if n == 1 else f"{n} {noun}s" for n, noun in late)
+    verb = "is" if sum(n for n, _ in late) == 1 else "are"
+    first = min(starts)
+    raise ValidationError(
+        {
+            "expiration_date": f"{counted} {verb} scheduled on this policy to start "
+            f"on or after this date (the first on {first.isoformat()}): remove them from the "
+            "policy first, or choose a later date; a period cannot start after the policy ends."
+        }
+    )

@@ -15,7 +15,7 @@ from apps.clients.selectors import visible_client
 from apps.core.dates import today
 from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
 from apps.coverages.calendar import expiring_notice_on_write
-from apps.coverages.services import coverage_periods_follow_start
+from apps.coverages.services import coverage_periods_check_end, coverage_periods_follow_start
 from apps.coverages.status import status_watch
 from apps.events.records import record
 from apps.events.services import client_event_emit, record_event_emit
@@ -215,7 +215,7 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         data.update(policy.deletion_changes(changes["deleted"]))
     units = policy.vehicle_coverages.values_list("vehicle_id", flat=True)
     # A policy not started yet schedules from its effective date: its periods follow it.
-    was_start = policy.effective_date
+    was_start, was_end = policy.effective_date, policy.expiration_date
     not_started = policy.status_on(today()) == PolicyStatus.FUTURE
     left = (policy.client.agency_id, policy.client_id)  # where it was
     last_seen = record("policy", policy) if moves else None  # what the agency it leaves saw
@@ -228,6 +228,8 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         )
         if not_started and policy.effective_date != was_start:
             coverage_periods_follow_start(user=user, policy=policy, was=was_start)
+        if policy.expiration_date < was_end:
+            coverage_periods_check_end(policy=policy)  # no period left starting past it
         if moved:
             for document in policy.documents.all():  # a policy's documents follow it
                 document.client = client
