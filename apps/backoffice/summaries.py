@@ -16,8 +16,10 @@ from django.urls import reverse
 from apps.compliance.selectors import requirement_profile_resolve
 from apps.core import counting
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
+from apps.core.admin_people import who_label
 from apps.core.dates import us_text
 from apps.core.models import is_live
+from apps.core.people import people_for
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.coverages.selectors import (
     ClientVerification,
@@ -27,16 +29,19 @@ from apps.coverages.selectors import (
 )
 from apps.coverages.serializers import AssignmentSummarySerializer
 from apps.documents.models import Document
-from apps.drivers.models import Driver, DriverVehicle
+from apps.drivers.models import DriverVehicle
+from apps.drivers.selectors import driver_history
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import vehicle_history
 
 
-def _history(records) -> list[dict]:
+def _history(records, *, user) -> list[dict]:
     """The newest audit records, each with the fields it changed (diffed against the next
-    older record already fetched: no query per row)."""
+    older record already fetched: no query per row) and its author as `user` may see them
+    named (apps.core.people)."""
     records = list(records)
+    people = people_for(user)
     kinds = {"+": "Created", "~": "Changed", "-": "Deleted"}
     rows = []
     for index, record in enumerate(records[:10]):
@@ -47,7 +52,7 @@ def _history(records) -> list[dict]:
         rows.append(
             {
                 "when": when(record.history_date),
-                "user": _who(record),
+                "user": _who(record, people),
                 "kind": kinds.get(record.history_type, record.history_type),
                 "changed": ", ".join(changed),
             }
@@ -55,13 +60,14 @@ def _history(records) -> list[dict]:
     return rows
 
 
-def _who(record) -> str:
+def _who(record, people) -> str:
     """Who made a change: the request's user, else (a command, a seed) the record's own
-    updated_by stamp."""
+    updated_by stamp; named only if `people` says so, else `NOT_VISIBLE`."""
     if record.history_user_id:
-        return record.history_user.username
-    stamp = getattr(record, "updated_by", None)
-    return f"{stamp.username} (no request)" if stamp is not None else "—"
+        return who_label(people, record, "history_user", empty="—")
+    if getattr(record, "updated_by_id", None) is not None:
+        return f"{who_label(people, record, 'updated_by', empty='—')} (no request)"
+    return "—"
 
 
 def _us_date(value: dt.date | None) -> str:
@@ -170,7 +176,8 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
         "history": _history(
             vehicle_history(vehicle, user=user)
             .select_related("updated_by")
-            .order_by("-history_date", "-history_id")[:11]
+            .order_by("-history_date", "-history_id")[:11],
+            user=user,
         ),
         "history_url": admin_url(vehicle, "history"),
         "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk]),
@@ -188,7 +195,7 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
         .select_related("vehicle")
         .order_by("vehicle__unit", "id")
     ]
-    history = Driver.history.filter(id=driver.pk).select_related("history_user", "updated_by")
+    history = driver_history(driver, user=user).select_related("updated_by")
     return {
         "on": on,
         "verified": any(row["covered"] for row in timeline),
@@ -198,7 +205,7 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
         "documents": _documents(
             user, client_id=driver.client_id, policy_ids={p.policy_id for p in periods}
         ),
-        "history": _history(history.order_by("-history_date", "-history_id")[:11]),
+        "history": _history(history.order_by("-history_date", "-history_id")[:11], user=user),
         "history_url": admin_url(driver, "history"),
     }
 

@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
+from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
@@ -27,10 +28,12 @@ from simple_history.utils import get_history_manager_for_model
 
 from apps.core import counting
 from apps.core.admin_keys import record_key
+from apps.core.admin_people import WhoColumnsMixin, who_label
 from apps.core.history import versions_for_user
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
+from apps.core.people import NOT_VISIBLE, people_for
 from apps.core.problems import race_message
 
 # What a delete service raises to refuse (409 or 400 in the API); PermissionDenied stays a 403.
@@ -111,8 +114,9 @@ class KeyCheckedAutocompleteSelect(AutocompleteSelect):
         return super().optgroups(name, keys, attr)
 
 
-class _ScopedRows:
-    """The rows and the relation choices of an admin page or inline, through `for_user`."""
+class _ScopedRows(WhoColumnsMixin):
+    """The rows and the relation choices of an admin page or inline, through `for_user`; its
+    who fields as the staff member may see them (`WhoColumnsMixin`)."""
 
     def get_queryset(self, request):
         return _scoped(super().get_queryset(request), request.user)
@@ -558,7 +562,8 @@ class HistoryChangesDisplay(HistoricalRecordContextHelper):
 
     A related record is read as it is now, whatever agency it is in: one the staff member may
     not see now (a parent client moved to another agency since) is named by its id only,
-    "client 12 (not visible)", never by its current name (`visible`: `VisibleRelations`)."""
+    "client 12 (not visible)", never by its current name (`visible`: `VisibleRelations`); a user
+    (an "updated by") they may not see named is `NOT_VISIBLE` (apps.core.people)."""
 
     def __init__(self, model, historical_record, *, empty: str, visible, **kwargs):
         super().__init__(model, historical_record, **kwargs)
@@ -569,15 +574,19 @@ class HistoryChangesDisplay(HistoricalRecordContextHelper):
         if value is None or value == "" or (isinstance(value, DeletedObject) and value.pk is None):
             return self.empty
         if isinstance(value, Model) and not self.visible(value):
+            if isinstance(value, get_user_model()):
+                return NOT_VISIBLE
             return f"{value._meta.verbose_name} {value.pk} (not visible)"
         return super().prepare_delta_change_value(change, value)
 
 
 class VisibleRelations:
     """Which of the agency-scoped records that versions name (their foreign keys) a staff
-    member may see now: one query per related model for a page of versions, whatever its size."""
+    member may see now: one query per related model for a page of versions, whatever its size;
+    and which users they may see named (`people_for`: one query for the request)."""
 
     def __init__(self, versions: list, user):
+        self.people = people_for(user)
         named: dict = {}
         for field in versions[0].tracked_fields if versions else ():
             model = getattr(field, "related_model", None)
@@ -590,6 +599,8 @@ class VisibleRelations:
             self.seen[model] = set(rows.values_list("pk", flat=True))
 
     def __call__(self, record) -> bool:
+        if isinstance(record, get_user_model()):
+            return self.people.sees(record.pk)
         seen = self.seen.get(type(record))
         return seen is None or record.pk in seen
 
@@ -624,6 +635,10 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
         # simple-history's loop, with one look-up of what the versions name for the whole page.
         versions = list(historical_records)
         visible = VisibleRelations(versions, request.user)
+        if not visible.people.everyone:
+            # "Changed by" as every who field (apps.core.people); Django's link for a superuser.
+            for version in versions:
+                version.changed_by = who_label(visible.people, version, "history_user", empty="-")
         for previous, current in itertools.pairwise(versions):
             delta = previous.diff_against(current, foreign_keys_are_objs=foreign_keys_are_objs)
             helper = HistoryChangesDisplay(

@@ -13,6 +13,7 @@ from simple_history.utils import get_history_model_for_model
 
 from apps.core.camel_case import camel
 from apps.core.models import agency_ids_for
+from apps.core.people import People
 from apps.core.serializers import UtcDateTimeField
 
 CHANGE_TYPES = {"+": "created", "~": "changed", "-": "deleted"}
@@ -59,11 +60,12 @@ def api_field_names(serializer_class) -> dict[str, str]:
     return names
 
 
-def audit_trail(records, names: dict[str, str]) -> list[dict]:
+def audit_trail(records, names: dict[str, str], people: People) -> list[dict]:
     """Newest first: each change with its author and the fields it changed, named as the API
     names them (`names`, from `api_field_names`; fields it does not show are left out). A
     record marked `shown = False` (`versions_marked_for_user`) is left out, though the record
-    after it is diffed against it.
+    after it is diffed against it. The author is named as every who field is (`people`, the
+    viewer's: apps.core.people), else null.
 
     `records` are an object's prefetched historical records (any order); no query is made.
     """
@@ -77,7 +79,7 @@ def audit_trail(records, names: dict[str, str]) -> list[dict]:
         entries.append(
             {
                 "at": UtcDateTimeField().to_representation(record.history_date),
-                "by": record.history_user.username if record.history_user_id else None,
+                "by": people.name(record, "history_user"),
                 "type": CHANGE_TYPES.get(record.history_type, record.history_type),
                 "fields": fields,
             }

@@ -13,6 +13,7 @@ from rest_framework.relations import PKOnlyObject
 from apps.core.camel_case import DataKeyed, camel
 from apps.core.dates import DATE_MESSAGE, date_from_text, us_text
 from apps.core.money import format_money, money_text, not_money_text_message
+from apps.core.people import people_for
 
 
 class UtcDateTimeField(serializers.DateTimeField):
@@ -159,19 +160,50 @@ class OneRecordPerAttribute:
         super().set_value(dictionary, keys, value)
 
 
+class PersonField(serializers.CharField):
+    """A who field (`createdBy`, `uploadedBy`…): the username of the user its `source` (a
+    user-stamp foreign key, `created_by`) names, if the viewer may see that user named
+    (apps.core.people: a member of one of the viewer's agencies, or a superuser); else null.
+
+    The viewer is the request's user, or the `people` the context gives (a change-feed record
+    is written for its agency). Without either, only superusers are named. The key is read, not
+    the user's row: which users are named is read once per request, not once per row."""
+
+    def __init__(self, **kwargs):
+        kwargs["read_only"] = True
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def _people(self):
+        people = self.__dict__.get("_viewer_people")
+        if people is None:
+            context = self.context
+            people = context.get("people")
+            if people is None:
+                people = people_for(getattr(context.get("request"), "user", None))
+            self._viewer_people = people
+        return people
+
+    def get_attribute(self, instance):
+        # The record that holds the key (`source` "created_by": the instance itself).
+        for attr in self.source_attrs[:-1]:
+            instance = None if instance is None else getattr(instance, attr)
+        return instance
+
+    def to_representation(self, record) -> str | None:
+        return self._people().name(record, self.source_attrs[-1])
+
+
 class AuditedModelSerializer(
     PlannedRepresentation, OneRecordPerAttribute, serializers.ModelSerializer
 ):
-    """ModelSerializer whose timestamps are UTC and whose audit fields are read-only."""
+    """ModelSerializer whose timestamps are UTC and whose audit fields are read-only; its who
+    fields name only the people the viewer may see (`PersonField`)."""
 
     created_at = UtcDateTimeField(read_only=True)
     updated_at = UtcDateTimeField(read_only=True)
-    created_by = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
-    updated_by = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    created_by = PersonField()
+    updated_by = PersonField()
 
     def get_validators(self):
         # Uniqueness is a service rule answered with 409, not a serializer 400.

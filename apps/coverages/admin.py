@@ -6,11 +6,12 @@ from apps.core.admin_display import (
     DriverCoverageStatusFilter,
     coverage_status_label,
 )
+from apps.core.admin_people import WhoColumnsMixin
 from apps.coverages.models import LATEST_FIRST, CoverageEvent, DriverCoverage, VehicleCoverage
 from apps.coverages.services import DRIVER, VEHICLE, Subject, coverage_assign, coverage_update
 
 
-class CoverageEventInline(admin.TabularInline):
+class CoverageEventInline(WhoColumnsMixin, admin.TabularInline):
     model = CoverageEvent
     fk_name = "vehicle_coverage"
     extra = 0

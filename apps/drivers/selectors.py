@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
+from apps.core.history import versions_for_user
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
 
@@ -35,3 +36,11 @@ def driver_detail_queryset(*, user) -> QuerySet[Driver]:
             ).order_by("policy_added_date", "id"),
         ),
     )
+
+
+def driver_history(driver: Driver, *, user):
+    """The driver's audit records `user` may read (one query): those recorded while it was in
+    one of the user's agencies (`versions_for_user`: a driver whose client moved in is seen
+    from the move on; its past, the old agency's staff and edits, is not)."""
+    records = Driver.history.filter(id=driver.pk).select_related("history_user")
+    return versions_for_user(records, user)

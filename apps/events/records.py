@@ -21,8 +21,14 @@ def record_serializer_register(kind: str, serializer_class: type) -> None:
 
 
 def record(kind: str, obj) -> dict[str, Any]:
-    """`obj` as the API shows it, by the serializer its app registered for `kind`."""
-    return dict(SERIALIZERS[kind](obj).data)
+    """`obj` as the API shows it, by the serializer its app registered for `kind`, to the
+    agency it is in now (its `agency_id`), which the event carrying it is for: its who fields
+    name only that agency's people (apps.core.people; a record that moved in keeps the stamps
+    of the agency it left)."""
+    from apps.core.people import people_of_agency  # models: not while apps load (`ready`)
+
+    people = people_of_agency(getattr(obj, "agency_id", None))
+    return dict(SERIALIZERS[kind](obj, context={"people": people}).data)
 
 
 class RecordsAppConfig(AppConfig):

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.serializers import (
+    PersonField,
     ShapedSerializer,
     SingleValuedFormSerializer,
     StrictCharField,
@@ -26,7 +27,7 @@ class DocumentSerializer(serializers.Serializer):
     sha256 = StrictCharField()
     description = StrictCharField()
     uploaded_at = UtcDateTimeField()
-    uploaded_by = StrictCharField(source="uploaded_by.username", default=None, allow_null=True)
+    uploaded_by = PersonField()
     download_url = serializers.SerializerMethodField()
     expires_at_utc = serializers.SerializerMethodField()
 

@@ -78,7 +78,7 @@ class DriverVehicleView(APIView):
         # here included).
         location = reverse("driver-detail", kwargs={"pk": link.driver_id}, request=request)
         return Response(
-            DriverVehicleSerializer(data).data,
+            DriverVehicleSerializer(data, context={"request": request}).data,
             status=status.HTTP_201_CREATED,
             headers={"Location": location},
         )

@@ -9,11 +9,13 @@ from apps.core.dates import today
 from apps.core.history import SHOWN, api_field_names, audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.models import is_live
+from apps.core.people import people_for
 from apps.core.serializers import (
     AUDIT_FIELDS,
     AuditedModelSerializer,
     CaseInsensitiveChoiceField,
     MoneyField,
+    PersonField,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
@@ -207,16 +209,17 @@ def _vehicle_field_names() -> dict[str, str]:
 
 class AuditSerializer(serializers.Serializer):
     created_at = UtcDateTimeField()
-    created_by = serializers.CharField(source="created_by.username", allow_null=True)
+    created_by = PersonField()
     updated_at = UtcDateTimeField()
-    updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
+    updated_by = PersonField()
     changes = serializers.SerializerMethodField()
     change_count = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_changes(self, vehicle) -> list:
         """The newest SHOWN changes; `changeCount` says how many there are in all."""
-        return audit_trail(self._records(vehicle), _vehicle_field_names())[:SHOWN]
+        people = people_for(self.context["request"].user)
+        return audit_trail(self._records(vehicle), _vehicle_field_names(), people)[:SHOWN]
 
     def get_change_count(self, vehicle) -> int:
         return sum(record.shown for record in self._records(vehicle))

@@ -72,7 +72,7 @@ class LienholderDetailView(APIView):
         lienholder = lienholder_detail(user=request.user, lienholder_id=pk)
         if lienholder is None:
             raise NotFound("No lienholder with this id.")
-        return Response(LienholderDetailSerializer(lienholder).data)
+        return Response(LienholderDetailSerializer(lienholder, context={"request": request}).data)
 
 
 class PolicyVehiclesView(ListAPIView):
