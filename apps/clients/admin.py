@@ -11,7 +11,7 @@ from apps.core.admin import (
     ScopedHistoryAdmin,
     ServiceFormAdmin,
     SoftDeleteAdmin,
-    autocomplete_source,
+    autocomplete_box,
 )
 from apps.core.admin_display import (
     DeletedColumnMixin,
@@ -143,9 +143,11 @@ class ClientAdmin(
 
     def get_search_results(self, request, queryset, search_term):
         queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        if autocomplete_source(request) == Client._meta.get_field("parent_client"):
-            # The parent box offers what a save accepts: a live client (`visible_client`; the
-            # box cannot tell which client is being edited, so that one is still offered).
+        box = autocomplete_box(request)
+        if box is not None and box.form_box:
+            # Every form's client box (a policy's, unit's or driver's client, a client's parent)
+            # offers what its save accepts: a live client (`visible_client`). A list's "By
+            # client" box still finds deleted ones: their records are looked up by it.
             queryset = queryset.live()
         return queryset, may_have_duplicates
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
+from urllib.parse import urlencode
 
 from django import forms
 from django.apps import apps
@@ -15,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
-from django.db.models import Model, QuerySet
+from django.db.models import Field, Model, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
@@ -104,7 +106,17 @@ class KeyCheckedAutocompleteSelect(AutocompleteSelect):
     value as it came (`pk__in=["abc"]`): a value no select box sends ("abc", "1.5", an id past
     the column's range) was a server error instead of the field's own "Select a valid choice".
     Such a value is no record, so the box shows nothing chosen and the field says why.
+
+    `asks`: what the box adds to the URL it asks (`autocomplete_box`).
     """
+
+    def __init__(self, field, admin_site, *args, asks: dict | None = None, **kwargs):
+        super().__init__(field, admin_site, *args, **kwargs)
+        self.asks = asks or {}
+
+    def get_url(self):
+        url = super().get_url()
+        return f"{url}?{urlencode(self.asks)}" if self.asks else url
 
     def optgroups(self, name, value, attr=None):
         remote = self.field.remote_field
@@ -132,19 +144,42 @@ class _ScopedRows(WhoColumnsMixin):
         return field
 
 
-def autocomplete_source(request):
-    """The model field whose autocomplete box asks, when `request` is the admin's autocomplete
-    view (a form's relation box, or an `AutocompleteFilter`, which sends its list's field);
-    None for any other request. For an admin's `get_search_results` to offer a box only what
-    the field accepts."""
+# Django's autocomplete request names the field whose box asks (`app_label`, `model_name`,
+# `field_name`); a box adds to the URL it asks what else its answer depends on. A list filter's
+# box (`AutocompleteFilter`) sends its list's field, the very field of the form's box of that
+# relation, but looks for any record the list may hold (a deleted client's policies): it says
+# so (`FILTER_BOX`).
+FILTER_BOX = {"box": "list-filter"}
+
+
+@dataclasses.dataclass(frozen=True)
+class AutocompleteBox:
+    """The box that asks the admin's autocomplete view (`autocomplete_box`)."""
+
+    field: Field  # the relation whose box asks
+    list_filter: bool  # a list filter's box, not a form's
+
+    @property
+    def form_box(self) -> bool:
+        """A form's box: it offers what the form's save accepts."""
+        return not self.list_filter
+
+
+def autocomplete_box(request) -> AutocompleteBox | None:
+    """The box whose request `request` is, when it is the admin's autocomplete view; None for
+    any other request. For the related admin's `get_search_results` to offer a form's box only
+    what its save accepts (`ClientAdmin.get_search_results`)."""
     match = getattr(request, "resolver_match", None)
     if match is None or match.url_name != "autocomplete":
         return None
     try:
         model = apps.get_model(request.GET["app_label"], request.GET["model_name"])
-        return model._meta.get_field(request.GET["field_name"])
+        field = model._meta.get_field(request.GET["field_name"])
     except (KeyError, LookupError, FieldDoesNotExist):
         return None
+    return AutocompleteBox(
+        field=field, list_filter=all(request.GET.get(k) == v for k, v in FILTER_BOX.items())
+    )
 
 
 class ReadOnlyAdminMixin:

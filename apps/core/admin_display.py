@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from apps.core.admin import (
+    FILTER_BOX,
     KeyCheckedAutocompleteSelect,
     ReadOnlyInline,
     ScopedRelatedFieldListFilter,
@@ -214,7 +215,7 @@ class AutocompleteFilter(ScopedRelatedFieldListFilter):
             required=False,
             # The chosen value is read only if it could be a key: an id past the column's
             # range was an OverflowError (500), where an unknown id lists nothing.
-            widget=KeyCheckedAutocompleteSelect(field, model_admin.admin_site),
+            widget=KeyCheckedAutocompleteSelect(field, model_admin.admin_site, asks=FILTER_BOX),
         )
         self.widget_html = choice.widget.render(
             self.lookup_kwarg,

@@ -68,7 +68,10 @@ def test_the_client_filter_is_a_search_box_that_lists_no_client(client, world, p
     block = _filter_block(body)
     assert 'class="bo-autocomplete-filter admin-autocomplete"' in block
     assert f'data-app-label="{app_label}"' in block and f'data-model-name="{model_name}"' in block
-    assert 'data-field-name="client"' in block and 'data-ajax--url="/admin/autocomplete/"' in block
+    assert (
+        'data-field-name="client"' in block
+        and 'data-ajax--url="/admin/autocomplete/?box=list-filter"' in block
+    )
     assert "Harbor" not in block  # no client listed: the box finds them
     # The autocomplete's scripts, in the order Django's widget needs (select2 before the
     # admin's jQuery is taken off the page's globals), and the filter's own.
