@@ -136,7 +136,10 @@ class _ScopedRows(WhoColumnsMixin):
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if "widget" not in kwargs and db_field.name in self.get_autocomplete_fields(request):
             kwargs["widget"] = KeyCheckedAutocompleteSelect(
-                db_field, self.admin_site, using=kwargs.get("using")
+                db_field,
+                self.admin_site,
+                using=kwargs.get("using"),
+                asks=_editing(request, db_field),
             )
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
@@ -148,8 +151,10 @@ class _ScopedRows(WhoColumnsMixin):
 # `field_name`); a box adds to the URL it asks what else its answer depends on. A list filter's
 # box (`AutocompleteFilter`) sends its list's field, the very field of the form's box of that
 # relation, but looks for any record the list may hold (a deleted client's policies): it says
-# so (`FILTER_BOX`).
+# so (`FILTER_BOX`). A form's box of a relation to its own model (a client's parent) names the
+# record on its page (`EDITING`), which it does not offer.
 FILTER_BOX = {"box": "list-filter"}
+EDITING = "editing"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,17 +163,23 @@ class AutocompleteBox:
 
     field: Field  # the relation whose box asks
     list_filter: bool  # a list filter's box, not a form's
+    editing: int | None = None  # the record on the form's page, for a relation to its model
 
     @property
     def form_box(self) -> bool:
         """A form's box: it offers what the form's save accepts."""
         return not self.list_filter
 
+    @property
+    def self_relation(self) -> bool:
+        """A relation to its own model (a client's parent)."""
+        return self.field.related_model is self.field.model
+
 
 def autocomplete_box(request) -> AutocompleteBox | None:
     """The box whose request `request` is, when it is the admin's autocomplete view; None for
     any other request. For the related admin's `get_search_results` to offer a form's box only
-    what its save accepts (`ClientAdmin.get_search_results`)."""
+    what its save accepts (`AgencyScopedAdmin.get_search_results`, `ClientAdmin`'s)."""
     match = getattr(request, "resolver_match", None)
     if match is None or match.url_name != "autocomplete":
         return None
@@ -177,9 +188,25 @@ def autocomplete_box(request) -> AutocompleteBox | None:
         field = model._meta.get_field(request.GET["field_name"])
     except (KeyError, LookupError, FieldDoesNotExist):
         return None
+    editing = request.GET.get(EDITING, "")
     return AutocompleteBox(
-        field=field, list_filter=all(request.GET.get(k) == v for k, v in FILTER_BOX.items())
+        field=field,
+        list_filter=all(request.GET.get(k) == v for k, v in FILTER_BOX.items()),
+        editing=int(editing) if is_ascii_int(editing) and len(editing) <= 19 else None,
     )
+
+
+def _editing(request, field) -> dict:
+    """What a form's box of `field` adds to its URL: on the change page of a record of the
+    model the relation points to (a client's page, for its parent box), that record."""
+    match = getattr(request, "resolver_match", None)
+    meta = field.model._meta
+    if match is None or field.related_model is not field.model:
+        return {}
+    if match.url_name != f"{meta.app_label}_{meta.model_name}_change":
+        return {}
+    object_id = str(match.kwargs.get("object_id", ""))
+    return {EDITING: object_id} if is_ascii_int(object_id) else {}
 
 
 class ReadOnlyAdminMixin:
@@ -278,6 +305,14 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
         if isinstance(paginator, CountedPaginator) and self.list_editable:
             paginator.rows_per_agency = False
         return paginator
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        box = autocomplete_box(request)
+        if box is not None and box.form_box and box.self_relation and box.editing is not None:
+            # A record is never related to itself (a client its own parent): not offered.
+            queryset = queryset.exclude(pk=box.editing)
+        return queryset, may_have_duplicates
 
     def save_model(self, request, obj, form, change):
         if hasattr(obj, "updated_by_id"):

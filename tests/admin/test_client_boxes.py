@@ -91,3 +91,12 @@ def test_a_lists_client_filter_still_finds_deleted_clients(world, path):
 def test_the_client_forms_parent_box_offers_live_clients_only(world):
     staff, alpha = world
     assert offered(staff, box(staff, "/admin/clients/client/add/", "parent_client")) == [LIVE]
+
+
+def test_the_parent_box_of_a_clients_page_does_not_offer_that_client(world, agency):
+    """A client cannot be its own parent (the save refuses it): its page's box does not offer
+    it, and offers the others it would accept."""
+    staff, alpha = world
+    ClientFactory(agency=agency, client_name="Gamma Haul", dot="5200004")
+    parent_box = box(staff, f"/admin/clients/client/{alpha.pk}/change/", "parent_client")
+    assert offered(staff, parent_box) == ["Gamma Haul (DOT 5200004)"]
