@@ -169,10 +169,8 @@ class LegacySearchMixin:
         )
         params = QueryDict(mutable=True)
         filterset_class = getattr(self, "filterset_class", None)
-        filters = filterset_class.base_filters if filterset_class is not None else {}
-        repeatable = repeatable_params(type(self))
-        filterset_class = getattr(self, "filterset_class", None)
         declared = filterset_class.base_filters if filterset_class is not None else {}
+        repeatable = repeatable_params(type(self))
         refused, repeated = {}, {}
         for key, value in (data["filter"] or {}).items():
             key = camel(key)
@@ -189,7 +187,7 @@ class LegacySearchMixin:
                 # Several values where the GET list takes one parameter once: refused as it
                 # refuses the parameter sent twice, never the last value taken silently. A
                 # name the list does not filter on is ignored, as the GET list ignores it.
-                if len(value) > 1 and key in filters and key not in repeatable:
+                if len(value) > 1 and key in declared and key not in repeatable:
                     repeated[f"filter.{key}"] = "Send this parameter once."
                 params.setlist(key, [_param(v) for v in value])
             elif value is not None:
