@@ -43,26 +43,24 @@ _MULTIPLE = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleCh
 
 
 @functools.cache
-def repeatable_params(view_class) -> frozenset[str]:
-    """The query parameters `view_class` reads as lists: its `params_class`'s list fields and
-    its filterset's multiple-choice filters. Once per class: the params class's fields are
-    deep-copied for each instance, on every request that repeated a parameter (issue 18)."""
-    names = set()
-    params_class = getattr(view_class, "params_class", None)
-    if params_class is not None:
-        names.update(
-            camel(name)
-            for name, field in params_class().fields.items()
-            if isinstance(field, ListField)
-        )
-    filterset_class = getattr(view_class, "filterset_class", None)
-    if filterset_class is not None:
-        names.update(
-            name
+def params_class_parameters(params_class) -> Mapping[str, bool]:
+    """The query parameters `params_class` parses, each with whether it may repeat (a list
+    field). Once per class: its fields are deep-copied for each instance (issue 18)."""
+    return MappingProxyType(
+        {camel(name): isinstance(field, ListField) for name, field in params_class().fields.items()}
+    )
+
+
+@functools.cache
+def filterset_parameters(filterset_class) -> Mapping[str, bool]:
+    """The query parameters `filterset_class` filters on, each with whether it may repeat (a
+    multiple-choice filter): the GET list's and the legacy search's `filter`'s."""
+    return MappingProxyType(
+        {
+            name: isinstance(declared, _MULTIPLE)
             for name, declared in filterset_class.base_filters.items()
-            if isinstance(declared, _MULTIPLE)
-        )
-    return frozenset(names)
+        }
+    )
 
 
 @functools.cache
@@ -86,16 +84,14 @@ def operation_query_parameters(view_func, method: str) -> Mapping[str, bool]:
     taken: dict[str, bool] = {}
     params_class = getattr(cls, "params_class", None)
     if params_class is not None and method == "GET":
-        for name, field in params_class().fields.items():
-            taken[camel(name)] = isinstance(field, ListField)
+        taken.update(params_class_parameters(params_class))
     if _lists(view_func, cls, method):
         backends = getattr(cls, "filter_backends", ())
         filterset_class = getattr(cls, "filterset_class", None)
         if filterset_class is not None and any(
             issubclass(backend, DjangoFilterBackend) for backend in backends
         ):
-            for name, declared in filterset_class.base_filters.items():
-                taken[name] = isinstance(declared, _MULTIPLE)
+            taken.update(filterset_parameters(filterset_class))
         if any(issubclass(backend, SortFilter) for backend in backends):
             taken[SortFilter.sort_param] = False
         if getattr(cls, "pagination_class", None) is not None:

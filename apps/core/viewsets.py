@@ -22,7 +22,7 @@ from apps.core.filters import json_value_refusal
 from apps.core.pagination import DEFAULT_LIMIT, MAX_LIMIT, Page
 from apps.core.params import parse_positive_int
 from apps.core.prepared import record_by_key
-from apps.core.query_params import repeatable_params
+from apps.core.query_params import filterset_parameters
 from apps.core.serializers import ShapedSerializer, StrictCharField, StrictIntegerField
 from apps.core.sorting import order_by_for, reversed_term, sort_fields_of
 
@@ -170,7 +170,7 @@ class LegacySearchMixin:
         params = QueryDict(mutable=True)
         filterset_class = getattr(self, "filterset_class", None)
         declared = filterset_class.base_filters if filterset_class is not None else {}
-        repeatable = repeatable_params(type(self))
+        taken = filterset_parameters(filterset_class) if filterset_class is not None else {}
         refused, repeated = {}, {}
         for key, value in (data["filter"] or {}).items():
             key = camel(key)
@@ -187,7 +187,7 @@ class LegacySearchMixin:
                 # Several values where the GET list takes one parameter once: refused as it
                 # refuses the parameter sent twice, never the last value taken silently. A
                 # name the list does not filter on is ignored, as the GET list ignores it.
-                if len(value) > 1 and key in declared and key not in repeatable:
+                if len(value) > 1 and taken.get(key) is False:
                     repeated[f"filter.{key}"] = "Send this parameter once."
                 params.setlist(key, [_param(v) for v in value])
             elif value is not None:
