@@ -3,6 +3,7 @@ offers instead of answering a bare 404."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rest_framework.exceptions import NotAcceptable, ValidationError
@@ -11,6 +12,15 @@ from rest_framework.utils.mediatypes import _MediaType
 
 # RFC 9110 12.4.2: "0" to "1" with at most three decimals.
 QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+
+
+@functools.cache
+def renders_several_formats(renderer_classes: tuple[type, ...]) -> bool:
+    """Whether a view rendering with `renderer_classes` takes `?format=`: only one rendering two
+    formats or more (certificates: JSON or PDF). Elsewhere the parameter is not the operation's
+    and is ignored, as any it does not take (apps.core.query_params). Once per tuple of
+    renderer classes."""
+    return len({renderer.format for renderer in renderer_classes}) > 1
 
 
 def quality(accepted: _MediaType) -> float:
@@ -42,14 +52,15 @@ class StrictContentNegotiation(DefaultContentNegotiation):
     """
 
     def select_renderer(self, request, renderers, format_suffix=None):
-        # `?format=` is a parameter only of a view rendering two formats or more (as
-        # apps.core.query_params declares it); elsewhere it is ignored, as any parameter the
-        # operation does not take.
-        format = format_suffix or (
-            request.query_params.get(self.settings.URL_FORMAT_OVERRIDE)
-            if len({renderer.format for renderer in renderers}) > 1
-            else None
-        )
+        format = format_suffix
+        param = self.settings.URL_FORMAT_OVERRIDE
+        if (
+            not format
+            and param
+            and param in request.query_params  # first: most requests name no format
+            and renders_several_formats(tuple(type(renderer) for renderer in renderers))
+        ):
+            format = request.query_params[param]
         if renderers and not format and request.META.get("HTTP_ACCEPT", "*/*") == "*/*":
             return renderers[0], renderers[0].media_type
         if format:

@@ -29,6 +29,7 @@ from rest_framework.serializers import ListField
 from rest_framework.settings import api_settings
 
 from apps.core.camel_case import camel
+from apps.core.negotiation import renders_several_formats
 from apps.core.params import MAX_BIGINT, is_ascii_int
 from apps.core.parsers import NUL_MESSAGE
 from apps.core.problems import (
@@ -96,8 +97,7 @@ def operation_query_parameters(view_func, method: str) -> Mapping[str, bool]:
             taken[SortFilter.sort_param] = False
         if getattr(cls, "pagination_class", None) is not None:
             taken["page"] = taken["limit"] = False
-    formats = {renderer.format for renderer in cls.renderer_classes}
-    if api_settings.URL_FORMAT_OVERRIDE and len(formats) > 1:
+    if api_settings.URL_FORMAT_OVERRIDE and renders_several_formats(tuple(cls.renderer_classes)):
         taken[api_settings.URL_FORMAT_OVERRIDE] = False
     return MappingProxyType(taken)  # shared by every request: read-only
 
