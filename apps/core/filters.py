@@ -8,7 +8,7 @@ from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 
 from apps.core.identifiers import dot_or_none, not_a_dot_message
-from apps.core.params import MAX_BIGINT, is_ascii_int
+from apps.core.params import ID_BOUNDS, is_ascii_int
 
 
 def json_value_refusal(declared: django_filters.Filter, value) -> str | None:
@@ -127,9 +127,7 @@ class IdFilter(django_filters.NumberFilter):
     field_class = AsciiIntegerField
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", MAX_BIGINT)
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **{**ID_BOUNDS, **kwargs})
 
 
 class MoneyFilter(django_filters.NumberFilter):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
@@ -22,6 +24,10 @@ from apps.core.dates import DATE_MESSAGE, date_from_text, today
 from apps.core.identifiers import normalize_dot, normalize_dots, plate_problem
 
 MAX_BIGINT = 2**63 - 1
+# A record id's bounds as a field's keyword arguments (DRF's, Django's form and django-filter's
+# integer fields all take these names): 1 to 2^63-1, the ids a bigint primary key holds. A
+# field merges them under its own (`{**ID_BOUNDS, **kwargs}`).
+ID_BOUNDS: Mapping[str, int] = MappingProxyType({"min_value": 1, "max_value": MAX_BIGINT})
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 
 

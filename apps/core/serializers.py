@@ -13,6 +13,7 @@ from rest_framework.relations import PKOnlyObject
 from apps.core.camel_case import DataKeyed, camel
 from apps.core.dates import DATE_MESSAGE, date_from_text, us_text
 from apps.core.money import format_money, money_text, not_money_text_message
+from apps.core.params import ID_BOUNDS
 from apps.core.people import people_for
 
 
@@ -211,10 +212,9 @@ class AuditedModelSerializer(
 
 
 def reference_id_field(**kwargs) -> serializers.IntegerField:
-    """An integer reference to another record (`clientId`, `parentClientId`…)."""
-    kwargs.setdefault("min_value", 1)
-    kwargs.setdefault("max_value", 2**63 - 1)
-    return StrictIntegerField(**kwargs)
+    """An integer reference to another record (`clientId`, `parentClientId`…), within a record
+    id's bounds unless `kwargs` names its own."""
+    return StrictIntegerField(**{**ID_BOUNDS, **kwargs})
 
 
 def require_on_create(serializer, attrs: dict, sources: dict[str, tuple[str, str]]) -> None:

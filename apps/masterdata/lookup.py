@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 
 from apps.core.camel_case import camel
-from apps.core.params import MAX_BIGINT
+from apps.core.params import ID_BOUNDS
 from apps.core.serializers import StrictCharField, StrictIntegerField
 from apps.masterdata.models import City, CoverageType, State, city_outside_state, name_key
 
@@ -165,9 +165,7 @@ class MasterDataIdField(StrictIntegerField):
         self.model = model
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
-        kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", MAX_BIGINT)
-        super().__init__(**kwargs)
+        super().__init__(**{**ID_BOUNDS, **kwargs})
 
     def run_validation(self, data=empty):
         # The integer with its range checked first (the validators compare numbers), then the

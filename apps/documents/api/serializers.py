@@ -3,6 +3,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.params import ID_BOUNDS
 from apps.core.serializers import (
     PersonField,
     ShapedSerializer,
@@ -75,9 +76,7 @@ class FormIdField(serializers.IntegerField):
     """A record id sent as a multipart form value (always text there): digits only."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", 2**63 - 1)
-        super().__init__(**kwargs)
+        super().__init__(**{**ID_BOUNDS, **kwargs})
 
     def to_internal_value(self, data):
         if not isinstance(data, str) or not data.isdigit() or not data.isascii():

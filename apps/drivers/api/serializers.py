@@ -110,7 +110,7 @@ class DriverVehicleRequestSerializer(DriverSerializer):
     """POST /v1/drivers/vehicles: a vehicle and a driver (existing, or 0 to create one)."""
 
     vehicle_id = reference_id_field()
-    driver_id = StrictIntegerField(min_value=0, max_value=2**63 - 1)
+    driver_id = reference_id_field(min_value=0)  # 0: a new driver
     client_id = reference_id_field(required=False)
     first_name = StrictCharField(max_length=100, required=False)
     last_name = StrictCharField(max_length=100, required=False)
