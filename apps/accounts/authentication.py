@@ -8,13 +8,14 @@ from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
-from rest_framework_simplejwt.authentication import AUTH_HEADER_TYPE_BYTES, JWTAuthentication
+from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
 
 from apps.accounts.models import hash_api_key
 from apps.accounts.principal import attach_permissions, caller
 from apps.accounts.selectors import api_key_is_active
+from apps.core.bearer import bearer_token
 from apps.core.memo import BoundedMemo
 from apps.core.params import MAX_BIGINT, is_ascii_int
 
@@ -24,10 +25,6 @@ API_KEY_CHALLENGE = 'ApiKey realm="api", header="apiKey"'
 # the token, the signing key and the clock alone (access tokens are never blacklisted), so a
 # memo per process is exact; it holds no state that other nodes would need to see.
 _VERIFIED_TOKENS: BoundedMemo[bytes, tuple[float, object]] = BoundedMemo(4096)
-# RFC 7235 section 2.1: the auth-scheme is case-insensitive. simplejwt compares it byte for byte
-# with AUTH_HEADER_TYPES ("Bearer"), so `bearer <token>` read as no credentials at all; a scheme
-# is looked up by its lower case and handed on as configured.
-_SCHEMES = {scheme.lower(): scheme for scheme in AUTH_HEADER_TYPE_BYTES}
 
 
 def token_user_id(claims) -> int | None:
@@ -95,12 +92,15 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
     """
 
     def get_raw_token(self, header: bytes) -> bytes | None:
-        parts = header.split()
-        if parts and parts[0] not in AUTH_HEADER_TYPE_BYTES:
-            configured = _SCHEMES.get(parts[0].lower())
-            if configured is not None:
-                header = b" ".join([configured, *parts[1:]])
-        return super().get_raw_token(header)
+        # The scheme in any case (simplejwt compares it byte for byte with "Bearer", so
+        # `bearer <token>` read as no credentials at all), as /metrics reads it.
+        token = bearer_token(header)
+        if token == b"":
+            raise AuthenticationFailed(
+                "Authorization header must contain two space-delimited values",
+                code="bad_authorization_header",
+            )
+        return token
 
     def get_validated_token(self, raw_token):
         found = _VERIFIED_TOKENS.get(raw_token)

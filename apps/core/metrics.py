@@ -23,6 +23,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, mult
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from apps.core.bearer import bearer_token
+
 logger = logging.getLogger(__name__)
 
 
@@ -117,11 +119,8 @@ def metrics_allowed(request: HttpRequest) -> bool:
     """
     token = settings.METRICS_TOKEN
     if token:
-        # The scheme in any case and the token after any spaces, as /v1 reads a bearer.
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(given.strip().encode(), token.encode())
+        given = bearer_token(request.headers.get("Authorization", ""))
+        return bool(given) and hmac.compare_digest(given, token.encode())
     if not settings.METRICS_ALLOW_INTERNAL:
         return False
     hops = [request.META.get("REMOTE_ADDR", "")]

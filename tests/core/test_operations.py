@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from apps.core.request_id import RequestIdFilter
+from tests.conftest import API_KEY, bearer_for
 
 
 def test_landing_page_says_what_the_service_is_and_where_to_go(client):
@@ -145,6 +146,20 @@ def test_metrics_take_the_bearer_scheme_in_any_case_as_v1_does(client, settings,
     wrong = client.get("/metrics", HTTP_AUTHORIZATION=f"{scheme} s3cret-metrics-tokem")
     assert wrong.status_code == 401
     for other in ("Basic s3cret-metrics-token", "s3cret-metrics-token", "Bearer"):
+        assert client.get("/metrics", HTTP_AUTHORIZATION=other).status_code == 401
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("between", ["\t", " \t ", "\t\t"])
+def test_metrics_and_v1_read_a_bearer_header_alike(client, make_api, manager, settings, between):
+    # One reading (apps.core.bearer.bearer_token): the token after whitespace of any kind.
+    settings.METRICS_TOKEN = "s3cret-metrics-token"
+    api = make_api()
+    api.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer{between}{bearer_for(manager)}")
+    assert api.get("/v1/me").status_code == 200
+    ok = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer{between}s3cret-metrics-token")
+    assert ok.status_code == 200
+    for other in (f"Bearer{between}s3cret-metrics-token{between}x", f"Basic{between}s3cret"):
         assert client.get("/metrics", HTTP_AUTHORIZATION=other).status_code == 401
 
 
