@@ -63,8 +63,8 @@ def check_api_key(request) -> None:
 
 
 def api_key_accepted(request) -> bool:
-    """Whether the request's API key would pass `check_api_key`: the gate before a chunked body
-    is read (CHUNKED_BODY_GATE, apps.core.request_bodies)."""
+    """Whether the request's API key would pass `check_api_key`: the gate before a /v1 body is
+    read or refused (REQUEST_BODY_GATE, apps.core.request_bodies)."""
     try:
         check_api_key(request)
     except AuthenticationFailed:

@@ -30,7 +30,7 @@ the bearer token and permissions, for a declared length as for a chunked one), a
 body raises 413 rather than hand over a truncated one.
 
 Nothing is judged or read for a request that would not read it: a route that does not resolve
-or does not offer the method, or a caller the gate (`CHUNKED_BODY_GATE`, the API key's check)
+or does not offer the method, or a caller the gate (`REQUEST_BODY_GATE`, the API key's check)
 refuses; those go on with an empty body to the answer they get anyway (404, 405, 401), so no
 body is read or stored for a caller without credentials. The 25 MiB of an upload apply only
 where a route takes a multipart form; any other route's body has Django's
@@ -190,7 +190,7 @@ class RequestBodyMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
-        self.gate = import_string(settings.CHUNKED_BODY_GATE)
+        self.gate = import_string(settings.REQUEST_BODY_GATE)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not is_api_path(request.path):

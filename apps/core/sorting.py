@@ -24,19 +24,19 @@ BASE_SORT_FIELDS = {"id": "id", "createdAt": "created_at", "updatedAt": "updated
 
 
 class SortKey(ABC):
-    """A field's order other than its column's: the expressions of `key(column)`, in turn."""
+    """A field's order other than its column's: the expressions of `key()`, in turn."""
 
     def __init__(self, column: str):
         self.column = column
 
     @abstractmethod
-    def key(self, column: str) -> tuple:
-        """The expressions the column sorts by, in turn."""
+    def key(self) -> tuple:
+        """The expressions `column` sorts by, in turn."""
 
     def terms(self, descending: bool) -> list[OrderBy]:
         return [
             OrderBy(F(part) if isinstance(part, str) else part, descending=descending)
-            for part in self.key(self.column)
+            for part in self.key()
         ]
 
 
@@ -44,16 +44,16 @@ class IgnoringCase(SortKey):
     """Text in alphabetical order whatever its case ("alpha" before "Bravo"): SQLite compares
     bytes (every capitalised name first) and PostgreSQL as its collation says."""
 
-    def key(self, column: str) -> tuple:
-        return (Lower(column),)
+    def key(self) -> tuple:
+        return (Lower(self.column),)
 
 
 class AsNumber(SortKey):
     """Digits stored without leading zeros (a DOT, contract section 13) in numeric order: a
     shorter one first, then as text (987654 before 5550003, where text put it after)."""
 
-    def key(self, column: str) -> tuple:
-        return (Length(column), column)
+    def key(self) -> tuple:
+        return (Length(self.column), self.column)
 
 
 def sort_fields_of(view) -> dict:

@@ -86,11 +86,11 @@ def _year_days(effective: dt.date, year: int) -> int:
     return 366 if this_years or next_years else 365
 
 
-def policy_year_days(effective: dt.date, on: dt.date | None = None) -> int:
-    """Days of the policy year holding `on` (default: the first year, from the effective date
-    to its anniversary; a February 29th's is March 1st): 366 when that year holds a February
-    29th."""
-    return _year_days(effective, effective.year if on is None else policy_year_of(effective, on))
+def policy_year_days(effective: dt.date, on: dt.date) -> int:
+    """Days of the policy year holding `on` (the first year for a day before the effective
+    date; a February 29th's anniversary is March 1st in a year without one): 366 when that
+    year holds a February 29th."""
+    return _year_days(effective, policy_year_of(effective, on))
 
 
 def policy_year_pieces(effective: dt.date, window: Window) -> list[tuple[Window, int]]:

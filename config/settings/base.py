@@ -83,8 +83,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "apps.core.middleware.PrecomputedCSPMiddleware",
     "apps.core.middleware.ProblemDetailsMiddleware",
-    # A /v1 body is judged (its content coding) before anything reads it, and one sent
-    # chunked (no Content-Length) is spooled and given its length (apps.core.request_bodies).
+    # A /v1 body is judged before anything reads it (its content coding, its size against its
+    # route's limit, whether the operation takes a body), and one sent chunked (no
+    # Content-Length) is spooled and given its length (apps.core.request_bodies).
     "apps.core.request_bodies.RequestBodyMiddleware",
     "apps.core.query_params.SingleValuedQueryMiddleware",
     "apps.core.middleware.SessionMiddleware",
@@ -233,8 +234,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 API_KEY_REQUIRED = env.bool("API_KEY_REQUIRED", default=True)
-# A chunked body is read (apps.core.request_bodies) only for a caller this accepts.
-CHUNKED_BODY_GATE = "apps.accounts.authentication.api_key_accepted"
+# A /v1 body is read (a chunked one spooled) or refused (413, 415) by apps.core.request_bodies
+# only for a caller this accepts; any other caller gets its 401 with nothing read.
+REQUEST_BODY_GATE = "apps.accounts.authentication.api_key_accepted"
 API_KEY_HEADER = "apiKey"
 # Failed logins per user name and per client address within the window, before 429.
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)

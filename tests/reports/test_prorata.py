@@ -45,20 +45,25 @@ def rows_for(*units, period=NOVEMBER, term=YEAR_TERM):
     return premium_rows(units, period=period, term=term)
 
 
+def first_year_days(effective: dt.date) -> int:
+    """The days of a policy's first year: the year holding its effective date."""
+    return policy_year_days(effective, on=effective)
+
+
 def test_month_window_and_policy_year():
     assert Window(D(2026, 11, 1), D(2026, 12, 1)) == NOVEMBER
     assert month_window("2026-12") == Window(D(2026, 12, 1), D(2027, 1, 1))
-    assert policy_year_days(D(2026, 1, 1)) == 365
-    assert policy_year_days(D(2024, 1, 1)) == 366
-    assert policy_year_days(D(2023, 3, 1)) == 366  # the year to March 2024 holds Feb 29th
-    assert policy_year_days(D(2024, 2, 29)) == 366  # to March 1st, 2025
-    assert policy_year_days(D(2024, 3, 1)) == 365
-    assert policy_year_days(D(2023, 2, 28)) == 365
+    assert first_year_days(D(2026, 1, 1)) == 365
+    assert first_year_days(D(2024, 1, 1)) == 366
+    assert first_year_days(D(2023, 3, 1)) == 366  # the year to March 2024 holds Feb 29th
+    assert first_year_days(D(2024, 2, 29)) == 366  # to March 1st, 2025
+    assert first_year_days(D(2024, 3, 1)) == 365
+    assert first_year_days(D(2023, 2, 28)) == 365
     # A policy of the year 9999 has no anniversary to build: the calendar still counts
     # (10000 would be a leap year, divisible by 400).
-    assert policy_year_days(D(9999, 1, 1)) == 365
-    assert policy_year_days(D(9999, 3, 1)) == 366
-    assert policy_year_days(D(9999, 12, 31)) == 366
+    assert first_year_days(D(9999, 1, 1)) == 365
+    assert first_year_days(D(9999, 3, 1)) == 366
+    assert first_year_days(D(9999, 12, 31)) == 366
 
 
 def test_policy_year_days_is_the_distance_to_the_anniversary_every_day_of_four_centuries():
@@ -68,9 +73,9 @@ def test_policy_year_days_is_the_distance_to_the_anniversary_every_day_of_four_c
             anniversary = day.replace(year=day.year + 1)
         except ValueError:  # February 29th
             anniversary = D(day.year + 1, 3, 1)
-        assert policy_year_days(day) == (anniversary - day).days, day
+        assert first_year_days(day) == (anniversary - day).days, day
         day += dt.timedelta(days=1)
-    assert policy_year_days(D(2024, 2, 29)) == 366
+    assert first_year_days(D(2024, 2, 29)) == 366
 
 
 def _anniversaries(effective: dt.date):
