@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import Decimal, InvalidOperation
 from uuid import uuid4
 
 from django.contrib import messages
@@ -42,6 +41,7 @@ from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from import_export.forms import ConfirmImportForm, ImportForm
 from import_export.tmp_storages import CacheStorage
+from rest_framework import serializers
 from rest_framework.exceptions import APIException
 
 from apps.core.admin import nothing_done
@@ -54,8 +54,9 @@ from apps.core.fleet_files import (
     rows_problem,
     size_problem,
 )
-from apps.core.money import CENT, format_money
+from apps.core.money import format_money, ungrouped
 from apps.core.params import is_ascii_int
+from apps.core.serializers import StrictMoneyField
 
 
 def cell_text(value) -> str:
@@ -157,16 +158,23 @@ class YearWidget(widgets.Widget):
 
 
 class MoneyWidget(widgets.Widget):
+    """An amount judged as the API judges money (`StrictMoneyField`: plain decimal text, two
+    places at most, its digits, its messages), once a spreadsheet's thousands separators are
+    taken off (`ungrouped`: 1,234.50, never 12,34); an empty cell is no amount. What the API
+    refuses is refused on the cell's row and column with the API's message: rounded or read as
+    Python reads a number, 1234.567 was stored as 1234.57, 12,34 as 1234.00 and 1e3 as
+    1000.00."""
+
+    field = StrictMoneyField()
+
     def clean(self, value, row=None, **kwargs):
-        text = cell_text(value).replace("$", "").replace(",", "")
+        text = cell_text(value)
         if not text:
             return None
         try:
-            return Decimal(text).quantize(CENT)
-        except InvalidOperation as exc:
-            raise ValueError(
-                f"The amount “{cell_text(value)}” is not a number like 145000.00."
-            ) from exc
+            return self.field.run_validation(ungrouped(text))
+        except serializers.ValidationError as exc:
+            raise ValueError(" ".join(exc.detail)) from exc
 
     def render(self, value, obj=None, **kwargs):
         return "" if value is None else format_money(value)

@@ -27,6 +27,19 @@ def money_text(text: str) -> Decimal | None:
     return Decimal(text.strip()) + 0
 
 
+# An amount as a spreadsheet writes it when its column shows thousands separators: digits
+# grouped in threes by commas, the first group one to three digits (1,234.50, 1,234,567). A
+# fleet file's cell may be written so (apps.core.admin_import.MoneyWidget); a comma anywhere
+# else (12,34, a decimal comma; 1,2345) groups nothing, and the text is judged as it is.
+GROUPED_MONEY_TEXT = re.compile(r"\s*[-+]?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?\s*")
+
+
+def ungrouped(text: str) -> str:
+    """`text` without its thousands separators when they group its digits as 1,234,567.89
+    does; any other text as it is (to be judged as money then, and refused)."""
+    return text.replace(",", "") if GROUPED_MONEY_TEXT.fullmatch(text) else text
+
+
 EXAMPLE_AMOUNT = "125000.00"  # contract section 6's example of money
 
 

@@ -1,0 +1,121 @@
+"""Fleet files in the back-office: a cell is judged as the API judges the same value.
+
+One rule per value, written once: a file's cell that `POST /v1/vehicles` would refuse is
+refused on its row and column with the API's message, and one it takes is stored as the API
+stores it. Over HTTP through the admin, as a logged-in staff member of the agency, beside the
+API called with the same text.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from apps.vehicles.models import Vehicle
+from tests.admin.test_fleet_import import HEADER, _confirm, _csv, _preview, _xlsx
+from tests.admin.test_fleet_import_guards import _refusals, unit_row
+from tests.conftest import assert_problem
+from tests.factories import ClientFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def carrier(agency):
+    return ClientFactory(agency=agency, client_name="Lone Star Freight LLC", dot="1234567")
+
+
+def api_refusal(api, carrier, field: str, value) -> str:
+    """What `POST /v1/vehicles` answers on `field` sent with `value` (a 400)."""
+    body = {
+        "clientId": carrier.id,
+        "unit": "API-1",
+        "unitTypeName": "Tractor",
+        "modelYear": 2021,
+        "makeCompanyName": "Volvo",
+        "serialNumber": "1FUJGLDR7CLBP7001",
+        field: value,
+    }
+    errors = assert_problem(api.post("/v1/vehicles", body, format="json"), 400)["errors"]
+    return {e["field"]: e["message"] for e in errors}[field]
+
+
+# 1. Money: the API's rule (apps.core.serializers.StrictMoneyField); a thousands separator
+#    grouping the digits as 1,234,567.89 does is a spreadsheet's, and is taken.
+
+MONEY_HEADER = [*HEADER, "stated_value"]
+MONEY_REFUSED = [
+    "12,34",  # stored 1234.00
+    "1234.567",  # stored 1234.57
+    "0.001",  # stored 0.00
+    "1e3",  # stored 1000.00
+    "1_000",  # stored 1000.00
+    "1,2345.00",
+    "1234,567.00",
+    "0,123.00",
+    ",123",
+    "1,234,",
+    "$1,234.50",
+    "NaN",
+    "\uff11\uff12",  # full-width digits
+    "-5.00",
+    "99999999999999999",
+]
+
+
+def test_a_money_cell_the_api_refuses_is_refused_on_its_row_and_column_as_the_api_says(
+    staff_client, api, carrier
+):
+    rows = [[*unit_row(n), value] for n, value in enumerate(MONEY_REFUSED, 1)]
+    refused = _refusals(_preview(staff_client, _csv(rows, header=MONEY_HEADER)))
+    expected = {
+        (n, "stated_value"): [api_refusal(api, carrier, "statedValue", value)]
+        for n, value in enumerate(MONEY_REFUSED, 1)
+    }
+    assert refused == expected
+    assert not Vehicle.objects.exists()
+
+
+def test_a_grouped_amount_is_refused_as_the_api_refuses_the_amount_it_groups(
+    staff_client, api, carrier
+):
+    rows = [[*unit_row(1), "1,234.567"]]
+    refused = _refusals(_preview(staff_client, _csv(rows, header=MONEY_HEADER)))
+    assert refused == {(1, "stated_value"): [api_refusal(api, carrier, "statedValue", "1234.567")]}
+
+
+@pytest.mark.parametrize(
+    ("cell", "stored"),
+    [
+        ("145000", "145000.00"),
+        ("145000.5", "145000.50"),
+        (" 98000.00 ", "98000.00"),
+        ("0", "0.00"),
+        ("1,234.50", "1234.50"),
+        ("1,234,567", "1234567.00"),
+        ("999", "999.00"),
+        ("", None),
+    ],
+)
+def test_a_money_cell_is_stored_as_the_api_stores_the_same_text(
+    staff_client, api, carrier, cell, stored
+):
+    preview = _preview(staff_client, _csv([[*unit_row(1), cell]], header=MONEY_HEADER))
+    done = _confirm(staff_client, preview)
+    assert "Import finished" in done.content.decode()
+    expected = None if stored is None else Decimal(stored)
+    assert Vehicle.objects.get().stated_value == expected
+
+
+def test_an_xlsx_money_cell_is_judged_by_the_number_it_holds(staff_client, api, carrier):
+    rows = [[*unit_row(1), 1234.567], [*unit_row(2), 12.5], [*unit_row(3), 98000]]
+    preview = _preview(staff_client, _xlsx(rows, header=MONEY_HEADER), fmt=1)
+    assert _refusals(preview) == {
+        (1, "stated_value"): [api_refusal(api, carrier, "statedValue", "1234.567")]
+    }
+    rows.pop(0)
+    done = _confirm(staff_client, _preview(staff_client, _xlsx(rows, MONEY_HEADER), fmt=1))
+    assert "Import finished" in done.content.decode()
+    values = sorted(v.stated_value for v in Vehicle.objects.all())
+    assert values == [Decimal("12.50"), Decimal("98000.00")]
