@@ -46,6 +46,7 @@ from rest_framework.exceptions import APIException
 
 from apps.core.admin import nothing_done
 from apps.core.admin_keys import visible_keys
+from apps.core.dates import DATE_MESSAGE, date_from_text, iso_text
 from apps.core.fleet_files import (
     ImportFileRefused,
     SpreadsheetCSV,
@@ -180,8 +181,15 @@ class MoneyWidget(widgets.Widget):
         return "" if value is None else format_money(value)
 
 
+# A date as a spreadsheet writes it in a CSV (Excel's US short date: 1/31/2026, 01/31/2026).
+SPREADSHEET_DAY = re.compile(r"([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})")
+DAY_MESSAGE = f"{DATE_MESSAGE[:-1]}, or M/D/YYYY as a spreadsheet writes it."
+
+
 class DayWidget(widgets.Widget):
-    """A date as 2026-01-31 or 01/31/2026, or an XLSX date cell."""
+    """A date in the API's forms, exactly as the API reads them (`date_from_text`: YYYY-MM-DD
+    or MM-dd-yyyy, ASCII digits, zero-padded), as a spreadsheet writes one (M/D/YYYY), or an
+    XLSX date cell. strptime read 1990-3-1 and other scripts' digits, which the API refuses."""
 
     def clean(self, value, row=None, **kwargs):
         if isinstance(value, dt.datetime):
@@ -191,15 +199,17 @@ class DayWidget(widgets.Widget):
         text = cell_text(value)
         if not text:
             return None
-        for fmt in ("%Y-%m-%d", "%m/%d/%Y", "%m-%d-%Y"):
-            try:
-                return dt.datetime.strptime(text, fmt).date()
-            except ValueError:
-                continue
-        raise ValueError(f"The date “{text}” is not like 2026-01-31 or 01/31/2026.")
+        day = date_from_text(text)
+        spreadsheet = SPREADSHEET_DAY.fullmatch(text) if day is None else None
+        if spreadsheet:
+            month, day_of_month, year = spreadsheet.groups()
+            day = date_from_text(f"{int(month):02d}-{int(day_of_month):02d}-{year}")
+        if day is None:
+            raise ValueError(DAY_MESSAGE)
+        return day
 
     def render(self, value, obj=None, **kwargs):
-        return "" if value is None else value.isoformat()
+        return "" if value is None else iso_text(value)
 
 
 def column(name: str, widget, *, attribute: str | None = None) -> fields.Field:

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from apps.agencies.services import agency_record_create, agency_record_update
 from apps.clients.selectors import visible_client
+from apps.core.dates import today
 from apps.core.services import client_lock_first, left_behind, locked_for_update, model_update
 from apps.coverages.status import status_events_of_new, status_watch
 from apps.events.records import record
@@ -44,6 +45,18 @@ class VehicleChanges(VehicleFields, total=False):
 
 VEHICLE_FIELDS = tuple(VehicleFields.__annotations__)
 
+# A model year is sold from the year before; two years ahead of today's is the furthest a unit
+# can be, a later one a typo (the field's own range, 1900 to 2100, is the model's).
+MODEL_YEARS_AHEAD = 2
+
+
+def _model_year_check(vehicle: Vehicle) -> None:
+    """The unit's model year is at most MODEL_YEARS_AHEAD years after this one: for every
+    writer (the API, the admin's form, a fleet file), where the API's serializer alone held
+    it and a fleet file stored a 2099 model."""
+    if vehicle.model_year is not None and vehicle.model_year > today().year + MODEL_YEARS_AHEAD:
+        raise ValidationError({"model_year": "Model year is too far in the future."})
+
 
 def _lienholder(user, agency_id: int, lienholder_id: int | None) -> Lienholder | None:
     if lienholder_id is None:
@@ -69,7 +82,8 @@ def vehicle_create(
     client = visible_client(user, client_id)
     vehicle = Vehicle(client=client, deleted=deleted, created_by=user, updated_by=user, **fields)
     vehicle.lienholder = _lienholder(user, client.agency_id, lienholder_id)
-    vehicle.full_clean()
+    vehicle.full_clean()  # the year's range first, as the API's field says it
+    _model_year_check(vehicle)
     vehicle.save()
     client_event_emit(
         type="vehicle.created",
@@ -105,12 +119,16 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
         data["lienholder"] = None  # the old agency's lienholder does not follow it
     elif "lienholder_id" in changes:
         data["lienholder"] = _lienholder(user, client.agency_id, changes["lienholder_id"])
+    # A year the write changes is checked, never one stored before the rule (as model_update
+    # checks a field's own rules).
+    new_year = changes.get("model_year", vehicle.model_year) != vehicle.model_year
     with status_watch(vehicle_ids=[vehicle.pk]):
         _, changed = model_update(
             instance=vehicle,
             fields=(*VEHICLE_FIELDS, "client", "lienholder", "deleted"),
             data=data,
             user=user,
+            check=_model_year_check if new_year else None,
         )
     if changed:  # an event means the unit's fields changed
         record_event_emit(

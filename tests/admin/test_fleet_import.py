@@ -251,7 +251,7 @@ def test_drivers_import_with_dates_states_and_cities(staff_client, carrier):
     bad = [["1234567", "Ann", "Lee", "Pilot", "31/12/1980", "", "", "", "Gotham", "TX"]]
     page = _preview(staff_client, _csv(bad, header=header), model="drivers/driver").content.decode()
     assert "Unknown driver type “Pilot”" in page
-    assert "The date “31/12/1980” is not like" in page
+    assert "Expected a date as YYYY-MM-DD or MM-dd-yyyy, or M/D/YYYY as a spreadsheet" in page
     assert "Unknown city “Gotham” in TX" in page
 
 

@@ -8,10 +8,13 @@ API called with the same text.
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
 
+from apps.core.dates import DATE_MESSAGE, today
+from apps.drivers.models import Driver
 from apps.vehicles.models import Vehicle
 from tests.admin.test_fleet_import import HEADER, _confirm, _csv, _preview, _xlsx
 from tests.admin.test_fleet_import_guards import _refusals, unit_row
@@ -119,3 +122,81 @@ def test_an_xlsx_money_cell_is_judged_by_the_number_it_holds(staff_client, api, 
     assert "Import finished" in done.content.decode()
     values = sorted(v.stated_value for v in Vehicle.objects.all())
     assert values == [Decimal("12.50"), Decimal("98000.00")]
+
+
+# 2. A model year: the API's range, and not more than two years ahead (the service's rule, so
+#    the API's, the admin's and the file's).
+
+
+def test_a_model_year_the_api_refuses_is_refused_on_its_row_and_column_as_the_api_says(
+    staff_client, api, carrier
+):
+    years = [1899, 2101, today().year + 3]
+    rows = [unit_row(n) for n in range(1, len(years) + 1)]
+    for row, year in zip(rows, years, strict=True):
+        row[3] = str(year)
+    refused = _refusals(_preview(staff_client, _csv(rows)))
+    assert refused == {
+        (n, "year"): [api_refusal(api, carrier, "modelYear", year)]
+        for n, year in enumerate(years, 1)
+    }
+    assert refused[(3, "year")] == ["Model year is too far in the future."]
+    assert not Vehicle.objects.exists()
+
+
+def test_a_model_year_two_years_ahead_is_taken(staff_client, carrier):
+    row = unit_row(1)
+    row[3] = str(today().year + 2)
+    done = _confirm(staff_client, _preview(staff_client, _csv([row])))
+    assert "Import finished" in done.content.decode()
+    assert Vehicle.objects.get().model_year == today().year + 2
+
+
+# 3. A date: the API's forms, exactly (ASCII digits, zero-padded), and M/D/YYYY as a
+#    spreadsheet writes a date in a CSV.
+
+DAY_MESSAGE = "Expected a date as YYYY-MM-DD or MM-dd-yyyy, or M/D/YYYY as a spreadsheet writes it."
+DATE_HEADER = ["dot", "first_name", "last_name", "driver_type", "date_of_birth"]
+DATE_REFUSED = [
+    "1990-3-1",  # stored 1990-03-01
+    "3-1-1990",  # stored 1990-03-01
+    "\uff11\uff19\uff19\uff10-01-31",  # full-width digits, stored 1990-01-31
+    "1990-02-30",
+    "31/01/1990",
+    "1990/01/31",
+    "01-31-90",
+]
+
+
+def test_a_date_the_api_refuses_is_refused_on_its_row_and_column(staff_client, api, carrier):
+    rows = [
+        ["1234567", f"D{n}", "Lee", "Company Driver", day] for n, day in enumerate(DATE_REFUSED)
+    ]
+    preview = _preview(staff_client, _csv(rows, header=DATE_HEADER), model="drivers/driver")
+    assert _refusals(preview) == {
+        (n, "date_of_birth"): [DAY_MESSAGE] for n in range(1, len(DATE_REFUSED) + 1)
+    }
+    for day in DATE_REFUSED:
+        body = {
+            "clientId": carrier.id,
+            "firstName": "Ann",
+            "lastName": "Lee",
+            "driverType": "Company Driver",
+            "dateOfBirth": day,
+        }
+        errors = assert_problem(api.post("/v1/drivers", body, format="json"), 400)["errors"]
+        assert {e["field"]: e["message"] for e in errors} == {"dateOfBirth": DATE_MESSAGE}
+    assert not Driver.objects.exists()
+
+
+@pytest.mark.parametrize("day", ["1990-01-31", "01-31-1990", "01/31/1990", "1/31/1990"])
+def test_a_date_is_read_in_the_apis_forms_and_as_a_spreadsheet_writes_it(
+    staff_client, carrier, day
+):
+    rows = [["1234567", "Ann", "Lee", "Company Driver", day]]
+    preview = _preview(staff_client, _csv(rows, header=DATE_HEADER), model="drivers/driver")
+    assert (
+        "Import finished"
+        in _confirm(staff_client, preview, model="drivers/driver").content.decode()
+    )
+    assert Driver.objects.get().date_of_birth == dt.date(1990, 1, 31)

@@ -541,3 +541,16 @@ def test_a_clients_mailing_city_stays_in_its_state_in_the_admin(staff_client, ag
     assert "Omaha, NE is not in Texas." in response.content.decode()
     carrier.refresh_from_db()
     assert carrier.mailing_city_id is None
+
+
+def test_a_model_year_too_far_ahead_is_refused_in_the_admin_as_in_the_api(staff_client, agency):
+    # The API's serializer alone held the rule: the admin's form saved a 2099 model.
+    unit = VehicleFactory(client=ClientFactory(agency=agency), model_year=2021)
+    response = change(staff_client, unit, model_year=str(today().year + 3))
+    assert response.status_code == 200
+    assert "Model year is too far in the future." in response.content.decode()
+    unit.refresh_from_db()
+    assert unit.model_year == 2021
+    assert change(staff_client, unit, model_year=str(today().year + 2)).status_code == 302
+    unit.refresh_from_db()
+    assert unit.model_year == today().year + 2

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from apps.core.dates import today
 from apps.masterdata.models import Make, UnitType
 from apps.vehicles.models import Vehicle
 from tests.clients.test_api import field_errors
@@ -164,6 +165,19 @@ def test_a_plate_with_another_scripts_letter_or_digit_is_not_written(api, carrie
     updated = api.put(f"/v1/vehicles/{unit.id}", {"licensePlate": plate}, format="json")
     assert field_errors(assert_problem(updated, 400)) == {"licensePlate": message}
     assert [v.license_plate for v in Vehicle.objects.all()] == ["TX-1"]
+
+
+def test_a_model_year_more_than_two_years_ahead_is_400_on_create_and_update(api, carrier):
+    # The service's rule (the API's serializer held it alone): the same for every writer.
+    ahead = today().year + 3
+    too_far = {"modelYear": "Model year is too far in the future."}
+    created = api.post("/v1/vehicles", payload(carrier, modelYear=ahead), format="json")
+    assert field_errors(assert_problem(created, 400)) == too_far
+    unit = VehicleFactory(client=carrier, model_year=2021)
+    updated = api.put(f"/v1/vehicles/{unit.id}", {"modelYear": ahead}, format="json")
+    assert field_errors(assert_problem(updated, 400)) == too_far
+    fine = api.put(f"/v1/vehicles/{unit.id}", {"modelYear": ahead - 1}, format="json")
+    assert fine.status_code == 200 and fine.json()["modelYear"] == ahead - 1
 
 
 def test_lienholder_of_another_agency_is_400(api, carrier, other_agency):

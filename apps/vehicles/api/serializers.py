@@ -5,7 +5,6 @@ import functools
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core.dates import today
 from apps.core.history import SHOWN, api_field_names, audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.core.models import is_live
@@ -121,11 +120,6 @@ class VehicleSerializer(AuditedModelSerializer):
             "make",
         ]
         read_only_fields = ["id"]
-
-    def validate_model_year(self, value):
-        if value > today().year + 2:
-            raise serializers.ValidationError("Model year is too far in the future.")
-        return value
 
     def validate(self, attrs):
         require_on_create(
