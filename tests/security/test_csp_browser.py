@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.admin.test_browser import browser_page, log_in, pytestmark  # noqa: F401
+from tests.admin.test_browser import browser_page, log_in, problems_of, pytestmark  # noqa: F401
 from tests.conftest import staff_member
 from tests.factories import ClientFactory
 
@@ -49,3 +49,32 @@ def test_admin_works_under_the_policy(master_data_back, live_server, staff, brow
     assert page.is_checked("input[name=_selected_action]")
     assert "Lone Star Freight LLC" in page.content()
     assert violations == []
+
+
+@pytest.mark.parametrize("model", ["vehicles/vehicle", "drivers/driver"])
+def test_select_all_on_an_export_page_works_under_the_policy(
+    master_data_back,
+    live_server,
+    staff,
+    browser_page,  # noqa: F811
+    model,
+):
+    # The library's inline onchange="onSelectToggleChange(event)" was refused by the policy:
+    # "Select all" did nothing and the console said so.
+    page = browser_page
+    problems = problems_of(page)
+    log_in(page, live_server.url, "csp-staff")
+    page.goto(f"{live_server.url}/admin/{model}/export/")
+    fields = ".selectable-field-export-row input[type=checkbox]:not(.select-toggle)"
+    boxes = page.locator(fields)
+    assert boxes.count() > 2
+
+    def checked() -> set[bool]:
+        return {boxes.nth(i).is_checked() for i in range(boxes.count())}
+
+    assert checked() == {True}
+    page.uncheck("input.select-toggle")
+    assert checked() == {False}
+    page.click("label[for=id_select_all_toggle]")  # its label toggles it too
+    assert page.is_checked("input.select-toggle") and checked() == {True}
+    assert problems == []

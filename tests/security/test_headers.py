@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from rest_framework.test import APIClient
 
+from tests.admin.test_fleet_import import GOOD, _csv, _preview
 from tests.conftest import assert_problem
 from tests.documents.test_api import upload
 from tests.factories import PolicyFactory, UserFactory
@@ -99,3 +102,42 @@ def test_swagger_ui_script_is_served_from_the_same_origin(client):
     script = client.get("/v1/docs?script=")
     assert script.status_code == 200
     assert "SwaggerUIBundle" in script.content.decode()
+
+
+# What a page runs inline, which `script-src 'self'` blocks: an event handler attribute
+# (`onchange="..."`), a <script> element without `src`.
+INLINE_HANDLER = re.compile(r"<[^>]*\son[a-z]+\s*=[^>]*>", re.IGNORECASE)
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>", re.IGNORECASE)
+
+
+def inline_code(response) -> list[str]:
+    page = response.content.decode()
+    return INLINE_HANDLER.findall(page) + INLINE_SCRIPT.findall(page)
+
+
+@pytest.mark.parametrize("model", ["vehicles/vehicle", "drivers/driver"])
+def test_the_export_page_binds_select_all_from_a_script_of_its_own_origin(staff_client, model):
+    # The library's template wrote onchange="onSelectToggleChange(event)", which the policy
+    # blocks: "Select all" did nothing.
+    page = staff_client.get(f"/admin/{model}/export/")
+    assert page.status_code == 200
+    assert inline_code(page) == []
+    assert 'class="select-toggle"' in page.content.decode()
+    assert '<script src="/static/backoffice/export_select_all.js"' in page.content.decode()
+
+
+DRIVER_HEADER = ["dot", "first_name", "last_name", "driver_type"]
+
+
+def test_the_import_pages_hold_no_inline_code(staff_client, carrier):
+    bad = [[*GOOD[0][:2], "NOT-A-VIN", *GOOD[0][3:]]]
+    drivers = _csv([["1234567", "Ann", "Lee", "Company Driver"]], header=DRIVER_HEADER)
+    pages = {
+        "import form": staff_client.get("/admin/vehicles/vehicle/import/"),
+        "preview": _preview(staff_client, _csv(GOOD)),
+        "refusals": _preview(staff_client, _csv(bad)),
+        "drivers' preview": _preview(staff_client, drivers, model="drivers/driver"),
+    }
+    assert {name: inline_code(page) for name, page in pages.items()} == {name: [] for name in pages}
+    assert pages["preview"].context["confirm_form"] is not None
+    assert pages["refusals"].context.get("confirm_form") is None
