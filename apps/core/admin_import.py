@@ -40,6 +40,7 @@ from import_export import fields, resources, widgets
 from import_export.admin import ImportExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from import_export.forms import ConfirmImportForm, ImportForm
+from import_export.results import Result
 from import_export.tmp_storages import CacheStorage
 from rest_framework import serializers
 from rest_framework.exceptions import APIException
@@ -231,6 +232,26 @@ def row_value(instance, name: str):
         return None
 
 
+class FleetResult(Result):
+    """An import's result, its rows named by their number in the spreadsheet once
+    `number_rows_as_in` has read them from the file (`FleetDataset.sheet_rows`): the library
+    numbers the rows it was handed, the blank ones left out."""
+
+    @staticmethod
+    def sheet_row(number: int) -> int:
+        return number
+
+    def number_rows_as_in(self, dataset) -> None:
+        self.sheet_row = getattr(dataset, "sheet_row", self.sheet_row)
+        for row in (*self.invalid_rows, *self.error_rows):
+            row.number = self.sheet_row(row.number)
+            for error in getattr(row, "errors", ()):
+                error.number = row.number
+
+    def row_errors(self):
+        return [(self.sheet_row(number), errors) for number, errors in super().row_errors()]
+
+
 class ServiceResource(resources.ModelResource):
     """Rows become records through the app's create service, never through `save()`.
 
@@ -275,14 +296,20 @@ class ServiceResource(resources.ModelResource):
 
     def import_data(self, dataset, *args, **kwargs):
         """The file as a whole is checked first, before a transaction opens or a row is read:
-        refused, it is one error (its text, as the page shows it) and no row is looked at."""
+        refused, it is one error (its text, as the page shows it) and no row is looked at.
+        A refused row is named by its number in the spreadsheet (`FleetResult`)."""
         problem = self.file_problem(dataset)
         if problem:
             result = self.get_result_class()()
             result.total_rows = len(dataset)
             result.append_base_error(self.get_error_result_class()(ImportFileRefused(problem)))
             return result
-        return super().import_data(dataset, *args, **kwargs)
+        result = super().import_data(dataset, *args, **kwargs)
+        result.number_rows_as_in(dataset)
+        return result
+
+    def get_result_class(self):
+        return FleetResult
 
     def get_or_init_instance(self, instance_loader, row):
         return self.init_instance(row), True  # a file only ever adds records

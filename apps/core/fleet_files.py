@@ -18,6 +18,7 @@ commas, a row only formatted) is no row of the file, in the count as in the impo
 from __future__ import annotations
 
 import codecs
+import csv
 import io
 
 import openpyxl
@@ -54,9 +55,27 @@ def rows_problem(rows: int, *, more: bool = False) -> str | None:
 
 class FleetDataset(tablib.Dataset):
     """A fleet file's data rows, its blank rows left out; `cut` when its reading stopped one
-    row past IMPORT_MAX_ROWS (the file has more rows still, how many is not known)."""
+    row past IMPORT_MAX_ROWS (the file has more rows still, how many is not known).
+
+    `sheet_rows` holds each data row's number in the spreadsheet (the header is row 1, a blank
+    row keeps its number), the row number staff find it at in the file they opened: the
+    import's refusals name a row by it (`ServiceResource.import_data`). Counted among the rows
+    kept, a row after a blank one was named by a number the spreadsheet gives another."""
 
     cut = False
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sheet_rows: list[int] = []
+
+    def append_sheet_row(self, row, sheet_row: int) -> None:
+        """A data row, and the spreadsheet's number for it."""
+        self.append(row)
+        self.sheet_rows.append(sheet_row)
+
+    def sheet_row(self, number: int) -> int:
+        """The spreadsheet's number for the `number`th data row (from 1)."""
+        return self.sheet_rows[number - 1] if number <= len(self.sheet_rows) else number
 
 
 def is_blank(row) -> bool:
@@ -104,18 +123,31 @@ def spreadsheet_text(data: bytes) -> str:
 
 class SpreadsheetCSV(CSV):
     """CSV in any of the encodings `spreadsheet_text` reads, its blank lines left out (a line
-    of only commas, as a spreadsheet saves an emptied row, as well as an empty one)."""
+    of only commas, as a spreadsheet saves an emptied row, as well as an empty one), each row
+    numbered as a spreadsheet opening the file numbers it: one row per CSV record, the header
+    row 1, a blank row counted (a record may span lines: a quoted cell holding a line break).
+
+    Read as the library's CSV reads it (tablib: `csv.reader`, a short row filled with empty
+    cells, a long one refused), which drops an empty line before the numbering could see it."""
 
     def create_dataset(self, in_stream, **kwargs):
         if isinstance(in_stream, bytes):
             in_stream = spreadsheet_text(in_stream)
-        read = super().create_dataset(in_stream, **kwargs)
-        return FleetDataset(*(row for row in read if not is_blank(row)), headers=read.headers)
+        kwargs.setdefault("delimiter", ",")
+        records = csv.reader(io.StringIO(in_stream, newline=""), **kwargs)
+        header = next(records, None)
+        dataset = FleetDataset(headers=header)
+        for sheet_row, record in enumerate(records, start=2):
+            if is_blank(record):
+                continue
+            dataset.append_sheet_row(record + [""] * (dataset.width - len(record)), sheet_row)
+        return dataset
 
 
 class SpreadsheetXLSX(XLSX):
     """The first sheet of an XLSX file, a formula cell read as a `Formula` (the library reads
-    the value the file cached for it, None in a file openpyxl wrote).
+    the value the file cached for it, None in a file openpyxl wrote), each row numbered as the
+    sheet numbers it (`FleetDataset.sheet_rows`).
 
     Its columns are the header's (up to its last named one), whatever the sheet declares; a
     blank row is skipped, a short one is filled with empty cells, and reading stops one row
@@ -132,11 +164,12 @@ class SpreadsheetXLSX(XLSX):
             if not headers:
                 return dataset
             limit = settings.IMPORT_MAX_ROWS
-            for cells in sheet.iter_rows(min_row=2, max_col=len(headers)):
+            rows = sheet.iter_rows(min_row=2, max_col=len(headers))  # a missing row as blank
+            for sheet_row, cells in enumerate(rows, start=2):
                 row = [Formula(c.value) if c.data_type == "f" else c.value for c in cells]
                 if is_blank(row):
                     continue
-                dataset.append(row)
+                dataset.append_sheet_row(row, sheet_row)
                 if len(dataset) > limit:
                     dataset.cut = True
                     break

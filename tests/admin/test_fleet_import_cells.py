@@ -3,7 +3,8 @@
 One rule per value, written once: a file's cell that `POST /v1/vehicles` would refuse is
 refused on its row and column with the API's message, and one it takes is stored as the API
 stores it. Over HTTP through the admin, as a logged-in staff member of the agency, beside the
-API called with the same text.
+API called with the same text. A refused row is named as the spreadsheet numbers it: the
+header is row 1, the first data row 2.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def test_a_money_cell_the_api_refuses_is_refused_on_its_row_and_column_as_the_ap
     rows = [[*unit_row(n), value] for n, value in enumerate(MONEY_REFUSED, 1)]
     refused = _refusals(_preview(staff_client, _csv(rows, header=MONEY_HEADER)))
     expected = {
-        (n, "stated_value"): [api_refusal(api, carrier, "statedValue", value)]
+        (n + 1, "stated_value"): [api_refusal(api, carrier, "statedValue", value)]
         for n, value in enumerate(MONEY_REFUSED, 1)
     }
     assert refused == expected
@@ -85,7 +86,7 @@ def test_a_grouped_amount_is_refused_as_the_api_refuses_the_amount_it_groups(
 ):
     rows = [[*unit_row(1), "1,234.567"]]
     refused = _refusals(_preview(staff_client, _csv(rows, header=MONEY_HEADER)))
-    assert refused == {(1, "stated_value"): [api_refusal(api, carrier, "statedValue", "1234.567")]}
+    assert refused == {(2, "stated_value"): [api_refusal(api, carrier, "statedValue", "1234.567")]}
 
 
 @pytest.mark.parametrize(
@@ -115,7 +116,7 @@ def test_an_xlsx_money_cell_is_judged_by_the_number_it_holds(staff_client, api, 
     rows = [[*unit_row(1), 1234.567], [*unit_row(2), 12.5], [*unit_row(3), 98000]]
     preview = _preview(staff_client, _xlsx(rows, header=MONEY_HEADER), fmt=1)
     assert _refusals(preview) == {
-        (1, "stated_value"): [api_refusal(api, carrier, "statedValue", "1234.567")]
+        (2, "stated_value"): [api_refusal(api, carrier, "statedValue", "1234.567")]
     }
     rows.pop(0)
     done = _confirm(staff_client, _preview(staff_client, _xlsx(rows, MONEY_HEADER), fmt=1))
@@ -137,10 +138,10 @@ def test_a_model_year_the_api_refuses_is_refused_on_its_row_and_column_as_the_ap
         row[3] = str(year)
     refused = _refusals(_preview(staff_client, _csv(rows)))
     assert refused == {
-        (n, "year"): [api_refusal(api, carrier, "modelYear", year)]
+        (n + 1, "year"): [api_refusal(api, carrier, "modelYear", year)]
         for n, year in enumerate(years, 1)
     }
-    assert refused[(3, "year")] == ["Model year is too far in the future."]
+    assert refused[(4, "year")] == ["Model year is too far in the future."]
     assert not Vehicle.objects.exists()
 
 
@@ -174,7 +175,7 @@ def test_a_date_the_api_refuses_is_refused_on_its_row_and_column(staff_client, a
     ]
     preview = _preview(staff_client, _csv(rows, header=DATE_HEADER), model="drivers/driver")
     assert _refusals(preview) == {
-        (n, "date_of_birth"): [DAY_MESSAGE] for n in range(1, len(DATE_REFUSED) + 1)
+        (n, "date_of_birth"): [DAY_MESSAGE] for n in range(2, len(DATE_REFUSED) + 2)
     }
     for day in DATE_REFUSED:
         body = {

@@ -168,9 +168,10 @@ def test_a_sparse_xlsx_of_more_rows_than_the_limit_is_refused(staff_client, carr
 
 def test_a_lone_cell_far_down_an_xlsx_is_one_row(staff_client, carrier):
     # blank rows are not rows of the file: the cell at A20000 is its only row, its errors shown
+    # under the number the sheet gives it
     preview = _preview(staff_client, _sheet([], cells=[(20000, "1234567")]), fmt=1)
     assert preview.context["result"].total_rows == 1
-    assert _refusals(preview) == {(1, "vin"): ["The VIN is missing."]}
+    assert _refusals(preview) == {(20000, "vin"): ["The VIN is missing."]}
 
 
 def test_an_xlsx_with_blank_formatted_rows_after_its_rows_imports_its_rows(staff_client, carrier):
@@ -197,6 +198,48 @@ def test_a_csv_with_lines_of_only_commas_imports_its_rows(staff_client, carrier)
     assert preview.context["result"].total_rows == 3
     assert "Import finished: 3 new" in page_text(_confirm(staff_client, preview))
     assert Vehicle.objects.filter(client=carrier).count() == 3
+
+
+BAD_VIN = "1FUJGLDR7CLBP05O5"
+ROWS_AS_THE_SHEET_NUMBERS_THEM = "the header is row 1, and blank rows count"
+
+
+def test_a_refused_csv_row_is_numbered_as_the_spreadsheet_numbers_it(staff_client, carrier):
+    # A good row, two rows emptied (commas only), an empty line, then a bad VIN: row 6 of the
+    # sheet (data row 5), where the page said "Row 2", the blank rows left out of the count.
+    bad = unit_row(2)
+    bad[2] = BAD_VIN
+    lines = io.StringIO()
+    csv.writer(lines).writerows([HEADER, unit_row(1), [""] * 9, [""] * 9])
+    text = lines.getvalue() + "\r\n" + ",".join(bad) + "\r\n"
+    preview = _preview(staff_client, SimpleUploadedFile("fleet.csv", text.encode()))
+    assert _refusals(preview) == {(6, "vin"): [f"Bad VIN “{BAD_VIN}”. {VIN_MESSAGE}"]}
+    errors = page_text(preview).split('id="import-errors"')[1].split("</table>")[0]
+    assert "<tr><td>6</td><td><code>vin</code></td>" in errors
+    assert ROWS_AS_THE_SHEET_NUMBERS_THEM in page_text(preview)
+    # A cell holding a line break is one row of the sheet, though two lines of the text.
+    header = [*HEADER, "owner"]
+    rows = [[*unit_row(1), "Suite 5\nDallas"], [*bad, ""]]
+    preview = _preview(staff_client, _csv(rows, header=header))
+    assert list(_refusals(preview)) == [(3, "vin")]
+
+
+def test_a_refused_xlsx_row_is_numbered_as_the_spreadsheet_numbers_it(staff_client, carrier):
+    bad = unit_row(2)
+    bad[2] = BAD_VIN
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(HEADER)
+    sheet.append(unit_row(1))
+    sheet.cell(4, 7, " ")  # a row of spaces only is blank too
+    for column, value in enumerate(bad, 1):
+        sheet.cell(6, column, value)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    upload = SimpleUploadedFile("fleet.xlsx", buffer.getvalue())
+    preview = _preview(staff_client, upload, fmt=1)
+    assert _refusals(preview) == {(6, "vin"): [f"Bad VIN “{BAD_VIN}”. {VIN_MESSAGE}"]}
+    assert ROWS_AS_THE_SHEET_NUMBERS_THEM in page_text(preview)
 
 
 def test_a_city_named_on_many_rows_is_looked_up_once(staff_client, carrier):
@@ -339,8 +382,8 @@ def test_a_nul_in_a_cell_is_refused_on_its_row_and_column_as_the_api_refuses_it(
         for column, errors in row.field_specific_errors.items()
     }
     assert refused == {
-        (1, "owner"): [NUL_MESSAGE],
-        (2, "unit"): [NUL_MESSAGE],
+        (2, "owner"): [NUL_MESSAGE],
+        (3, "unit"): [NUL_MESSAGE],
     }
     assert not Vehicle.objects.exists()
     drivers = [["1234567", "Ann\x00", "Lee", "Company Driver"]]
@@ -453,10 +496,10 @@ def test_an_empty_required_cell_is_named_with_its_column_and_other_rows_errors_s
     preview = _preview(staff_client, _csv(rows))
     page = page_text(preview)
     assert _refusals(preview) == {
-        (1, "unit_type"): [EMPTY],
-        (2, "vin"): ["Bad VIN “1FUJGLDR7CLBP05O5”. " + VIN_MESSAGE],
-        (3, "make"): [EMPTY],
-        (4, "unit"): [EMPTY],
+        (2, "unit_type"): [EMPTY],
+        (3, "vin"): ["Bad VIN “1FUJGLDR7CLBP05O5”. " + VIN_MESSAGE],
+        (4, "make"): [EMPTY],
+        (5, "unit"): [EMPTY],
     }
     assert (
         "Vehicle has no" not in page and "None" not in page_text(preview).split("import-errors")[1]
@@ -464,8 +507,8 @@ def test_an_empty_required_cell_is_named_with_its_column_and_other_rows_errors_s
     drivers = [["1234567", "Ann", "Lee", ""], ["1234567", "Bo", "Diaz", "Pilot"]]
     preview = _preview(staff_client, _csv(drivers, header=DRIVER_HEADER), model="drivers/driver")
     assert _refusals(preview) == {
-        (1, "driver_type"): [EMPTY],
-        (2, "driver_type"): ["Unknown driver type “Pilot”."],
+        (2, "driver_type"): [EMPTY],
+        (3, "driver_type"): ["Unknown driver type “Pilot”."],
     }
     assert not Vehicle.objects.exists() and not Driver.objects.exists()
 
@@ -481,9 +524,9 @@ def test_an_xlsx_formula_cell_is_refused_on_its_row_and_column(staff_client, car
     rows[2][1] = None  # an empty cell: no unit to name the row by
     preview = _preview(staff_client, _xlsx(rows, header=header), fmt=1)
     assert _refusals(preview) == {
-        (1, "owner"): [FORMULA],
-        (2, "unit"): [FORMULA],
-        (3, "unit"): [EMPTY],
+        (2, "owner"): [FORMULA],
+        (3, "unit"): [FORMULA],
+        (4, "unit"): [EMPTY],
     }
     errors = page_text(preview).split('id="import-errors"')[1].split("</table>")[0]
     assert "None" not in errors
