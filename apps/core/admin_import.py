@@ -71,24 +71,35 @@ def cell_text(value) -> str:
 
 
 # What a spreadsheet reads as a formula at the start of a cell (CSV injection: a unit named
-# `=HYPERLINK(...)` through the API runs when staff open the export). Exported text starting
-# so gets a leading `'` (shown as text, not run); an import takes it off again, so an exported
-# file is still a valid import file.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# `=HYPERLINK(...)` through the API runs when staff open the export): such a character, after
+# any number of `'`. An export writes text starting so with one more leading `'` (shown as
+# text, not run), and an import takes exactly one `'` off text starting so: of any text,
+# `imported_text(exported_text(text)) == text`, so an exported file imports back what it was
+# exported from (`'=1+1` stored is exported `''=1+1`, imported `'=1+1`). A cell typed
+# `'=1+1` is read as the export writes `=1+1`: type `''=1+1` to store `'=1+1`.
+FORMULA_START = re.compile(r"'*[=+\-@\t\r]")
+
+
+def exported_text(text: str) -> str:
+    """Text as the export writes it: neutralised if a spreadsheet would run it."""
+    return f"'{text}" if FORMULA_START.match(text) else text
+
+
+def imported_text(text: str) -> str:
+    """A cell's text as stored: the `'` an export adds (`exported_text`) taken off."""
+    return text[1:] if text.startswith("'") and FORMULA_START.match(text, 1) else text
 
 
 class TextWidget(widgets.Widget):
-    """Text as typed; a number cell of an XLSX file (a licence number) without its ".0"."""
+    """Text as typed (the export's formula `'` taken off: `imported_text`); a number cell of an
+    XLSX file (a licence number) without its ".0". Rendered as stored: the import's preview
+    shows it so; the export neutralises it (`ServiceResource.export_field`)."""
 
     def clean(self, value, row=None, **kwargs):
-        text = cell_text(value)
-        if text.startswith("'") and text[1:].startswith(FORMULA_STARTS):
-            return text[1:]  # as `render` wrote it
-        return text
+        return imported_text(cell_text(value))
 
     def render(self, value, obj=None, **kwargs):
-        text = value or ""
-        return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+        return value or ""
 
 
 class LookupWidget(widgets.Widget):
@@ -311,6 +322,14 @@ class ServiceResource(resources.ModelResource):
     def get_result_class(self):
         return FleetResult
 
+    def export_field(self, field, instance, **kwargs):
+        """A cell of the export file: a text column's value a spreadsheet would run as a
+        formula neutralised (`exported_text`). The import's preview renders each field as
+        it is stored (the library's Diff calls `field.export`, not this), where it showed the
+        export's `'` the import takes off."""
+        value = super().export_field(field, instance, **kwargs)
+        return exported_text(value) if isinstance(field.widget, TextWidget) else value
+
     def get_or_init_instance(self, instance_loader, row):
         return self.init_instance(row), True  # a file only ever adds records
 
@@ -366,6 +385,10 @@ class ServiceResource(resources.ModelResource):
             raise ValidationError(str(detail)) from exc
         instance.pk = saved.pk
         instance._state.adding = False
+        # The preview shows the row as the service stored it (a plate or licence number in
+        # upper case), not as the cells gave it.
+        for field in self.get_import_fields():
+            setattr(instance, field.attribute, getattr(saved, field.attribute))
 
 
 class ImportFileGone(Exception):

@@ -9,10 +9,16 @@ header is row 1, the first data row 2.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import html
+import io
+import re
 from decimal import Decimal
 
+import openpyxl
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.core.dates import DATE_MESSAGE, today
 from apps.drivers.models import Driver
@@ -20,7 +26,7 @@ from apps.vehicles.models import Vehicle
 from tests.admin.test_fleet_import import HEADER, _confirm, _csv, _preview, _xlsx
 from tests.admin.test_fleet_import_guards import _refusals, unit_row
 from tests.conftest import assert_problem
-from tests.factories import ClientFactory
+from tests.factories import ClientFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -201,3 +207,95 @@ def test_a_date_is_read_in_the_apis_forms_and_as_a_spreadsheet_writes_it(
         in _confirm(staff_client, preview, model="drivers/driver").content.decode()
     )
     assert Driver.objects.get().date_of_birth == dt.date(1990, 1, 31)
+
+
+# 4. Text: the preview shows what will be stored; an export writes text a spreadsheet would run
+#    as a formula with one more leading ', and its import takes that one off again.
+
+EXPORT_COLUMNS = [
+    "dot",
+    "unit",
+    "vin",
+    "year",
+    "make",
+    "unit_type",
+    "plate",
+    "plate_state",
+    "owner",
+    "garaging_address",
+    "stated_value",
+    "status",
+]
+TEXTS = [
+    "=1+1",
+    '=HYPERLINK("http://evil.example","x")',
+    "+1 555 0100",
+    "-5 axle",
+    "@SUM(A1)",
+    "'=1+1",  # typed so through the API: the ' is part of the text
+    "''+x",
+    "'quoted",
+    "plain",
+]
+
+
+def preview_cells(preview, column: str) -> list[str]:
+    """The preview's cells of `column`, as text (the library shows each as a diff)."""
+    result = preview.context["result"]
+    at = list(result.diff_headers).index(column)
+    return [html.unescape(re.sub(r"<[^>]*>", "", row.diff[at])) for row in result.valid_rows()]
+
+
+@pytest.mark.parametrize("fmt", ["0", "1"])
+def test_an_exported_file_imports_back_the_text_it_was_exported_from(staff_client, carrier, fmt):
+    for n, text in enumerate(TEXTS):
+        VehicleFactory(client=carrier, unit=f"{text[:30]} {n}", owner=text, garaging_address=text)
+    stored = sorted((v.unit, v.owner, v.garaging_address) for v in Vehicle.objects.all())
+    form = {
+        "format": fmt,
+        "resource": "0",
+        **{f"vehicleresource_{c}": "on" for c in EXPORT_COLUMNS},
+    }
+    exported = staff_client.post("/admin/vehicles/vehicle/export/", form).content
+    if fmt == "0":
+        cells = [cell for row in csv.reader(io.StringIO(exported.decode())) for cell in row]
+    else:
+        sheet = openpyxl.load_workbook(io.BytesIO(exported)).active
+        assert all(cell.data_type != "f" for row in sheet.iter_rows() for cell in row)
+        cells = [cell for row in sheet.values for cell in row if isinstance(cell, str)]
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@"))]  # none runs
+    assert "'" + TEXTS[0] in cells and "''=1+1" in cells and "'quoted" in cells
+
+    Vehicle.objects.all().delete()
+    name = "fleet.csv" if fmt == "0" else "fleet.xlsx"
+    preview = _preview(staff_client, SimpleUploadedFile(name, exported), fmt=int(fmt))
+    assert sorted(preview_cells(preview, "owner")) == sorted(TEXTS)  # as it will be stored
+    assert "Import finished" in _confirm(staff_client, preview).content.decode()
+    assert sorted((v.unit, v.owner, v.garaging_address) for v in Vehicle.objects.all()) == stored
+
+
+def test_the_preview_shows_each_cell_as_it_will_be_stored(staff_client, carrier):
+    header = [*HEADER, "owner"]
+    rows = [[*unit_row(1), "'=1+1"]]
+    rows[0][6] = "tx-501a"  # plate: stored in upper case
+    preview = _preview(staff_client, _csv(rows, header=header))
+    assert preview_cells(preview, "owner") == ["=1+1"]
+    assert preview_cells(preview, "plate") == ["TX-501A"]
+    assert "Import finished" in _confirm(staff_client, preview).content.decode()
+    unit = Vehicle.objects.get()
+    assert (unit.owner, unit.license_plate) == ("=1+1", "TX-501A")
+    drivers = [["1234567", "Ann", "Lee", "Company Driver", " tx77 "]]
+    header = ["dot", "first_name", "last_name", "driver_type", "license_number"]
+    preview = _preview(staff_client, _csv(drivers, header=header), model="drivers/driver")
+    assert preview_cells(preview, "license_number") == ["TX77"]
+    _confirm(staff_client, preview, model="drivers/driver")
+    assert Driver.objects.get().license_number == "TX77"
+
+
+@pytest.mark.parametrize("model", ["vehicles/vehicle", "drivers/driver"])
+def test_the_import_page_says_how_its_cells_are_read(staff_client, model):
+    page = staff_client.get(f"/admin/{model}/import/").content.decode()
+    rules = page.split('id="import-rules"')[1].split("</div>")[0]
+    for said in ("<code>1,234.50</code>", "<code>1/31/2026</code>", "<code>''=1+1</code>"):
+        assert said in rules
+    assert "the header is row 1, and blank rows count" in rules
