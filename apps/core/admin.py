@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
-from django.db.models import Field, Model, QuerySet
+from django.db.models import DecimalField, Field, Model, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
@@ -30,6 +30,7 @@ from simple_history.utils import get_history_manager_for_model
 
 from apps.core import counting
 from apps.core.admin_keys import record_key
+from apps.core.admin_money import MoneyFormField
 from apps.core.admin_people import WhoColumnsMixin, who_label
 from apps.core.history import versions_for_user
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
@@ -132,6 +133,12 @@ class _ScopedRows(WhoColumnsMixin):
 
     def get_queryset(self, request):
         return _scoped(super().get_queryset(request), request.user)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, DecimalField):
+            # Every amount of every form and inline is money, judged as the API judges it.
+            kwargs.setdefault("form_class", MoneyFormField)
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if "widget" not in kwargs and db_field.name in self.get_autocomplete_fields(request):
