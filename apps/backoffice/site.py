@@ -5,7 +5,6 @@ apps.core, which imports no domain app."""
 
 from __future__ import annotations
 
-import datetime as dt
 from functools import wraps
 
 from django.contrib import admin
@@ -119,11 +118,7 @@ def dashboard_for(user) -> list[dict]:
     vehicles = (
         Vehicle.objects.for_user(user).live("client").annotate(covered=covered_today_filter(on))
     )
-    expiring = (
-        Policy.objects.for_user(user)
-        .in_force_on(on)
-        .filter(expiration_date__lte=on + dt.timedelta(days=30))
-    )
+    expiring = Policy.objects.for_user(user).expiring_within(on, 30)
     return [
         {
             "label": "Clients",

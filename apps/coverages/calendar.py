@@ -36,7 +36,7 @@ from apps.events.models import CalendarMark
 from apps.events.selectors import Watched, already_announced
 from apps.events.services import events_emit_many
 from apps.policies.choices import PolicyStatus
-from apps.policies.models import Policy, policy_status
+from apps.policies.models import Policy, policy_status, policy_will_expire
 
 EXPIRING_DAYS = (30, 7)
 DAY = dt.timedelta(days=1)
@@ -103,10 +103,10 @@ def _wanted(policies: list[dict], day: dt.date) -> list[tuple[str, dict, dict]]:
             wanted.append(("policy.effective", policy, {}))
         if policy["expiration_date"] == day:
             wanted.append(("policy.expired", policy, {}))
-        # Expiring only when it will expire: EXPIRED on its expiration date, as the day's
-        # `policy.expired` requires. One cancelled effective on or before that date ends by
-        # its cancellation (`policy.cancelled` announced it), never by expiring.
-        if policy_status(policy["expiration_date"], **dates) != PolicyStatus.EXPIRED:
+        # Expiring only when it will expire, as the day's `policy.expired` requires. One
+        # cancelled effective on or before that date ends by its cancellation
+        # (`policy.cancelled` announced it), never by expiring.
+        if not policy_will_expire(**dates):
             continue
         for n, when in zip(EXPIRING_DAYS, expiring, strict=True):
             if policy["expiration_date"] == when:

@@ -1,5 +1,3 @@
-import datetime as dt
-
 from django.contrib import admin
 from django.utils.html import format_html
 
@@ -89,10 +87,7 @@ class ExpiringFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() in ("30", "60"):
-            on = today()
-            return queryset.in_force_on(on).filter(
-                expiration_date__lte=on + dt.timedelta(days=int(self.value()))
-            )
+            return queryset.expiring_within(today(), int(self.value()))
         return queryset
 
 

@@ -8,6 +8,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Upper
+from django.db.models.lookups import Exact
 from simple_history.models import HistoricalRecords
 
 from apps.core.identifiers import printable_validator
@@ -39,6 +40,13 @@ class PolicyQuerySet(ClientAgencyQuerySet, SoftDeleteQuerySet):
     def with_status(self, on: dt.date) -> PolicyQuerySet:
         return self.annotate(status=status_expression(on))
 
+    def expiring_within(self, on: dt.date, days: int) -> PolicyQuerySet:
+        """In force on D and expiring within `days` days of it: policies that will expire
+        (`will_expire_q`), so not one cancelled effective on or before its expiration."""
+        return self.in_force_on(on).filter(
+            will_expire_q(), expiration_date__lte=on + dt.timedelta(days=days)
+        )
+
 
 # The status of a policy on a date, and what follows from it, each written once: the Python form
 # (for a loaded policy, or the dates of a `.values()` row) beside the SQL form (to filter, sort
@@ -63,7 +71,7 @@ def policy_status(
     return PolicyStatus.ACTIVE
 
 
-def status_expression(on: dt.date, prefix: str = "") -> Case:
+def status_expression(on: dt.date | F, prefix: str = "") -> Case:
     """`policy_status` as SQL, so it can be filtered and sorted on."""
     return Case(
         When(
@@ -75,6 +83,28 @@ def status_expression(on: dt.date, prefix: str = "") -> Case:
         default=Value(PolicyStatus.ACTIVE.value),
         output_field=models.CharField(),
     )
+
+
+def policy_will_expire(
+    *, effective_date: dt.date, expiration_date: dt.date, cancellation_date: dt.date | None
+) -> bool:
+    """Whether the policy ends by expiring: its status on its expiration date is EXPIRED. One
+    cancelled effective on or before that date ends by its cancellation and never expires
+    (SQL: `will_expire_q`; `PolicyTerm.will_expire`)."""
+    status = policy_status(
+        expiration_date,
+        effective_date=effective_date,
+        expiration_date=expiration_date,
+        cancellation_date=cancellation_date,
+    )
+    return status == PolicyStatus.EXPIRED
+
+
+def will_expire_q(prefix: str = "") -> Q:
+    """`policy_will_expire` as SQL: the status on its own expiration date
+    (`status_expression`)."""
+    on_expiration = status_expression(F(f"{prefix}expiration_date"), prefix)
+    return Q(Exact(on_expiration, Value(PolicyStatus.EXPIRED.value)))
 
 
 def in_term_q(on: dt.date, prefix: str = "") -> Q:
@@ -122,6 +152,16 @@ class PolicyTerm:
     def in_force_on(self, on: dt.date) -> bool:
         """Live and ACTIVE on D (SQL: `in_force_q`)."""
         return not self.deleted and self.status_on(on) == PolicyStatus.ACTIVE
+
+    @property
+    def will_expire(self) -> bool:
+        """Ends by expiring, not by a cancellation on or before its expiration date
+        (`policy_will_expire`)."""
+        return policy_will_expire(
+            effective_date=self.effective_date,
+            expiration_date=self.expiration_date,
+            cancellation_date=self.cancellation_date,
+        )
 
     def in_term(self, on: dt.date) -> bool:
         """D inside the term, cancellation aside (SQL: `in_term_q`)."""

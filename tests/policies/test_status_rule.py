@@ -9,12 +9,19 @@ import datetime as dt
 import pytest
 
 from apps.policies.choices import PolicyStatus
-from apps.policies.models import Policy
+from apps.policies.models import Policy, will_expire_q
 from tests.factories import ClientFactory, PolicyFactory
 
 START = dt.date(2026, 1, 10)
 END = dt.date(2027, 1, 10)
-CANCELLATIONS = [None, START, START + dt.timedelta(days=40), END - dt.timedelta(days=1)]
+CANCELLATIONS = [
+    None,
+    START,
+    START + dt.timedelta(days=40),
+    END - dt.timedelta(days=1),
+    END,
+    END + dt.timedelta(days=1),
+]
 GRID = sorted(
     {START + dt.timedelta(days=n) for n in (-2, -1, 0, 1, 39, 40, 41)}
     | {END + dt.timedelta(days=n) for n in (-2, -1, 0, 1)}
@@ -77,3 +84,31 @@ def test_the_term_includes_its_first_day_and_excludes_its_expiration(policies):
     assert policy.in_term(START)
     assert policy.in_term(END - dt.timedelta(days=1))
     assert not policy.in_term(END)
+
+
+def test_will_expire_in_python_and_sql_agree_and_mean_expired_on_the_expiration(policies):
+    ids = [p.pk for p in policies]
+    in_sql = set(Policy.objects.filter(will_expire_q(), pk__in=ids).values_list("pk", flat=True))
+    assert in_sql == {p.pk for p in policies if p.will_expire}
+    expected = {p.pk for p in policies if p.status_on(p.expiration_date) == PolicyStatus.EXPIRED}
+    assert in_sql == expected
+    # Only a cancellation dated after the expiration leaves the policy to expire.
+    assert {p.cancellation_date for p in policies if p.will_expire} == {
+        None,
+        END + dt.timedelta(days=1),
+    }
+
+
+def test_expiring_within_is_in_force_and_will_expire_by_the_last_day(policies):
+    ids = [p.pk for p in policies]
+    for on in GRID:
+        for days in (0, 1, 30):
+            expiring = Policy.objects.filter(pk__in=ids).expiring_within(on, days)
+            expected = {
+                p.pk
+                for p in policies
+                if p.in_force_on(on)
+                and p.will_expire
+                and p.expiration_date <= on + dt.timedelta(days=days)
+            }
+            assert set(expiring.values_list("pk", flat=True)) == expected, (on, days)
