@@ -11,7 +11,6 @@ from apps.core.admin import (
     ScopedHistoryAdmin,
     ServiceFormAdmin,
     SoftDeleteAdmin,
-    autocomplete_box,
 )
 from apps.core.admin_display import (
     DeletedColumnMixin,
@@ -140,16 +139,6 @@ class ClientAdmin(
 
     def get_queryset(self, request):
         return super().get_queryset(request).order_by("client_name", "id")
-
-    def get_search_results(self, request, queryset, search_term):
-        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        box = autocomplete_box(request)
-        if box is not None and box.form_box:
-            # Every form's client box (a policy's, unit's or driver's client, a client's parent)
-            # offers what its save accepts: a live client (`visible_client`). A list's "By
-            # client" box still finds deleted ones: their records are looked up by it.
-            queryset = queryset.live()
-        return queryset, may_have_duplicates
 
     def page_columns(self, rows: list) -> list:
         """Each client with its live policies and whether one is in force today, read for the

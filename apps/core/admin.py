@@ -33,7 +33,7 @@ from apps.core.admin_keys import record_key
 from apps.core.admin_money import MoneyFormField
 from apps.core.admin_people import WhoColumnsMixin, who_label
 from apps.core.history import versions_for_user
-from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord
+from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, referable
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
 from apps.core.people import NOT_VISIBLE, people_for
@@ -129,7 +129,14 @@ class KeyCheckedAutocompleteSelect(AutocompleteSelect):
 
 class _ScopedRows(WhoColumnsMixin):
     """The rows and the relation choices of an admin page or inline, through `for_user`; its
-    who fields as the staff member may see them (`WhoColumnsMixin`)."""
+    who fields as the staff member may see them (`WhoColumnsMixin`).
+
+    `takes_deleted`: the relations whose save accepts a soft-deleted record (a premium report's
+    policy); their boxes say so (`TAKES_DELETED`) and offer deleted records too. Every other
+    form box offers what a write may name (`referable`).
+    """
+
+    takes_deleted: tuple[str, ...] = ()
 
     def get_queryset(self, request):
         return _scoped(super().get_queryset(request), request.user)
@@ -146,7 +153,10 @@ class _ScopedRows(WhoColumnsMixin):
                 db_field,
                 self.admin_site,
                 using=kwargs.get("using"),
-                asks=_editing(request, db_field),
+                asks={
+                    **_editing(request, db_field),
+                    **(TAKES_DELETED if db_field.name in self.takes_deleted else {}),
+                },
             )
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
@@ -158,9 +168,13 @@ class _ScopedRows(WhoColumnsMixin):
 # `field_name`); a box adds to the URL it asks what else its answer depends on. A list filter's
 # box (`AutocompleteFilter`) sends its list's field, the very field of the form's box of that
 # relation, but looks for any record the list may hold (a deleted client's policies): it says
-# so (`FILTER_BOX`). A form's box of a relation to its own model (a client's parent) names the
-# record on its page (`EDITING`), which it does not offer.
+# so (`FILTER_BOX`). A form's box offers what its save accepts: a live record of a live client
+# (`referable`), unless its save accepts a deleted one too (a premium report's policy), which
+# it says (`TAKES_DELETED`). A form's box of a relation to its own model (a client's parent)
+# names the record on its page (`EDITING`), which it does not offer. A mark only changes what
+# a box offers, never what a save accepts.
 FILTER_BOX = {"box": "list-filter"}
+TAKES_DELETED = {"box": "takes-deleted"}
 EDITING = "editing"
 
 
@@ -171,11 +185,18 @@ class AutocompleteBox:
     field: Field  # the relation whose box asks
     list_filter: bool  # a list filter's box, not a form's
     editing: int | None = None  # the record on the form's page, for a relation to its model
+    takes_deleted: bool = False  # a form's box whose save accepts a soft-deleted record
 
     @property
     def form_box(self) -> bool:
         """A form's box: it offers what the form's save accepts."""
         return not self.list_filter
+
+    @property
+    def live_only(self) -> bool:
+        """It offers only what a write may name (`referable`): a form's box whose save needs a
+        live record of a live client (a list filter's finds deleted records' rows)."""
+        return self.form_box and not self.takes_deleted
 
     @property
     def self_relation(self) -> bool:
@@ -198,9 +219,14 @@ def autocomplete_box(request) -> AutocompleteBox | None:
     editing = request.GET.get(EDITING, "")
     return AutocompleteBox(
         field=field,
-        list_filter=all(request.GET.get(k) == v for k, v in FILTER_BOX.items()),
+        list_filter=_marked(request, FILTER_BOX),
         editing=int(editing) if is_ascii_int(editing) and len(editing) <= 19 else None,
+        takes_deleted=_marked(request, TAKES_DELETED),
     )
+
+
+def _marked(request, mark: dict) -> bool:
+    return all(request.GET.get(k) == v for k, v in mark.items())
 
 
 def _editing(request, field) -> dict:
@@ -316,7 +342,15 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
     def get_search_results(self, request, queryset, search_term):
         queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         box = autocomplete_box(request)
-        if box is not None and box.form_box and box.self_relation and box.editing is not None:
+        if box is None or not box.form_box:
+            return queryset, may_have_duplicates
+        if box.live_only:
+            # A form's box offers what its save accepts: every write names a live record of a
+            # live client (`visible_client`, `live_reference`): a policy's, unit's or driver's
+            # client, a client's parent, a scheduling's policy and unit or driver, a driver
+            # link's unit. A deleted one was offered, then refused on save.
+            queryset = referable(queryset)
+        if box.self_relation and box.editing is not None:
             # A record is never related to itself (a client its own parent): not offered.
             queryset = queryset.exclude(pk=box.editing)
         return queryset, may_have_duplicates

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models, router
 from django.db.models import Q
 from django.utils import timezone
@@ -96,6 +96,20 @@ def is_live(record, *owners: str) -> bool:
         if getattr(target, "deleted", False):
             return False
     return True
+
+
+def referable(queryset: models.QuerySet) -> models.QuerySet:
+    """The records of `queryset` a write may name (`apps.core.services.live_reference`): not
+    soft-deleted, and of a live client where the model has one (a deleted client's policies,
+    units and drivers are gone with it). The admin's form boxes offer these (a coverage
+    period's policy and unit or driver, a driver link's unit, a policy's client)."""
+    if isinstance(queryset, SoftDeleteQuerySet):
+        queryset = queryset.live()
+    try:
+        queryset.model._meta.get_field("client")
+    except FieldDoesNotExist:
+        return queryset
+    return queryset.filter(live_q("client"))
 
 
 class SoftDeleteQuerySet(AgencyScopedQuerySet):

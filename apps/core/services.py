@@ -11,7 +11,7 @@ from django.db.models.deletion import ProtectedError, RestrictedError
 from django.http import Http404
 
 from apps.core.exceptions import Conflict
-from apps.core.models import SoftDeleteQuerySet, live_q
+from apps.core.models import referable
 
 M = TypeVar("M", bound=models.Model)
 
@@ -127,9 +127,7 @@ def live_reference(queryset, user, pk: int, *, field: str):
     them, as a new policy or unit on a deleted client is refused. The lock makes a move of the
     record (which checks what refers to it) and this write come one after the other."""
     queryset = queryset.for_user(user).select_for_update(of=("self",))
-    if isinstance(queryset, SoftDeleteQuerySet):
-        queryset = queryset.live()
-    found = queryset.filter(live_q("client"), pk=pk).first()
+    found = referable(queryset).filter(pk=pk).first()
     if found is None:
         raise ValidationError({field: f"No {queryset.model._meta.verbose_name} with this id."})
     return found

@@ -37,6 +37,9 @@ class PolicyPremiumReportAdmin(ServiceFormAdmin):
     search_fields = ["policy__policy_number", "policy__client__client_name", "policy__client__dot"]
     list_select_related = ["policy", "policy__coverage_type", "policy__client", "created_by"]
     autocomplete_fields = ["policy"]
+    # A report of a deleted policy is made (the service takes any policy the staff may see):
+    # its box offers deleted policies too, where a scheduling's offers live ones only.
+    takes_deleted = ("policy",)
     readonly_fields = ["snapshot_at", "created_at", "created_by"]
     actions = ["freeze_snapshot"]
 
