@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
 
-from django.db.models import F, OuterRef, QuerySet, Subquery
+from django.db.models import BooleanField, Case, F, OuterRef, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 from simple_history.models import HistoricalRecords
 from simple_history.utils import get_history_model_for_model
@@ -63,7 +63,7 @@ def api_field_names(serializer_class) -> dict[str, str]:
 def audit_trail(records, names: dict[str, str], people: People) -> list[dict]:
     """Newest first: each change with its author and the fields it changed, named as the API
     names them (`names`, from `api_field_names`; fields it does not show are left out). A
-    record marked `shown = False` (`versions_marked_for_user`) is left out, though the record
+    record marked `shown = False` (`versions_marked`) is left out, though the record
     after it is diffed against it. The author is named as every who field is (`people`, the
     viewer's: apps.core.people), else null.
 
@@ -90,9 +90,12 @@ def audit_trail(records, names: dict[str, str], people: People) -> list[dict]:
     return entries[::-1]
 
 
-def versions_for_user(versions: QuerySet, user) -> QuerySet:
-    """The versions (historical records) a user may read: those recorded while the record was
-    in one of the user's agencies (`agency_ids_for`, as `for_user` scopes the records).
+def versions_marked(versions: QuerySet, user) -> QuerySet:
+    """Every version, each annotated `shown`: whether `user` may read it, i.e. it was recorded
+    while the record was in one of the user's agencies (`agency_ids_for`, as `for_user` scopes
+    the records). The one statement of the rule; `versions_for_user` filters on it in SQL, an
+    audit reads it per row (it diffs a shown version against the one before it even when that
+    one is not shown: the fields an edit of ours changed are ours to know).
 
     A record that moved between agencies takes its past along, but that past is the old
     agency's: its edits, its staff, its producers. The agency it left no longer sees the record
@@ -101,22 +104,15 @@ def versions_for_user(versions: QuerySet, user) -> QuerySet:
     """
     ids = agency_ids_for(user)
     if ids is None:
-        return versions
-    return versions.alias(recorded_in=version_agency(versions.model)).filter(recorded_in__in=ids)
+        return versions.annotate(shown=Value(True, output_field=BooleanField()))
+    return versions.alias(recorded_in=version_agency(versions.model)).annotate(
+        shown=Case(When(recorded_in__in=ids, then=Value(True)), default=Value(False))
+    )
 
 
-def versions_marked_for_user(versions: QuerySet, user) -> list:
-    """Every version, in one query, each with `shown`: whether `user` may read it
-    (`versions_for_user`'s rule). An audit diffs a shown version against the one before it even
-    when that one is not shown: the fields an edit of ours changed are ours to know."""
-    ids = agency_ids_for(user)
-    if ids is None:
-        rows = list(versions)
-    else:
-        rows = list(versions.annotate(recorded_in=version_agency(versions.model)))
-    for row in rows:
-        row.shown = ids is None or row.recorded_in in ids
-    return rows
+def versions_for_user(versions: QuerySet, user) -> QuerySet:
+    """The versions (historical records) a user may read (`versions_marked`)."""
+    return versions_marked(versions, user).filter(shown=True)
 
 
 def version_agency(history_model):

@@ -20,7 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from apps.core.history import versions_for_user, versions_marked_for_user
+from apps.core.history import versions_for_user, versions_marked
 from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
@@ -138,9 +138,9 @@ def live_unit_ids(*, client_id: int) -> list[int]:
 
 def vehicle_audit_records(vehicle: Vehicle, *, user) -> list:
     """All the vehicle's audit records (one query), each marked `shown` when `user` may read
-    it (`versions_marked_for_user`), for the API's audit trail."""
+    it (`versions_marked`), for the API's audit trail."""
     records = Vehicle.history.filter(id=vehicle.pk).select_related("history_user")
-    return versions_marked_for_user(records, user)
+    return list(versions_marked(records, user))
 
 
 def vehicle_history(vehicle: Vehicle, *, user):
