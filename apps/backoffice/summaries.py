@@ -18,6 +18,7 @@ from apps.core import counting
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
 from apps.core.admin_people import who_label
 from apps.core.dates import us_text
+from apps.core.history import changed_fields
 from apps.core.models import is_live
 from apps.core.people import people_for
 from apps.coverages.models import DriverCoverage, VehicleCoverage
@@ -35,29 +36,24 @@ from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import vehicle_history
 
+AUDIT_ROWS = 10  # the newest changes a summary lists; the history page has them all
 
-def _history(records, *, user) -> list[dict]:
-    """The newest audit records, each with the fields it changed (diffed against the next
-    older record already fetched: no query per row) and its author as `user` may see them
-    named (apps.core.people)."""
-    records = list(records)
+
+def _history(versions, *, user) -> list[dict]:
+    """Audit records (a selector's, each with the one before it), each with the fields it
+    changed (`changed_fields`, as the API's audit) and its author as `user` may see them named
+    (apps.core.people)."""
     people = people_for(user)
     kinds = {"+": "Created", "~": "Changed", "-": "Deleted"}
-    rows = []
-    for index, record in enumerate(records[:10]):
-        older = records[index + 1] if index + 1 < len(records) else None
-        changed = []
-        if older is not None and record.history_type == "~":
-            changed = [c.field for c in record.diff_against(older).changes]
-        rows.append(
-            {
-                "when": when(record.history_date),
-                "user": _who(record, people),
-                "kind": kinds.get(record.history_type, record.history_type),
-                "changed": ", ".join(changed),
-            }
-        )
-    return rows
+    return [
+        {
+            "when": when(version.history_date),
+            "user": _who(version, people),
+            "kind": kinds.get(version.history_type, version.history_type),
+            "changed": ", ".join(changed_fields(version)),
+        }
+        for version in versions
+    ]
 
 
 def _who(record, people) -> str:
@@ -173,12 +169,7 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
         "documents": _documents(
             user, client_id=vehicle.client_id, policy_ids={p.policy_id for p in periods}
         ),
-        "history": _history(
-            vehicle_history(vehicle, user=user)
-            .select_related("updated_by")
-            .order_by("-history_date", "-history_id")[:11],
-            user=user,
-        ),
+        "history": _history(vehicle_history(vehicle, user=user, newest=AUDIT_ROWS), user=user),
         "history_url": admin_url(vehicle, "history"),
         "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk]),
     }
@@ -195,7 +186,6 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
         .select_related("vehicle")
         .order_by("vehicle__unit", "id")
     ]
-    history = driver_history(driver, user=user).select_related("updated_by")
     return {
         "on": on,
         "verified": any(row["covered"] for row in timeline),
@@ -205,7 +195,7 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
         "documents": _documents(
             user, client_id=driver.client_id, policy_ids={p.policy_id for p in periods}
         ),
-        "history": _history(history.order_by("-history_date", "-history_id")[:11], user=user),
+        "history": _history(driver_history(driver, user=user, newest=AUDIT_ROWS), user=user),
         "history_url": admin_url(driver, "history"),
     }
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 from urllib.parse import urlencode
 
 from django import forms
@@ -32,7 +31,7 @@ from apps.core import counting
 from apps.core.admin_keys import record_key
 from apps.core.admin_money import MoneyFormField
 from apps.core.admin_people import WhoColumnsMixin, who_label
-from apps.core.history import versions_for_user
+from apps.core.history import versions_for_user, versions_marked, versions_with_previous
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, referable
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import MAX_BIGINT, is_ascii_int
@@ -680,6 +679,16 @@ class HistoryChangesDisplay(HistoricalRecordContextHelper):
         super().__init__(model, historical_record, **kwargs)
         self.empty = empty
         self.visible = visible
+        previous = historical_record.previous
+        self.previous_shown = previous is None or previous.shown
+
+    def format_delta_change(self, change):
+        # A version is diffed against the one before it even when that one was recorded in
+        # another agency (a move in): which fields changed is ours, what they held there is not.
+        formatted = super().format_delta_change(change)
+        if self.previous_shown:
+            return formatted
+        return dataclasses.replace(formatted, old=NOT_VISIBLE)
 
     def prepare_delta_change_value(self, change, value):
         if value is None or value == "" or (isinstance(value, DeletedObject) and value.pk is None):
@@ -743,19 +752,35 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
         return versions_for_user(versions, request.user)
 
     def set_history_delta_changes(self, request, historical_records, foreign_keys_are_objs=True):
-        # simple-history's loop, with one look-up of what the versions name for the whole page.
+        # Each version diffed against the one recorded just before it, whether on this page, on
+        # the next or not shown (`versions_with_previous`: one query for the page), not against
+        # the next one listed; and one look-up of what the versions name for the whole page.
         versions = list(historical_records)
-        visible = VisibleRelations(versions, request.user)
+        if versions:
+            pk_name = self.model._meta.pk.attname
+            every = super().get_history_queryset(
+                request,
+                get_history_manager_for_model(self.model),
+                pk_name,
+                getattr(versions[0], pk_name),
+            )
+            versions_with_previous(versions, versions_marked(every, request.user))
+        earlier = [v.previous for v in versions if v.previous is not None]
+        visible = VisibleRelations([*versions, *earlier], request.user)
         if not visible.people.everyone:
             # "Changed by" as every who field (apps.core.people); Django's link for a superuser.
             for version in versions:
                 version.changed_by = who_label(visible.people, version, "history_user", empty="-")
-        for previous, current in itertools.pairwise(versions):
-            delta = previous.diff_against(current, foreign_keys_are_objs=foreign_keys_are_objs)
-            helper = HistoryChangesDisplay(
-                self.model, previous, empty=self.get_empty_value_display(), visible=visible
+        for version in versions:
+            if version.previous is None:
+                continue
+            delta = version.diff_against(
+                version.previous, foreign_keys_are_objs=foreign_keys_are_objs
             )
-            previous.history_delta_changes = helper.context_for_delta_changes(delta)
+            helper = HistoryChangesDisplay(
+                self.model, version, empty=self.get_empty_value_display(), visible=visible
+            )
+            version.history_delta_changes = helper.context_for_delta_changes(delta)
 
     def history_form_view(self, request, object_id, version_id, extra_context=None):
         pk = self._visible_or_404(request, object_id)

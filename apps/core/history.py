@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
 
-from django.db.models import BooleanField, Case, F, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import BooleanField, Case, F, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 from simple_history.models import HistoricalRecords
 from simple_history.utils import get_history_model_for_model
@@ -60,48 +60,44 @@ def api_field_names(serializer_class) -> dict[str, str]:
     return names
 
 
-def audit_trail(records, names: dict[str, str], people: People) -> list[dict]:
-    """Newest first: each change with its author and the fields it changed, named as the API
-    names them (`names`, from `api_field_names`; fields it does not show are left out). A
-    record marked `shown = False` (`versions_marked`) is left out, though the record
-    after it is diffed against it. The author is named as every who field is (`people`, the
-    viewer's: apps.core.people), else null.
+def changed_fields(version) -> list[str]:
+    """The names of the model fields an edit ("~") changed: the version diffed against the one
+    recorded just before it (`previous`, set by `versions_with_previous`), whether or not that
+    one is shown; none for a creation, a deletion or a first version."""
+    if version.previous is None or version.history_type != "~":
+        return []
+    return [change.field for change in version.diff_against(version.previous).changes]
 
-    `records` are an object's prefetched historical records (any order); no query is made.
-    """
-    ordered = sorted(records, key=lambda r: (r.history_date, r.history_id))
-    entries, previous = [], None
-    for record in ordered:
-        fields = []
-        if previous is not None and record.history_type == "~":
-            changed = record.diff_against(previous).changes
-            fields = sorted({names[c.field] for c in changed if c.field in names})
-        entries.append(
-            {
-                "at": UtcDateTimeField().to_representation(record.history_date),
-                "by": people.name(record, "history_user"),
-                "type": CHANGE_TYPES.get(record.history_type, record.history_type),
-                "fields": fields,
-            }
-        )
-        if not getattr(record, "shown", True):
-            entries.pop()
-        previous = record
-    return entries[::-1]
+
+def audit_trail(versions, names: dict[str, str], people: People) -> list[dict]:
+    """Each of `versions` (`versions_with_previous`'s, newest first) with its author and the
+    fields it changed (`changed_fields`), named as the API names them (`names`, from
+    `api_field_names`; fields it does not show are left out). The author is named as every
+    who field is (`people`, the viewer's: apps.core.people), else null. No query is made."""
+    return [
+        {
+            "at": UtcDateTimeField().to_representation(version.history_date),
+            "by": people.name(version, "history_user"),
+            "type": CHANGE_TYPES.get(version.history_type, version.history_type),
+            "fields": sorted({names[f] for f in changed_fields(version) if f in names}),
+        }
+        for version in versions
+    ]
 
 
 def versions_marked(versions: QuerySet, user) -> QuerySet:
     """Every version, each annotated `shown`: whether `user` may read it, i.e. it was recorded
     while the record was in one of the user's agencies (`agency_ids_for`, as `for_user` scopes
-    the records). The one statement of the rule; `versions_for_user` filters on it in SQL, an
-    audit reads it per row (it diffs a shown version against the one before it even when that
-    one is not shown: the fields an edit of ours changed are ours to know).
+    the records). The one statement of the rule; `versions_for_user` filters on it in SQL.
+    Each version also carries `previous_version_id`, the version of the same record recorded
+    just before it, shown or not (`versions_with_previous`).
 
     A record that moved between agencies takes its past along, but that past is the old
     agency's: its edits, its staff, its producers. The agency it left no longer sees the record
     at all; the agency it joined sees it from the move on, as its change feed starts there
     (docs/webhooks.md: the old agency hears `to` NOT_FOUND, the new one `from` NOT_FOUND).
     """
+    versions = versions.annotate(previous_version_id=_previous_version_id(versions.model))
     ids = agency_ids_for(user)
     if ids is None:
         return versions.annotate(shown=Value(True, output_field=BooleanField()))
@@ -113,6 +109,47 @@ def versions_marked(versions: QuerySet, user) -> QuerySet:
 def versions_for_user(versions: QuerySet, user) -> QuerySet:
     """The versions (historical records) a user may read (`versions_marked`)."""
     return versions_marked(versions, user).filter(shown=True)
+
+
+def versions_with_previous(page, versions: QuerySet) -> list:
+    """The versions of `page` (read from `versions_for_user`), each with `previous`: the
+    version of the same record recorded just before it, None for the first. Every view of a
+    history diffs a version against it, shown or not (it carries `shown`): the fields an edit
+    recorded in the viewer's agencies changed are theirs to know, as the first version they
+    see (a move in) changed something. Those not on the page are read from `versions` (every
+    version, marked: `versions_marked`) in one query, whatever the page's size."""
+    page = list(page)
+    on_page = {version.history_id: version for version in page}
+    wanted = {version.previous_version_id for version in page} - on_page.keys() - {None}
+    found = {v.history_id: v for v in versions.filter(history_id__in=wanted)} if wanted else {}
+    for version in page:
+        version.previous = on_page.get(version.previous_version_id) or found.get(
+            version.previous_version_id
+        )
+    return page
+
+
+def history_for_user(versions: QuerySet, user, *, newest: int | None = None) -> list:
+    """The versions `user` may read (`versions_for_user`), newest first (the newest `newest`,
+    else all), each with `previous` (`versions_with_previous`): one query, and one more when
+    the version before one of them is not on the list (recorded in another agency)."""
+    page = versions_for_user(versions, user).order_by("-history_date", "-history_id")[:newest]
+    return versions_with_previous(page, versions_marked(versions, user))
+
+
+def _previous_version_id(history_model):
+    """The id of the version of the same record recorded just before each one."""
+    pk = history_model.instance_type._meta.pk.attname
+    date = OuterRef("history_date")
+    earlier = (
+        history_model._default_manager.filter(**{pk: OuterRef(pk)})
+        .filter(
+            Q(history_date__lt=date) | Q(history_date=date, history_id__lt=OuterRef("history_id"))
+        )
+        .order_by("-history_date", "-history_id")
+        .values("history_id")[:1]
+    )
+    return Subquery(earlier)
 
 
 def version_agency(history_model):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from apps.core.history import versions_for_user
+from apps.core.history import history_for_user
 from apps.coverages.models import DriverCoverage
 from apps.drivers.models import Driver, DriverVehicle
 
@@ -38,9 +38,10 @@ def driver_detail_queryset(*, user) -> QuerySet[Driver]:
     )
 
 
-def driver_history(driver: Driver, *, user):
-    """The driver's audit records `user` may read (one query): those recorded while it was in
-    one of the user's agencies (`versions_for_user`: a driver whose client moved in is seen
-    from the move on; its past, the old agency's staff and edits, is not)."""
-    records = Driver.history.filter(id=driver.pk).select_related("history_user")
-    return versions_for_user(records, user)
+def driver_history(driver: Driver, *, user, newest: int | None = None) -> list:
+    """The driver's audit records `user` may read, newest first (the newest `newest`, else
+    all), each with the one before it to diff against (`history_for_user`: a driver whose
+    client moved in is seen from the move on; its past, the old agency's staff and edits, is
+    not)."""
+    versions = Driver.history.filter(id=driver.pk).select_related("history_user", "updated_by")
+    return history_for_user(versions, user, newest=newest)

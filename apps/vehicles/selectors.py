@@ -20,7 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from apps.core.history import versions_for_user, versions_marked
+from apps.core.history import history_for_user
 from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
@@ -136,19 +136,13 @@ def live_unit_ids(*, client_id: int) -> list[int]:
     return list(Vehicle.objects.filter(client_id=client_id).live().values_list("pk", flat=True))
 
 
-def vehicle_audit_records(vehicle: Vehicle, *, user) -> list:
-    """All the vehicle's audit records (one query), each marked `shown` when `user` may read
-    it (`versions_marked`), for the API's audit trail."""
-    records = Vehicle.history.filter(id=vehicle.pk).select_related("history_user")
-    return list(versions_marked(records, user))
-
-
-def vehicle_history(vehicle: Vehicle, *, user):
-    """The vehicle's audit records `user` may read (one query): those recorded while it was in
-    one of the user's agencies (`versions_for_user`: a unit that moved in is seen from the move
-    on, its past, the old agency's staff and edits, is not)."""
-    records = Vehicle.history.filter(id=vehicle.pk).select_related("history_user")
-    return versions_for_user(records, user)
+def vehicle_history(vehicle: Vehicle, *, user, newest: int | None = None) -> list:
+    """The vehicle's audit records `user` may read, newest first (the newest `newest`, else
+    all), each with the one before it to diff against (`history_for_user`: a unit that moved
+    in is seen from the move on; its past, the old agency's staff and edits, is not). What
+    the API's audit and the back-office summary both show."""
+    versions = Vehicle.history.filter(id=vehicle.pk).select_related("history_user", "updated_by")
+    return history_for_user(versions, user, newest=newest)
 
 
 def policy_vehicle_queryset(*, policy) -> QuerySet[Vehicle]:

@@ -22,6 +22,7 @@ from apps.documents.models import Document
 from tests.conftest import staff_member
 from tests.factories import (
     ClientFactory,
+    DriverFactory,
     PolicyFactory,
     ProducerFactory,
     UserFactory,
@@ -216,3 +217,77 @@ def test_the_vehicle_answers_audit_starts_where_the_admin_history_does(
     assert audit["changeCount"] == len(audit["changes"]) <= 3
     # The agency it left reads nothing of it any more.
     assert other_api.get(f"/v1/vehicles/{unit.id}").status_code == 404
+
+
+def audit_rows(staff, model: str, pk: int) -> list[list[str]]:
+    """The back-office summary's audit trail on a change page: [when, who, what, fields]."""
+    page = staff.get(f"/admin/{model}/{pk}/change/").content.decode()
+    table = page.split('id="audit-trail"')[1].split("</table>")[0]
+    return [
+        [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td>(.*?)</td>", row)]
+        for row in re.findall(r"<tr><td>.*?</tr>", table)
+    ]
+
+
+def test_the_vehicle_summary_names_the_fields_the_api_audit_names(
+    other_api, both, api, demo_staff, rival, agency
+):
+    """A unit that moved in with its client, then edited: its first version here is diffed
+    against the one before it, recorded in the other agency, as the API's audit diffs it."""
+    unit = VehicleFactory(client=rival)
+    ok(other_api.put(f"/v1/vehicles/{unit.id}", {"owner": "Secret Owner"}, format="json"))
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+    ok(api.put(f"/v1/vehicles/{unit.id}", {"unit": "OURS"}, format="json"))
+
+    audit = api.get(f"/v1/vehicles/{unit.id}").json()["audit"]
+    rows = audit_rows(demo_staff, "vehicles/vehicle", unit.id)
+    assert audit["changes"][0]["fields"] == ["unit"]
+    assert rows[0][2:] == ["Changed", "unit"]
+    assert len(rows) == audit["changeCount"]
+    assert "Secret Owner" not in demo_staff.get(f"/admin/vehicles/vehicle/{unit.id}/change/")
+
+
+def test_the_driver_summary_diffs_its_first_version_here_against_the_one_before(
+    other_api, both, api, demo_staff, rival, agency
+):
+    driver = DriverFactory(client=rival, first_name="Dana")
+    ok(other_api.put(f"/v1/drivers/{driver.id}", {"firstName": "Secret"}, format="json"))
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+    ok(api.put(f"/v1/drivers/{driver.id}", {"firstName": "Ours"}, format="json"))
+
+    rows = audit_rows(demo_staff, "drivers/driver", driver.id)
+    assert rows[0][2:] == ["Changed", "first_name"]
+    assert all(row[1] != "other-manager" for row in rows)
+
+
+def test_the_history_page_diffs_the_move_against_the_version_before_it(
+    other_api, both, demo_staff, rival, agency
+):
+    """The move is the first version the new agency sees: its Changes name what the move
+    changed (the agency), not nothing; the values it had in the other agency are not shown."""
+    ok(other_api.put(f"/v1/clients/{rival.id}", {"clientName": "Arrived Co"}, format="json"))
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+
+    page = history(demo_staff, "clients/client", rival.id)
+    assert len(version_links(page, "clients/client", rival.id)) == 1
+    changes = re.sub(r"\s+", " ", page.split("<tbody>")[1].split("</tbody>")[0])
+    assert "<strong>Agency:</strong> (another agency)" in changes
+    assert "Rival Transport" not in page and "Other Agency" not in changes
+
+
+def test_a_history_page_costs_the_same_statements_for_3_or_12_versions(
+    api, both, demo_staff, rival, agency
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ok(both.put(f"/v1/clients/{rival.id}", {"agencyId": agency.id}, format="json"))
+    statements = []
+    for renames in (2, 11):
+        while Client.history.filter(id=rival.id).count() < renames + 2:
+            name = f"Renamed {Client.history.filter(id=rival.id).count()}"
+            ok(api.put(f"/v1/clients/{rival.id}", {"clientName": name}, format="json"))
+        with CaptureQueriesContext(connection) as queries:
+            history(demo_staff, "clients/client", rival.id)
+        statements.append(len(queries.captured_queries))
+    assert statements[0] == statements[1]

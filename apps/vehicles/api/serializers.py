@@ -35,8 +35,8 @@ from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import (
-    vehicle_audit_records,
     vehicle_covering_periods,
+    vehicle_history,
     vehicle_premiums,
 )
 
@@ -213,17 +213,17 @@ class AuditSerializer(serializers.Serializer):
     def get_changes(self, vehicle) -> list:
         """The newest SHOWN changes; `changeCount` says how many there are in all."""
         people = people_for(self.context["request"].user)
-        return audit_trail(self._records(vehicle), _vehicle_field_names(), people)[:SHOWN]
+        return audit_trail(self._records(vehicle)[:SHOWN], _vehicle_field_names(), people)
 
     def get_change_count(self, vehicle) -> int:
-        return sum(record.shown for record in self._records(vehicle))
+        return len(self._records(vehicle))
 
     def _records(self, vehicle) -> list:
         """The vehicle's audit records, read once for both fields."""
         records = self.__dict__.setdefault("_history", {})
         if vehicle.pk not in records:
             user = self.context["request"].user
-            records[vehicle.pk] = vehicle_audit_records(vehicle, user=user)
+            records[vehicle.pk] = vehicle_history(vehicle, user=user)
         return records[vehicle.pk]
 
 
