@@ -19,16 +19,15 @@ from apps.core.admin_display import admin_url, coverage_status_label, human_size
 from apps.core.admin_people import who_label
 from apps.core.dates import us_text
 from apps.core.history import changed_fields
-from apps.core.models import is_live
 from apps.core.people import people_for
-from apps.coverages.models import DriverCoverage, VehicleCoverage
+from apps.coverages.models import DriverCoverage, VehicleCoverage, periods_covering
 from apps.coverages.selectors import (
     ClientVerification,
     covered_today_filter,
     verify_clients,
     verify_vehicles,
 )
-from apps.coverages.serializers import AssignmentSummarySerializer
+from apps.coverages.serializers import AssignmentSummarySerializer, set_context_unit
 from apps.documents.models import Document
 from apps.drivers.models import DriverVehicle
 from apps.drivers.selectors import driver_history
@@ -73,7 +72,8 @@ def _us_date(value: dt.date | None) -> str:
 def _timeline(coverages, on: dt.date, *, unit) -> list[dict]:
 
     rows = []
-    context = {"on": on, "unit_live": is_live(unit, "client")}
+    context = {"on": on}
+    set_context_unit(context, unit, coverages)
     for coverage in coverages:
         summary = AssignmentSummarySerializer(coverage, context=context).data
         rows.append(
@@ -112,12 +112,6 @@ def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
     ]
 
 
-def _driver_verified(driver, driver_coverages, on: dt.date) -> bool:
-    """A driver is verified when an OA/DD period covers them today (as the API says)."""
-    live = is_live(driver, "client")
-    return any(c.covered_on(on, unit_live=live) for c in driver_coverages)
-
-
 _TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")
 
 
@@ -153,7 +147,10 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
             "name": str(link.driver),
             "license": link.driver.license_number,
             "url": admin_url(link.driver),
-            "verified": _driver_verified(link.driver, driver_coverages.get(link.driver_id, []), on),
+            # Verified when an OA/DD period covers them today, as the API says.
+            "verified": bool(
+                periods_covering(link.driver, on, driver_coverages.get(link.driver_id, []))
+            ),
         }
         for link in links
     ]

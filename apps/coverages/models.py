@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import F, Q
 from simple_history.models import HistoricalRecords
 
-from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, user_stamp
+from apps.core.models import AgencyScopedQuerySet, TimeStampedModel, is_live, user_stamp
 from apps.coverages.choices import CoverageStatus
 from apps.policies.models import in_force_q
 
@@ -77,6 +77,16 @@ class Coverage(TimeStampedModel):
         vehicle, or any unit of a deleted client, is covered by nothing, as verification finds
         no such unit (SQL: `covered_q`, on units read with `live("client")`)."""
         return unit_live and self.covers_on(on) and self.policy.in_force_on(on)
+
+
+def periods_covering(unit, on: dt.date, periods=None) -> list:
+    """The periods of a vehicle or driver that cover it on D (`Coverage.covered_on`: the period
+    includes D, its policy is in force on D, the unit and its client are live). `periods`: the
+    unit's periods with their policies, as the caller read them (default: its prefetched
+    `coverages`); no query. The one place a loaded unit's coverage today is worked out."""
+    live = is_live(unit, "client")
+    periods = unit.coverages.all() if periods is None else periods
+    return [period for period in periods if period.covered_on(on, unit_live=live)]
 
 
 class VehicleCoverage(Coverage):

@@ -12,26 +12,42 @@ import datetime as dt
 from rest_framework import serializers
 
 from apps.core.dates import today
-from apps.core.models import is_live
 from apps.core.money import format_money
 from apps.core.serializers import MoneyField, ShapedSerializer
 from apps.coverages.choices import CoverageStatus
+from apps.coverages.models import periods_covering
 
 ISO = "iso-8601"
 
 
 def context_date(serializer: serializers.Field) -> dt.date:
     """The as-of date of a rendering, fixed once per response in the root's context."""
-    context = serializer.context
+    return _on(serializer.context)
+
+
+def _on(context: dict) -> dt.date:
     if "on" not in context:
         context["on"] = today()
     return context["on"]
 
 
-def set_context_unit(serializer: serializers.Serializer, unit) -> None:
-    """Whether the vehicle or driver a rendering shows is live (`is_live(unit, "client")`), for
-    its periods' `covered` (`Coverage.covered_on`): set by the detail that renders them."""
-    serializer.context["unit_live"] = is_live(unit, "client")
+def covering(context: dict, unit, periods=None) -> list:
+    """The periods covering a vehicle or driver on the rendering's date (`periods_covering`),
+    worked out once per unit per rendering, however many fields read it (a detail's `covered`,
+    `coverageTypes` and billing, each period's `covered`, a driver's `verified`): kept in the
+    rendering's context (the root's, which every nested serializer shares)."""
+    known = context.setdefault("covering", {})
+    key = (unit._meta.label, unit.pk)
+    if key not in known:
+        known[key] = periods_covering(unit, _on(context), periods)
+    return known[key]
+
+
+def set_context_unit(context: dict, unit, periods=None) -> None:
+    """The vehicle or driver a rendering shows, whose periods' `covered` it says (`covering`;
+    `periods`: as for `periods_covering`): set by the detail or page that renders them."""
+    context["unit"] = unit
+    covering(context, unit, periods)
 
 
 class CoverageStatusNameField(serializers.CharField):
@@ -65,8 +81,8 @@ class AssignmentSummarySerializer(serializers.Serializer):
         return coverage.policy.status_on(context_date(self))
 
     def get_covered(self, coverage) -> bool:
-        # The detail showing the periods has said whether their unit is live (set_context_unit).
-        return coverage.covered_on(context_date(self), unit_live=self.context["unit_live"])
+        # The detail showing the periods has said whose they are (set_context_unit).
+        return coverage in covering(self.context, self.context["unit"])
 
 
 class LimitSerializer(ShapedSerializer):

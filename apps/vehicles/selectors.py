@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -21,7 +20,6 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from apps.core.history import history_for_user
-from apps.core.models import is_live
 from apps.coverages.models import DriverCoverage, VehicleCoverage
 from apps.drivers.models import DriverVehicle
 from apps.policies.models import Policy, PolicyRate
@@ -78,20 +76,11 @@ class UnitPremium:
     annual_premium: Decimal
 
 
-def vehicle_covering_periods(vehicle: Vehicle, on: dt.date) -> list[VehicleCoverage]:
-    """The unit's periods that cover it on D (`Coverage.covered_on`: the period includes D,
-    its policy is in force on D, the unit and its client are live), from the periods
-    `vehicle_detail_queryset` prefetched: no query. What the detail's `covered`,
-    `coverageTypes` and `billing` all read."""
-    live = is_live(vehicle, "client")
-    return [c for c in vehicle.coverages.all() if c.covered_on(on, unit_live=live)]
-
-
-def vehicle_premiums(vehicle: Vehicle, on: dt.date) -> list[UnitPremium]:
-    """The unit's annual premium on each policy that covers it on D
-    (`vehicle_covering_periods`), from the policy's rate for its unit type (prefetched by
-    `vehicle_detail_queryset`: no query)."""
-    policies = {c.policy_id: c.policy for c in vehicle_covering_periods(vehicle, on)}
+def vehicle_premiums(vehicle: Vehicle, covering: list[VehicleCoverage]) -> list[UnitPremium]:
+    """The unit's annual premium on each policy of the periods `covering` it on a day
+    (apps.coverages.models.periods_covering), from the policy's rate for its unit type
+    (prefetched by `vehicle_detail_queryset`: no query)."""
+    policies = {c.policy_id: c.policy for c in covering}
     premiums = []
     for policy in policies.values():
         rate = next((r for r in policy.rates.all() if r.unit_type_id == vehicle.unit_type_id), None)

@@ -429,3 +429,28 @@ def test_a_plate_stored_before_the_ascii_rule_is_found_by_no_plate_and_the_unit_
     sold = api.put(f"/v1/vehicles/{unit.id}", {"status": "SOLD"}, format="json")
     assert sold.status_code == 200, sold.content
     assert Vehicle.objects.get(pk=unit.pk).license_plate_key == ""  # the save keeps no key
+
+
+def test_the_detail_works_out_each_units_coverage_today_once(api, carrier):
+    """`covered`, `coverageTypes`, `billing`, each period's `covered` and each driver's
+    `verified` read one answer per unit (apps.coverages.serializers.covering): every period is
+    checked once per response, not once per field that reads it."""
+    from unittest import mock
+
+    from apps.coverages.models import Coverage, DriverCoverage
+    from apps.drivers.models import DriverVehicle
+
+    vehicle = VehicleFactory(client=carrier)
+    for _ in range(3):
+        VehicleCoverageFactory(vehicle=vehicle, policy=PolicyFactory(client=carrier))
+    driver = DriverFactory(client=carrier)
+    oa = PolicyFactory(client=carrier)
+    DriverCoverage.objects.create(
+        driver=driver, policy=oa, coverage_status=4, policy_added_date=oa.effective_date
+    )
+    DriverVehicle.objects.create(driver=driver, vehicle=vehicle)
+    checked = Coverage.covered_on
+    with mock.patch.object(Coverage, "covered_on", autospec=True, side_effect=checked) as spy:
+        body = api.get(f"/v1/vehicles/{vehicle.id}").json()
+    assert body["covered"] is True and body["driverAssignments"][0]["verified"] is True
+    assert spy.call_count == 3 + 1

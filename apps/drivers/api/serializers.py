@@ -15,7 +15,7 @@ from apps.core.serializers import (
 )
 from apps.coverages.serializers import (
     AssignmentSummarySerializer,
-    context_date,
+    covering,
     set_context_unit,
 )
 from apps.drivers.choices import DriverStatus
@@ -98,12 +98,11 @@ class DriverDetailSerializer(DriverSerializer):
         fields = [*DriverSerializer.Meta.fields, "vehicles", "coverages", "verified"]
 
     def to_representation(self, driver):
-        set_context_unit(self, driver)
+        set_context_unit(self.context, driver)
         return super().to_representation(driver)
 
     def get_verified(self, driver) -> bool:
-        on, live = context_date(self), self.context["unit_live"]
-        return any(c.covered_on(on, unit_live=live) for c in driver.coverages.all())
+        return bool(covering(self.context, driver))
 
 
 class DriverVehicleRequestSerializer(DriverSerializer):

@@ -7,7 +7,6 @@ from rest_framework import serializers
 
 from apps.core.history import SHOWN, api_field_names, audit_trail
 from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
-from apps.core.models import is_live
 from apps.core.people import people_for
 from apps.core.serializers import (
     AUDIT_FIELDS,
@@ -27,7 +26,7 @@ from apps.coverages.serializers import (
     ISO,
     AssignmentSummarySerializer,
     CoverageStatusNameField,
-    context_date,
+    covering,
     set_context_unit,
 )
 from apps.masterdata.lookup import MasterDataField, MasterDataIdField
@@ -35,7 +34,6 @@ from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
 from apps.vehicles.selectors import (
-    vehicle_covering_periods,
     vehicle_history,
     vehicle_premiums,
 )
@@ -159,8 +157,7 @@ class VehicleDriverSerializer(serializers.Serializer):
     driver_coverages = serializers.SerializerMethodField()
 
     def _in_force(self, link) -> list:
-        on, live = context_date(self), is_live(link.driver, "client")
-        return [c for c in link.driver.coverages.all() if c.covered_on(on, unit_live=live)]
+        return covering(self.context, link.driver)
 
     def get_verified(self, link) -> bool:
         return bool(self._in_force(link))
@@ -192,7 +189,7 @@ class BillingSerializer(serializers.Serializer):
 
     @extend_schema_field(UnitPremiumSerializer(many=True))
     def get_premiums(self, vehicle) -> list:
-        premiums = vehicle_premiums(vehicle, context_date(self))
+        premiums = vehicle_premiums(vehicle, covering(self.context, vehicle))
         return UnitPremiumSerializer(premiums, many=True).data
 
 
@@ -253,11 +250,11 @@ class VehicleDetailSerializer(VehicleSerializer):
         ]
 
     def to_representation(self, vehicle):
-        set_context_unit(self, vehicle)
+        set_context_unit(self.context, vehicle)
         return super().to_representation(vehicle)
 
     def _covering(self, vehicle) -> list:
-        return vehicle_covering_periods(vehicle, context_date(self))
+        return covering(self.context, vehicle)
 
     def get_coverage_types(self, vehicle) -> list[str]:
         return sorted({a.policy.coverage_type.code for a in self._covering(vehicle)})
