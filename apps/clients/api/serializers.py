@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.clients.models import CargoClass, Client
@@ -24,6 +25,19 @@ from apps.masterdata.models import ClientType
 MailingAddressFields = address_fields("mailing_")
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": r"^0*[1-9][0-9]{0,7}$",
+        "description": "The USDOT number: digits, leading zeros dropped, then 1 to 8 of them.",
+    }
+)
+class DotTextField(StrictCharField):
+    """A client's DOT as text; the schema says what `dot_or_none` takes (zeros dropped
+    first, then 1 to 8 digits, not all zeros), which no length on the text sent could."""
+
+
 class ClientSerializer(
     AddressFields, MailingAddressFields, SoftDeletedFields, AuditedModelSerializer
 ):
@@ -39,7 +53,7 @@ class ClientSerializer(
     parent_client_id = reference_id_field(required=False, allow_null=True)
     # Read by `validate_dot` alone (apps.core.identifiers: zeros dropped, then 1 to 8 digits):
     # a length check on the text as sent refused 0005550006, which is DOT 5550006.
-    dot = StrictCharField(required=False, allow_null=True)
+    dot = DotTextField(required=False, allow_null=True)
     client_type_id = MasterDataIdField(ClientType, source="client_type")
     client_type = MasterDataField(ClientType)
     acord_enabled = StrictBooleanField(required=False)
