@@ -71,7 +71,7 @@ class UploadSerializer(SingleValuedFormSerializer):
     description = StrictCharField(required=False, allow_blank=True, max_length=500)
 
 
-@extend_schema_field({"type": "string", "pattern": "^[1-9][0-9]{0,17}$"})
+@extend_schema_field({"type": "string", "pattern": "^[1-9][0-9]{0,18}$"})  # 2**63 - 1: 19 digits
 class FormIdField(serializers.IntegerField):
     """A record id sent as a multipart form value (always text there): digits only."""
 
