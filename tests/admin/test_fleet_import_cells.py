@@ -23,6 +23,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from apps.core.dates import DATE_MESSAGE, today
 from apps.drivers.models import Driver
 from apps.vehicles.models import Vehicle
+from apps.vehicles.resources import VehicleResource
 from tests.admin.test_fleet_import import HEADER, _confirm, _csv, _preview, _xlsx
 from tests.admin.test_fleet_import_guards import _refusals, unit_row
 from tests.conftest import assert_problem
@@ -212,20 +213,7 @@ def test_a_date_is_read_in_the_apis_forms_and_as_a_spreadsheet_writes_it(
 # 4. Text: the preview shows what will be stored; an export writes text a spreadsheet would run
 #    as a formula with one more leading ', and its import takes that one off again.
 
-EXPORT_COLUMNS = [
-    "dot",
-    "unit",
-    "vin",
-    "year",
-    "make",
-    "unit_type",
-    "plate",
-    "plate_state",
-    "owner",
-    "garaging_address",
-    "stated_value",
-    "status",
-]
+EXPORT_COLUMNS = VehicleResource.Meta.fields  # every column of the vehicles' fleet file
 TEXTS = [
     "=1+1",
     '=HYPERLINK("http://evil.example","x")',
