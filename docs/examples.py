@@ -579,7 +579,10 @@ def EXAMPLES(Example, *, refresh: str):
             "totals are the sums of the rows. Policy years run from an anniversary of the "
             "effective date to the next (a February 29th's is March 1st in other years): "
             "`policyYearDays` is that of the year the period starts in, and a period across "
-            "an anniversary divides the days after it by the next year's days. Create one "
+            "an anniversary divides the days after it by the next year's days. The rows are "
+            "the live units of a live client, as the vehicle detail's `billing`: a deleted "
+            "unit, or a unit of a deleted client, has no row (restored, it has one again). "
+            "Create one "
             "with `python manage.py create_premium_report POLICY_ID [--period YYYY-MM] "
             '[--snapshot]`; a snapshot answers `"source": "snapshot"` and no longer moves (a '
             "frozen report is never frozen again: the admin's freeze action refuses it).",

@@ -73,10 +73,18 @@ class Coverage(TimeStampedModel):
 
     def covered_on(self, on: dt.date, *, unit_live: bool) -> bool:
         """Covered on D: the period includes D, its policy is in force on D, and its unit is
-        live (`unit_live`: `is_live(unit, "client")`, which the caller has loaded). A deleted
+        live (`unit_live`: `is_live_unit(unit)`, which the caller has loaded). A deleted
         vehicle, or any unit of a deleted client, is covered by nothing, as verification finds
         no such unit (SQL: `covered_q`, on units read with `live("client")`)."""
         return unit_live and self.covers_on(on) and self.policy.in_force_on(on)
+
+
+def is_live_unit(unit) -> bool:
+    """A vehicle or driver is live: it and its client are not soft-deleted (a deleted client's
+    units are gone with it). The one rule for a loaded unit, whatever reads it: the detail's
+    `covered` and billing (`periods_covering`) and a premium report's rows; SQL reads units
+    with `live("client")`."""
+    return is_live(unit, "client")
 
 
 def periods_covering(unit, on: dt.date, periods=None) -> list:
@@ -84,7 +92,7 @@ def periods_covering(unit, on: dt.date, periods=None) -> list:
     includes D, its policy is in force on D, the unit and its client are live). `periods`: the
     unit's periods with their policies, as the caller read them (default: its prefetched
     `coverages`); no query. The one place a loaded unit's coverage today is worked out."""
-    live = is_live(unit, "client")
+    live = is_live_unit(unit)
     periods = unit.coverages.all() if periods is None else periods
     return [period for period in periods if period.covered_on(on, unit_live=live)]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from apps.coverages.models import VehicleCoverage
+from apps.coverages.models import VehicleCoverage, is_live_unit
 from apps.policies.models import PolicyRate
 from apps.policies.rating import annual_unit_premium
 from apps.reports.models import PolicyPremiumReport
@@ -59,19 +59,23 @@ class RawData:
 
 
 def report_data_compute(report: PolicyPremiumReport) -> ReportData:
-    """The report's data computed now (three queries, any fleet size)."""
+    """The report's data computed now (three queries, any fleet size). It bills the units the
+    vehicle detail bills: a live unit of a live client (`is_live_unit`); a deleted unit, or a
+    unit of a deleted client, has no row, as verification does not find it."""
     policy = report.policy
     period = report.period
     rates = {rate.unit_type_id: rate for rate in PolicyRate.objects.filter(policy_id=policy.id)}
     periods = (
         VehicleCoverage.objects.filter(policy_id=policy.id, policy_added_date__lt=period.end)
         .exclude(policy_removed_date__lte=period.start)
-        .select_related("vehicle", "vehicle__make", "vehicle__unit_type")
+        .select_related("vehicle__client", "vehicle__make", "vehicle__unit_type")
         .order_by("vehicle__unit", "vehicle_id", "policy_added_date", "id")
     )
     units: dict[int, ScheduledUnit] = {}
     for coverage in periods:
         vehicle = coverage.vehicle
+        if not is_live_unit(vehicle):
+            continue
         unit = units.get(vehicle.id)
         if unit is None:
             unit = units[vehicle.id] = ScheduledUnit(
