@@ -585,7 +585,11 @@ def EXAMPLES(Example, *, refresh: str):
             "Create one "
             "with `python manage.py create_premium_report POLICY_ID [--period YYYY-MM] "
             '[--snapshot]`; a snapshot answers `"source": "snapshot"` and no longer moves (a '
-            "frozen report is never frozen again: the admin's freeze action refuses it).",
+            "frozen report is never frozen again: the admin's freeze action refuses it). A "
+            "snapshot's `producer` and `agency` are those of the agency it was frozen under: "
+            "after its client moves to another agency (which leaves the old agency's producer "
+            "behind), they read `null` to a caller who does not act for that agency (a superuser "
+            "acts for every one); the rest of the snapshot is as frozen.",
         ),
         "Change events and webhooks",
         Example(

@@ -31,6 +31,13 @@ def agency_ids_for(user) -> list[int] | None:
     return cached
 
 
+def acts_for(user, agency_id: int | None) -> bool:
+    """Whether `user` acts for the agency `agency_id` (`agency_ids_for`; a superuser acts for
+    every agency, and only a superuser for an agency no longer known, None)."""
+    ids = agency_ids_for(user)
+    return ids is None or (agency_id is not None and agency_id in ids)
+
+
 class AgencyScopedQuerySet(models.QuerySet):
     """The one place where agency isolation is decided.
 

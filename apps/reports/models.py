@@ -27,6 +27,17 @@ class PolicyPremiumReport(models.Model):
     created_by = user_stamp()
     snapshot = models.JSONField(null=True, blank=True, editable=False)
     snapshot_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The agency the snapshot was frozen under, whose producer and name it holds: shown only to
+    # a viewer who acts for it (apps.reports.selectors.snapshot_shown_to). None: not frozen,
+    # or that agency was deleted since (then only a superuser sees them).
+    snapshot_agency = models.ForeignKey(
+        "agencies.Agency",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
 
     objects = PolicyPremiumReportQuerySet.as_manager()
 

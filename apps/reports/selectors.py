@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from apps.core.models import acts_for
 from apps.coverages.models import VehicleCoverage, is_live_unit
 from apps.policies.models import PolicyRate
 from apps.policies.rating import annual_unit_premium
@@ -95,8 +96,28 @@ def report_data_compute(report: PolicyPremiumReport) -> ReportData:
     return ReportData(fixed_data=report, table_data=rows, premium_mapping=premium_mapping(rows))
 
 
-def report_raw_data(report: PolicyPremiumReport) -> RawData:
-    """The stored snapshot when there is one, else the data computed now."""
+# What a snapshot froze of the agency it was frozen under (fixedData): the policy's producer,
+# which a client moving to another agency leaves behind, and the agency's name.
+AGENCY_FIXED_DATA = ("producer", "agency")
+
+
+def snapshot_shown_to(report: PolicyPremiumReport, *, user) -> Mapping[str, Any]:
+    """The report's snapshot as `user` may read it: as stored, but for its producer and agency
+    name, which are the agency's it was frozen under (`snapshot_agency`): null to a viewer who
+    does not act for that agency (`acts_for`; a superuser acts for every one), as a who field
+    names only the people of the viewer's agencies (apps.core.people). The snapshot itself is
+    never rewritten. The one rule for every page that shows a snapshot."""
+    snapshot = report.snapshot
+    if acts_for(user, report.snapshot_agency_id):
+        return snapshot
+    fixed_data = {**snapshot["fixed_data"], **dict.fromkeys(AGENCY_FIXED_DATA)}
+    return {**snapshot, "fixed_data": fixed_data}
+
+
+def report_raw_data(report: PolicyPremiumReport, *, user) -> RawData:
+    """The stored snapshot when there is one (`snapshot_shown_to` the user), else the data
+    computed now."""
     if report.snapshot is not None:
-        return RawData(report.id, "snapshot", report.snapshot_at, report.snapshot)
+        snapshot = snapshot_shown_to(report, user=user)
+        return RawData(report.id, "snapshot", report.snapshot_at, snapshot)
     return RawData(report.id, "computed", None, report_data_compute(report))

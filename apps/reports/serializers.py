@@ -49,7 +49,9 @@ class FixedDataSerializer(StoredAsIs, serializers.Serializer):
         source="policy.cancellation_date", format=ISO, allow_null=True
     )
     producer = serializers.CharField(source="policy.producer.name", allow_null=True)
-    agency = serializers.CharField(source="policy.client.agency.name")
+    # A snapshot's producer and agency are null to a viewer who does not act for the agency it
+    # was frozen under (apps.reports.selectors.snapshot_shown_to).
+    agency = serializers.CharField(source="policy.client.agency.name", allow_null=True)
     period_start = serializers.DateField(format=ISO)
     period_end = serializers.DateField(format=ISO)
     policy_year_days = serializers.IntegerField()

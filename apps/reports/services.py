@@ -51,7 +51,9 @@ def premium_report_create(
 @transaction.atomic
 def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumReport:
     """Freeze the computed mapping: later coverage changes no longer move it. A frozen report
-    is never frozen again (ValidationError): its snapshot is what it answered when frozen.
+    is never frozen again (ValidationError): its snapshot is what it answered when frozen. It
+    records the agency it was frozen under, whose producer and name it shows only to that
+    agency's staff (`snapshot_shown_to`).
 
     The report is read again under its row lock, so of two freezes at once the second waits
     for the first and finds it frozen (SQLite: writers take the lock when they begin)."""
@@ -68,5 +70,7 @@ def premium_report_snapshot(*, report: PolicyPremiumReport) -> PolicyPremiumRepo
         )
     report.snapshot = dict(ReportDataSerializer(report_data_compute(report)).data)
     report.snapshot_at = timezone.now()
-    report.save(update_fields=["snapshot", "snapshot_at"])
+    # The agency whose producer and name it froze (FixedDataSerializer: the client's agency).
+    report.snapshot_agency_id = report.policy.client.agency_id
+    report.save(update_fields=["snapshot", "snapshot_at", "snapshot_agency"])
     return report

@@ -21,4 +21,4 @@ class ReportRawDataView(APIView):
         report = report_queryset(user=request.user).filter(pk=pk).first()
         if report is None:
             raise NotFound("No premium report with this id.")
-        return Response(RawDataSerializer(report_raw_data(report)).data)
+        return Response(RawDataSerializer(report_raw_data(report, user=request.user)).data)
