@@ -165,6 +165,23 @@ def ids_statement(queries, table: str) -> str:
     return sql
 
 
+def user_rows_read(queries) -> int:
+    """How many rows of the user table a request's captured queries read: each SELECT that
+    names the table is run again, counted."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    table = get_user_model()._meta.db_table
+    rows = 0
+    with connection.cursor() as cursor:
+        for query in queries.captured_queries:
+            sql = query["sql"]
+            if sql.lstrip().upper().startswith("SELECT") and f'"{table}"' in sql:
+                cursor.execute(f"SELECT COUNT(*) FROM ({sql}) AS read_rows")
+                rows += cursor.fetchone()[0]
+    return rows
+
+
 def bearer_for(user) -> str:
     return str(RefreshToken.for_user(user).access_token)
 

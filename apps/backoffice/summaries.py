@@ -43,6 +43,8 @@ def _history(versions, *, user) -> list[dict]:
     changed (`changed_fields`, as the API's audit) and its author as `user` may see them named
     (apps.core.people)."""
     people = people_for(user)
+    versions = list(versions)
+    people.expect(versions, ("history_user", "updated_by"))
     kinds = {"+": "Created", "~": "Changed", "-": "Deleted"}
     return [
         {

@@ -703,10 +703,11 @@ class HistoryChangesDisplay(HistoricalRecordContextHelper):
 class VisibleRelations:
     """Which of the agency-scoped records that versions name (their foreign keys) a staff
     member may see now: one query per related model for a page of versions, whatever its size;
-    and which users they may see named (`people_for`: one query for the request)."""
+    and which users they may see named (`people_for`: one query for the users they name)."""
 
     def __init__(self, versions: list, user):
         self.people = people_for(user)
+        self.people.expect(versions)  # their authors and every user they name, read together
         named: dict = {}
         for field in versions[0].tracked_fields if versions else ():
             model = getattr(field, "related_model", None)

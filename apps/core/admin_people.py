@@ -11,10 +11,9 @@ a fieldset's names with the read-only fields by identity.
 from __future__ import annotations
 
 from django.contrib import admin
-from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist
 
-from apps.core.people import NOT_VISIBLE, People, people_for
+from apps.core.people import NOT_VISIBLE, People, is_who_field, people_for
 
 
 def who_field(model, name):
@@ -27,14 +26,7 @@ def who_field(model, name):
         field = model._meta.get_field(name)
     except FieldDoesNotExist:
         return None
-    if (
-        field.many_to_one
-        and field.concrete
-        and field.related_model is get_user_model()
-        and field.remote_field.hidden
-    ):
-        return field
-    return None
+    return field if is_who_field(field) else None
 
 
 def who_label(people: People, record, field: str, *, empty: str) -> str:
@@ -91,3 +83,18 @@ class WhoColumnsMixin:
 
     def get_list_display(self, request):  # a ModelAdmin's (an inline has no list)
         return who_columns(request, self, super().get_list_display(request))
+
+    # The people a page names are read together, once for the page (`People.expect`): a
+    # list's rows, a form's record and its inlines' rows. A ModelAdmin's (an inline has none).
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        people_for(request.user).expect(changelist.result_list)
+        return changelist
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        rows = [obj] if obj is not None else []
+        for inline in context.get("inline_admin_formsets", ()):
+            rows.extend(form.instance for form in inline.formset.forms)
+        people_for(request.user).expect(rows)
+        return super().render_change_form(request, context, add, change, form_url, obj)

@@ -73,7 +73,10 @@ def audit_trail(versions, names: dict[str, str], people: People) -> list[dict]:
     """Each of `versions` (`versions_with_previous`'s, newest first) with its author and the
     fields it changed (`changed_fields`), named as the API names them (`names`, from
     `api_field_names`; fields it does not show are left out). The author is named as every
-    who field is (`people`, the viewer's: apps.core.people), else null. No query is made."""
+    who field is (`people`, the viewer's: apps.core.people), else null: the authors are read
+    together, in one query at most."""
+    versions = list(versions)
+    people.expect(versions, ("history_user",))
     return [
         {
             "at": UtcDateTimeField().to_representation(version.history_date),

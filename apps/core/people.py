@@ -15,8 +15,10 @@ agency an event is for is its viewer) and the admin's columns, forms and history
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import Model, Q
 
 from apps.core.models import agency_ids_for
 
@@ -24,33 +26,71 @@ from apps.core.models import agency_ids_for
 NOT_VISIBLE = "(another agency)"
 
 
+def is_who_field(field) -> bool:
+    """Whether a model field is a who field: a foreign key to the user without a reverse
+    accessor (`user_stamp`, a version's `history_user`); a membership's `user`, the member,
+    is not one."""
+    return (
+        field.many_to_one
+        and field.concrete
+        and field.related_model is get_user_model()
+        and field.remote_field.hidden
+    )
+
+
+@functools.cache
+def _who_attnames(model) -> tuple[str, ...]:
+    return tuple(f.attname for f in model._meta.get_fields() if is_who_field(f))
+
+
 class People:
     """The users a viewer may see named (see the module's docstring).
 
-    Read in one query, the first time a who field names someone, and kept: one per request
-    for a caller (`people_for`), one per record for an event. `agency_ids` None: every user
-    (a superuser's view; its names are read from the records' own users)."""
+    Read for the users a page names, not for every member of the viewer's agencies: the
+    records a page shows are announced first (`expect`), and the first name asked for reads
+    all the users they name in one query; a user asked for that was not announced is read then,
+    with the other who fields of the record that names them. Kept, once read: one per request
+    for a caller (`people_for`), one per record for an event. `agency_ids` None: every user (a
+    superuser's view; its names are read from the records' own users)."""
 
     def __init__(self, agency_ids):
         self.agency_ids = None if agency_ids is None else tuple(agency_ids)
-        self._names: dict[int, str] | None = None
+        self._names: dict[int, str | None] = {}  # None: not named to the viewer
+        self._expected: set[int] = set()
 
     @property
     def everyone(self) -> bool:
         return self.agency_ids is None
 
-    def _members(self) -> dict[int, str]:
-        if self._names is None:
-            users = get_user_model()._default_manager.filter(
-                Q(is_superuser=True) | Q(agency_memberships__agency_id__in=self.agency_ids)
-            )
+    def expect(self, records, fields: tuple[str, ...] | None = None) -> None:
+        """Announce `records` (model instances; anything else is passed over), whose who fields
+        (`fields`, or all their model has) are to be named: read with the first name asked."""
+        if self.everyone:
+            return
+        fields = None if fields is None else tuple(f"{field}_id" for field in fields)
+        for record in records:
+            if not isinstance(record, Model):
+                continue
+            attnames = _who_attnames(type(record)) if fields is None else fields
+            for attname in attnames:
+                user_id = getattr(record, attname)
+                if user_id is not None and user_id not in self._names:
+                    self._expected.add(user_id)
+
+    def _member_name(self, user_id) -> str | None:
+        if user_id not in self._names:
+            wanted = self._expected | {user_id}
+            named_here = Q(is_superuser=True) | Q(agency_memberships__agency_id__in=self.agency_ids)
+            users = get_user_model()._default_manager.filter(named_here, pk__in=wanted)
             field = get_user_model().USERNAME_FIELD
-            self._names = dict(users.order_by().values_list("pk", field).distinct())
-        return self._names
+            named = dict(users.order_by().values_list("pk", field).distinct())
+            self._names.update({pk: named.get(pk) for pk in wanted})
+            self._expected.clear()
+        return self._names[user_id]
 
     def sees(self, user_id) -> bool:
         """Whether the user with this id may be named to the viewer."""
-        return self.everyone or user_id in self._members()
+        return self.everyone or self._member_name(user_id) is not None
 
     def name(self, record, field: str) -> str | None:
         """The username of the user `record.<field>` names (a who field's foreign key), if the
@@ -62,7 +102,9 @@ class People:
             return None
         if self.everyone:
             return getattr(record, field).get_username()
-        return self._members().get(user_id)
+        if user_id not in self._names:
+            self.expect([record])  # the record's other who fields, read with this one
+        return self._member_name(user_id)
 
 
 def people_for(user) -> People:

@@ -168,7 +168,8 @@ class PersonField(serializers.CharField):
 
     The viewer is the request's user, or the `people` the context gives (a change-feed record
     is written for its agency). Without either, only superusers are named. The key is read, not
-    the user's row: which users are named is read once per request, not once per row."""
+    the user's row: the users a list names are read together, once for its page (the list's
+    rows are announced to the viewer's `People` before the first is named), not once per row."""
 
     def __init__(self, **kwargs):
         kwargs["read_only"] = True
@@ -183,6 +184,9 @@ class PersonField(serializers.CharField):
             if people is None:
                 people = people_for(getattr(context.get("request"), "user", None))
             self._viewer_people = people
+            root = self.root
+            if isinstance(root, serializers.ListSerializer) and isinstance(root.instance, list):
+                people.expect(root.instance)  # a page: all its rows' people in one query
         return people
 
     def get_attribute(self, instance):

@@ -17,7 +17,7 @@ from apps.core.dates import today
 from apps.coverages.models import VehicleCoverage
 from apps.reports.models import PolicyPremiumReport
 from apps.reports.services import premium_report_create
-from tests.conftest import staff_member
+from tests.conftest import staff_member, user_rows_read
 from tests.factories import DriverFactory, PolicyFactory, UserFactory, VehicleFactory
 
 pytestmark = pytest.mark.django_db
@@ -136,3 +136,30 @@ def test_a_list_reads_whom_it_may_name_once_whatever_its_length(
         shown = page(demo_staff, "/admin/reports/policypremiumreport/")
     assert shown.count(HIDDEN) == 1 + 6 and ">manager<" in shown and THEIRS not in shown
     assert len(twelve.captured_queries) == len(one.captured_queries)
+
+
+def test_a_list_reads_only_the_people_it_names(demo_staff, groups, agency, carrier):
+    """The reports list's "created by" reads the people its rows name, not every member of the
+    staff member's agencies: twelve reports, each by its own author, cost the queries of one;
+    50 more staff named nowhere read no more users."""
+    policy = PolicyFactory(client=carrier)
+
+    def report(month: int) -> None:
+        author = UserFactory(username=f"clerk-{month:02d}", agencies=[agency], groups=[groups[0]])
+        premium_report_create(user=author, policy=policy, period=f"2025-{month:02d}")
+
+    report(1)
+    with CaptureQueriesContext(connection) as one:
+        page(demo_staff, "/admin/reports/policypremiumreport/")
+    for month in range(2, 13):
+        report(month)
+    with CaptureQueriesContext(connection) as twelve:
+        shown = page(demo_staff, "/admin/reports/policypremiumreport/")
+    assert all(f">clerk-{month:02d}<" in shown for month in range(1, 13)) and HIDDEN not in shown
+    assert len(twelve.captured_queries) == len(one.captured_queries)
+    read = user_rows_read(twelve)
+    for n in range(50):
+        UserFactory(username=f"idle-{n:02d}", agencies=[agency], groups=[groups[1]])
+    with CaptureQueriesContext(connection) as idle:
+        assert ">clerk-12<" in page(demo_staff, "/admin/reports/policypremiumreport/")
+    assert user_rows_read(idle) == read

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.agencies.models import AgencyMembership
+from tests.conftest import user_rows_read
 from tests.factories import (
     ClientFactory,
     DriverFactory,
@@ -117,7 +120,7 @@ def test_a_superuser_is_named_to_every_agency(api, carrier):
 def test_a_page_of_moved_in_records_costs_one_query_for_its_people(
     api, both, agency, other_agency, other_manager, manager, django_assert_num_queries
 ):
-    """Which people a caller may see named is read once per request (when a who field names
+    """Which people a caller may see named is read once per page (when a who field names
     someone), whatever the page's size: 5 or 30 clients, half of them moved in, cost the same."""
     for n in range(30):
         mine = n % 2 == 0
@@ -139,3 +142,30 @@ def test_a_page_of_moved_in_records_costs_one_query_for_its_people(
     assert {row["createdBy"] for row in page} == {"manager", None}
     assert {row["updatedBy"] for row in page} == {"manager", "both"}
     assert len(small.captured_queries) == len(large.captured_queries)
+
+
+def test_a_page_reads_only_the_people_it_names_in_one_query_whatever_its_authors(
+    api, agency, groups
+):
+    """Whom a page may name is read for the people its who fields name, not for every member
+    of the caller's agencies: 50 more staff named nowhere read no more users, and a page
+    whose every row has its own author costs the queries of a page of one row."""
+    for n in range(30):
+        author = UserFactory(username=f"clerk-{n:02d}", agencies=[agency], groups=[groups[0]])
+        ClientFactory(
+            agency=agency, client_name=f"Fleet {n:02d}", created_by=author, updated_by=author
+        )
+    api.get("/v1/clients?limit=1")  # warm the API-key cache
+    with CaptureQueriesContext(connection) as one:
+        (row,) = ok(api.get("/v1/clients?limit=1"))["results"]
+    assert row["createdBy"].startswith("clerk-")
+    read = user_rows_read(one)
+    for n in range(50):
+        UserFactory(username=f"idle-{n:02d}", agencies=[agency], groups=[groups[1]])
+    with CaptureQueriesContext(connection) as idle:
+        assert ok(api.get("/v1/clients?limit=1"))["results"] == [row]
+    assert user_rows_read(idle) == read
+    with CaptureQueriesContext(connection) as thirty:
+        page = ok(api.get("/v1/clients?limit=200"))["results"]
+    assert {r["createdBy"] for r in page} == {f"clerk-{n:02d}" for n in range(30)}
+    assert len(thirty.captured_queries) == len(one.captured_queries)
