@@ -1,4 +1,4 @@
-"""Money typed into a back-office form, judged as the API judges money."""
+"""Money typed into a back-office form or a list's filter, judged as the API judges money."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from apps.core.serializers import StrictMoneyField
 
 
 class MoneyFormField(forms.DecimalField):
-    """An amount on an admin form or inline (a stated value, a premium, a limit, a rate): the
-    text runs through the API's money field (`StrictMoneyField`: plain ASCII decimal text, at
-    most its digits, at most the column's places), so what the API refuses is refused with the
-    API's message. Django's DecimalField read it as Python reads a number: `1e3`, `1_000` and
-    full-width digits were stored as 1000 and 12, `NaN` and `1,234.50` refused in words of
-    its own. A thousands separator is refused, as the API refuses it: a form shows amounts
-    without one, and only a spreadsheet's cell is written with them.
+    """An amount on an admin form or inline (a stated value, a premium, a limit, a rate), or
+    in a list's amount filter (`apps.core.filters.MoneyFilter`): the text runs through the
+    API's money field (`StrictMoneyField`: plain ASCII decimal text, at most its digits, at
+    most the column's places), so what the API refuses is refused with the API's message.
+    Django's DecimalField read it as Python reads a number: `1e3`, `1_000` and full-width
+    digits were stored as 1000 and 12, `NaN` and `1,234.50` refused in words of its own. A
+    thousands separator is refused, as the API refuses it: a form shows amounts without one,
+    and only a spreadsheet's cell is written with them.
 
     The column's own limits (its digits, not below zero) stay the model's, checked by the
     service's `full_clean()` with the same message the API's write gets."""

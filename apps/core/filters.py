@@ -7,6 +7,7 @@ from django import forms
 from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 
+from apps.core.admin_money import MoneyFormField
 from apps.core.identifiers import dot_or_none, not_a_dot_message
 from apps.core.params import ID_BOUNDS, is_ascii_int
 
@@ -131,9 +132,13 @@ class IdFilter(django_filters.NumberFilter):
 
 
 class MoneyFilter(django_filters.NumberFilter):
-    """An amount of money: at most 12 digits before the point and 2 after."""
+    """An amount of money (a list's `minValue`, `maxValue`), read as the API's body reads money
+    (`MoneyFormField`: plain ASCII decimal text, at most 12 digits before the point and 2
+    after): what a body's money field refuses is a 400 naming the parameter with its message.
+    Django's DecimalField took `1e3`, `1_000` and full-width digits, and said "Enter a number."
+    """
 
-    field_class = forms.DecimalField
+    field_class = MoneyFormField
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("max_digits", 14)
