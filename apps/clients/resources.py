@@ -7,11 +7,12 @@ from import_export import widgets
 
 from apps.clients.models import Client
 from apps.core.admin_import import cell_text
-from apps.core.identifiers import dot_or_none
+from apps.core.identifiers import dot_or_none, not_a_dot_message
 
 
 class ClientByDotWidget(widgets.Widget):
-    """The row's client, by DOT number, among the importing staff member's live clients."""
+    """The row's client, by DOT number, among the importing staff member's live clients: a DOT
+    read as the API reads one (`dot_or_none`), what is no DOT refused in its words."""
 
     def __init__(self):
         super().__init__()
@@ -21,12 +22,14 @@ class ClientByDotWidget(widgets.Widget):
         self._clients = None
 
     def clean(self, value, row=None, **kwargs):
-        # Normalised as DOTs are stored (leading zeros dropped); text that is not a DOT stays
-        # as typed, so the message names what the staff member wrote.
-        dot = cell_text(value)
-        dot = dot_or_none(dot) or dot
-        if not dot:
+        # Normalised as DOTs are stored (leading zeros dropped); text that is no DOT is refused
+        # as the API refuses a DOT parameter, naming what the staff member wrote.
+        text = cell_text(value)
+        if not text:
             raise ValueError("The DOT number of the client is missing.")
+        dot = dot_or_none(text)
+        if dot is None:
+            raise ValueError(not_a_dot_message(text))
         if self._clients is None:
             self._clients = {}
             for client in Client.objects.for_user(kwargs["user"]).live():

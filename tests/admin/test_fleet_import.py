@@ -8,6 +8,7 @@ agencies is unknown to them.
 from __future__ import annotations
 
 import csv
+import html
 import io
 
 import openpyxl
@@ -129,6 +130,27 @@ def test_bad_rows_are_named_in_staff_terms_and_nothing_is_saved(staff_client, ca
     assert "is not a year like 2021" in page
     assert "A plate is written with the letters A-Z and the digits 0-9" in page
     assert Vehicle.objects.filter(client=carrier).count() == 1
+
+
+def test_a_malformed_dot_is_refused_as_the_api_refuses_it(staff_client, carrier):
+    """A DOT cell that is no DOT says why, in the words a DOT parameter gets; a well-formed DOT
+    of no client of the staff member's is unknown to them. Leading zeros are dropped first."""
+    rows = [
+        ["12a", "601", "1FUJGLDR7CLBP0601", "2021", "Volvo", "Tractor", "", "", ""],
+        ["123456789", "602", "1FUJGLDR7CLBP0602", "2021", "Volvo", "Tractor", "", "", ""],
+        ["0000", "603", "1FUJGLDR7CLBP0603", "2021", "Volvo", "Tractor", "", "", ""],
+        ["7654320", "604", "1FUJGLDR7CLBP0604", "2021", "Volvo", "Tractor", "", "", ""],
+        ["001234567", "605", "1FUJGLDR7CLBP0605", "2021", "Volvo", "Tractor", "", "", ""],
+    ]
+    preview = _preview(staff_client, _csv(rows))
+    page = html.unescape(preview.content.decode())
+    assert preview.context.get("confirm_form") is None
+    rule = "A DOT number is 1 to 8 digits, not all zeros (leading zeros are not counted)."
+    for dot in ("12a", "123456789", "0000"):
+        assert f"'{dot}' is not a DOT number. {rule}" in page, dot
+        assert f"No client with DOT {dot} " not in page, dot
+    assert "No client with DOT 7654320 in your agencies." in page
+    assert page.count("is not a DOT number") == 3 and page.count("No client with DOT") == 1
 
 
 def test_a_missing_column_is_named(staff_client, carrier):
