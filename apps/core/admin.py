@@ -170,11 +170,14 @@ class _ScopedRows(WhoColumnsMixin):
 # so (`FILTER_BOX`). A form's box offers what its save accepts: a live record of a live client
 # (`referable`), unless its save accepts a deleted one too (a premium report's policy), which
 # it says (`TAKES_DELETED`). A form's box of a relation to its own model (a client's parent)
-# names the record on its page (`EDITING`), which it does not offer. A mark only changes what
-# a box offers, never what a save accepts.
+# names the record on its page (`EDITING`), which it does not offer. A form's box whose save
+# needs a record of one client (a driver link's unit: a unit of the driver's client) names that
+# client (`SAME_CLIENT`) and offers its records only. A mark only changes what a box offers,
+# never what a save accepts.
 FILTER_BOX = {"box": "list-filter"}
 TAKES_DELETED = {"box": "takes-deleted"}
 EDITING = "editing"
+SAME_CLIENT = "client"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +188,7 @@ class AutocompleteBox:
     list_filter: bool  # a list filter's box, not a form's
     editing: int | None = None  # the record on the form's page, for a relation to its model
     takes_deleted: bool = False  # a form's box whose save accepts a soft-deleted record
+    client: int | None = None  # the one client whose records the form's save accepts
 
     @property
     def form_box(self) -> bool:
@@ -215,17 +219,30 @@ def autocomplete_box(request) -> AutocompleteBox | None:
         field = model._meta.get_field(request.GET["field_name"])
     except (KeyError, LookupError, FieldDoesNotExist):
         return None
-    editing = request.GET.get(EDITING, "")
     return AutocompleteBox(
         field=field,
         list_filter=_marked(request, FILTER_BOX),
-        editing=int(editing) if is_ascii_int(editing) and len(editing) <= 19 else None,
+        editing=_marked_id(request, EDITING),
         takes_deleted=_marked(request, TAKES_DELETED),
+        client=_marked_id(request, SAME_CLIENT),
     )
 
 
 def _marked(request, mark: dict) -> bool:
     return all(request.GET.get(k) == v for k, v in mark.items())
+
+
+def _has_field(model, name: str) -> bool:
+    try:
+        model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    return True
+
+
+def _marked_id(request, name: str) -> int | None:
+    value = request.GET.get(name, "")
+    return int(value) if is_ascii_int(value) and len(value) <= 19 else None
 
 
 def _editing(request, field) -> dict:
@@ -352,6 +369,10 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
         if box.self_relation and box.editing is not None:
             # A record is never related to itself (a client its own parent): not offered.
             queryset = queryset.exclude(pk=box.editing)
+        if box.client is not None and _has_field(queryset.model, "client"):
+            # The save takes a record of that client only (a driver link's unit is one of the
+            # driver's client's): another client's was offered, then refused on save.
+            queryset = queryset.filter(client_id=box.client)
         return queryset, may_have_duplicates
 
     def save_model(self, request, obj, form, change):
@@ -806,8 +827,33 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
 
 
 class AgencyScopedInline(_ScopedRows, admin.TabularInline):
+    """An inline of an agency-scoped record's page.
+
+    `of_parents_client`: the relations (autocomplete boxes) whose save takes a record of the
+    parent's own client only (a driver link's unit: a unit of the driver's client); on a saved
+    parent's page their boxes offer that client's records only (`SAME_CLIENT`). The save still
+    checks: a mark only changes what a box offers."""
+
     extra = 0
     show_change_link = True
+    of_parents_client: tuple[str, ...] = ()
+
+    def get_formset(self, request, obj=None, **kwargs):
+        client_id = getattr(obj, "client_id", None)
+        if self.of_parents_client and client_id is not None:
+            # Marked as each form class makes its fields (a subclass of the form, such as
+            # ServiceInline's, makes its own), for this request's parent.
+            def formfield(db_field, **field_kwargs):
+                field = self.formfield_for_dbfield(db_field, request, **field_kwargs)
+                box = getattr(getattr(field, "widget", None), "widget", None)  # in its wrapper
+                if db_field.name in self.of_parents_client and isinstance(
+                    box, KeyCheckedAutocompleteSelect
+                ):
+                    box.asks = {**box.asks, SAME_CLIENT: str(client_id)}
+                return field
+
+            kwargs.setdefault("formfield_callback", formfield)
+        return super().get_formset(request, obj, **kwargs)
 
 
 class FirstRowsFormSet(BaseInlineFormSet):

@@ -22,10 +22,11 @@ from apps.drivers.services import (
 
 class DriverVehicleInline(ServiceInline):
     """Vehicles this driver drives; a new link goes through driver_vehicle_link (same client,
-    once per pair)."""
+    once per pair): its unit box offers the driver's client's units."""
 
     model = DriverVehicle
     autocomplete_fields = ["vehicle"]
+    of_parents_client = ("vehicle",)
     fields = ["vehicle", "created_at", "created_by"]
     readonly_fields = ["created_at", "created_by"]
 

@@ -90,3 +90,19 @@ def test_the_report_forms_policy_box_still_offers_deleted_policies(world):
     policy_box = page_box(staff, "/admin/reports/policypremiumreport/add/", "policy")
     expected = names(records, "policy", "deleted policy", "deleted client's policy")
     assert offered(staff, policy_box, term="") == expected
+
+
+def test_the_driver_link_rows_unit_box_offers_the_drivers_clients_units_only(world, agency):
+    """A driver drives units of their own client (the link's save refuses another client's):
+    on a driver's page the box offers that client's live units, not those of the agency's other
+    clients."""
+    staff, records = world
+    other = ClientFactory(agency=agency, client_name="Other Haul", dot="5300004")
+    other_unit = VehicleFactory(client=other, unit="OTHER")
+    other_driver = DriverFactory(client=other, first_name="Other", last_name="Driver")
+    for driver, units in (
+        (records["driver"], names(records, "unit")),
+        (other_driver, [str(other_unit)]),
+    ):
+        unit_box = page_box(staff, f"/admin/drivers/driver/{driver.pk}/change/", "-vehicle")
+        assert offered(staff, unit_box, term="") == units, driver
