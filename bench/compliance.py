@@ -178,7 +178,8 @@ def main() -> None:
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
-    from rest_framework_simplejwt.tokens import RefreshToken
+
+    from apps.accounts.tokens import RefreshToken
 
     user = get_user_model().objects.get(username="bench")
     headers = {

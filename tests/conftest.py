@@ -10,9 +10,9 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
-from rest_framework_simplejwt.tokens import RefreshToken
 
 from apps.accounts.services import api_key_create
+from apps.accounts.tokens import RefreshToken
 from apps.core.dates import today
 from apps.demo.access import groups_ensure
 from apps.masterdata.services import masterdata_load

@@ -15,15 +15,19 @@ from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from apps.accounts.models import hash_api_key
 from apps.accounts.principal import attach_permissions, caller
 from apps.accounts.selectors import api_key_is_active
+from apps.accounts.tokens import issued_under
 from apps.core.bearer import bearer_token
 from apps.core.memo import BoundedMemo
 from apps.core.params import MAX_BIGINT, is_ascii_int
 
 API_KEY_CHALLENGE = 'ApiKey realm="api", header="apiKey"'
+# What a token ended by a password change answers: what an expired one does (simplejwt's words).
+TOKEN_ENDED = "Given token not valid for any token type"
 # Access tokens already verified by this process, until they expire: checking the signature
-# and the claims again cost a tenth of /v1/me (issue 18). A token's validity is a function of
-# the token, the signing key and the clock alone (access tokens are never blacklisted), so a
-# memo per process is exact; it holds no state that other nodes would need to see.
+# and the claims again cost a tenth of /v1/me (issue 18). A token's signature and expiry are a
+# function of the token, the signing key and the clock alone (access tokens are never
+# blacklisted), so a memo per process is exact; it holds no state that other nodes would need
+# to see. Whether the user's password changed since is read with the caller on every request.
 _VERIFIED_TOKENS: BoundedMemo[bytes, tuple[float, object]] = BoundedMemo(4096)
 
 
@@ -86,9 +90,11 @@ class ApiKeyAuthentication(BaseAuthentication):
 class ApiKeyBearerAuthentication(JWTAuthentication):
     """The API key first, then the bearer access token.
 
-    With a well-formed token, the key, the user, its agencies and the permissions version are
-    read in one SQL query or, kept in the shared cache, one cache round trip; the permissions
-    are remembered under that version (apps.accounts.principal).
+    With a well-formed token, the key, the user, its agencies, the permissions version and the
+    digest of its password are read in one SQL query or, kept in the shared cache, one cache
+    round trip; the permissions are remembered under that version (apps.accounts.principal). A
+    token issued under another password than the user's (apps.accounts.tokens) answers as an
+    expired one does.
     """
 
     def get_raw_token(self, header: bytes) -> bytes | None:
@@ -143,6 +149,8 @@ class ApiKeyBearerAuthentication(JWTAuthentication):
             raise AuthenticationFailed("User not found", code="user_not_found")
         if not user.is_active:
             raise AuthenticationFailed("User is inactive", code="user_inactive")
+        if not issued_under(validated, user._password_digest):
+            raise InvalidToken(TOKEN_ENDED)
         attach_permissions(user)
         return user, validated
 

@@ -3,10 +3,12 @@
 What must take effect at once on every node (contract section 13) is read from the database in
 ONE query through primary-key and unique indexes: whether the API key row exists and is not
 revoked, the user's row (``is_active``, ``is_superuser``), the ids and names of the agencies it
-is a member of, and the permissions version. Read on every request (``PRINCIPAL_CACHE_SECONDS``
-0), a key deleted in the admin, with a queryset, with raw SQL or with psql, a user deactivated
-by ``update()``, or a membership removed by any means, answers 401/404 on the very next
-request; kept in the shared cache, see the last paragraph.
+is a member of, the permissions version, and the user's password hash, of which only a digest
+is kept (apps.accounts.tokens: a token issued under another password is refused). Read on every
+request (``PRINCIPAL_CACHE_SECONDS`` 0), a key deleted in the admin, with a queryset, with raw
+SQL or with psql, a user deactivated by ``update()``, a password changed by any means, or a
+membership removed by any means, answers 401/404 on the very next request; kept in the shared
+cache, see the last paragraph.
 
 What is expensive and changes rarely, the permission set (user permissions plus those of every
 group, two joins), is remembered per process under the permissions version the statement
@@ -20,19 +22,20 @@ share.
 
 With a shared cache (``PRINCIPAL_CACHE_SECONDS`` > 0, the default with a ``redis://``
 CACHE_URL), `caller` keeps that one statement's answer for a valid caller in the shared cache,
-tagged with the principals' generation, and answers from one cache round trip (an ``MGET``
-of the generation and the entry) instead of the statement (issue 18: the statement was a third
-of an API call's cost under load). Every save, delete and relation change that Django makes to
-what the statement reads (an API key, a user, a membership, an agency, a group's or a user's
-permissions; through the API, the admin, the services, a command or a shell) makes the
-generation pending at once and gives it a new value when its transaction commits
-(apps.accounts.signals, `principals_changed`), so every node reads the database again on its
-next request: contract section 13's "at once on every node" holds for every change made
-through the application. A change made behind Django's back (psql, raw SQL, a queryset's
-``update()`` or ``bulk_*``) sends no signal; it takes effect when the entry expires, within
-``PRINCIPAL_CACHE_SECONDS`` (5 by default). So does a generation a Redis failover lost (the
-primary's last writes, never copied to the new one). ``PRINCIPAL_CACHE_SECONDS=0`` reads the
-database on every request, for every change however made, as without a shared cache.
+tagged with the principals' generation, and answers from one cache round trip (an ``MGET`` of
+the generation and the entry) instead of the statement (issue 18: the statement was a third of
+an API call's cost under load). The entry keeps the password's digest, never its hash. Every
+save, delete and relation change that Django makes to what the statement reads (an API key, a
+user, its password included, a membership, an agency, a group's or a user's permissions;
+through the API, the admin, the services, a command or a shell) makes the generation pending at
+once and gives it a new value when its transaction commits (apps.accounts.signals,
+`principals_changed`), so every node reads the database again on its next request: contract
+section 13's "at once on every node" holds for every change made through the application. A
+change made behind Django's back (psql, raw SQL, a queryset's ``update()`` or ``bulk_*``) sends
+no signal; it takes effect when the entry expires, within ``PRINCIPAL_CACHE_SECONDS`` (5 by
+default). So does a generation a Redis failover lost (the primary's last writes, never copied
+to the new one). ``PRINCIPAL_CACHE_SECONDS=0`` reads the database on every request, for every
+change however made, as without a shared cache.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
+from apps.accounts.tokens import password_digest
 from apps.core.cache import packed_command, send_packed
 from apps.core.memo import BoundedMemo
 from apps.core.prepared import server_prepared
@@ -58,8 +62,9 @@ from apps.core.prepared import server_prepared
 _PERMISSIONS: BoundedMemo[int, tuple[tuple[bool, int], frozenset[str], frozenset[str]]] = (
     BoundedMemo(4096)
 )
-# Read with the key; the rest of the row (the password hash among it) stays deferred.
-# In the model's field order, which Model.from_db() expects.
+# Read with the key; the rest of the row stays deferred. In the model's field order, which
+# Model.from_db() expects. The password hash is read too, but only its digest is kept: never on
+# the user, never in the shared cache.
 USER_FIELDS = tuple(
     field.attname
     for field in get_user_model()._meta.concrete_fields
@@ -86,16 +91,21 @@ logger = logging.getLogger(__name__)
 # if its commit's move is lost.
 PENDING = "pending:"
 PENDING_SECONDS = 60
-# The entries' layout: USER_FIELDS in order, then the agencies and the permissions version. In
-# the key, so that a deploy that changes it never reads an entry of the other layout.
-ENTRY_LAYOUT = hashlib.sha256(",".join(USER_FIELDS).encode()).hexdigest()[:8]
+# The entries' layout: USER_FIELDS in order, then the agencies, the permissions version and the
+# password's digest, with the digest of a fixed text (which changes with the signing key that
+# keys every digest). In the key, so that a deploy that changes either never reads an entry of
+# the other layout, nor compares new tokens with digests made under the old key.
+ENTRY_FIELDS = (*USER_FIELDS, "agencies", "permissions_version", "password_digest")
+ENTRY_LAYOUT = hashlib.sha256(
+    f"{','.join(ENTRY_FIELDS)};{password_digest('entry layout')}".encode()
+).hexdigest()[:8]
 # Entry key -> its packed MGET (the generation's key and the entry's).
 _PACKED: BoundedMemo[str, bytes] = BoundedMemo(4096)
 
 
 def _principal_sql(connection) -> str:
-    """Key validity, the user's row, its agencies and the permissions version: one
-    statement, indexes only."""
+    """Key validity, the user's row, its agencies, the permissions version and the password
+    hash: one statement, indexes only."""
     vendor = connection.vendor
     sql = _SQL_CACHE.get(vendor)
     if sql is None:
@@ -126,7 +136,7 @@ def _principal_sql(connection) -> str:
             f"SELECT (SELECT COUNT(*) FROM {key_table} k"
             f" WHERE k.key_hash = %s AND k.revoked_at IS NULL), {columns},"
             f" ({agencies}),"
-            f" (SELECT v.version FROM {version_table} v WHERE v.id = 1)"
+            f" (SELECT v.version FROM {version_table} v WHERE v.id = 1), u.password"
             f" FROM (SELECT 1 AS one) AS anchor LEFT JOIN {user_table} u ON u.id = %s"
         )
         _SQL_CACHE[vendor] = sql
@@ -137,8 +147,9 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     """(whether the key is active, the user with its agencies or None), in one query.
 
     The user carries `_agency_ids` (sorted ids, read by `agency_ids_for`), `_agency_refs`
-    ((id, name) by name, read by `apps.agencies.selectors.agency_refs`) and
-    `_permissions_version` (read by `attach_permissions`)."""
+    ((id, name) by name, read by `apps.agencies.selectors.agency_refs`),
+    `_permissions_version` (read by `attach_permissions`) and `_password_digest` (compared with
+    the token's, apps.accounts.tokens.issued_under)."""
     # The thread's connection looked up once (each `django.db.connection.x` looks it up again).
     connection = connections[DEFAULT_DB_ALIAS]
     # Prepared on the server: the same text on every request, planned once per connection.
@@ -151,15 +162,17 @@ def caller_row(*, key_hash: str, user_id) -> tuple[bool, object | None]:
     values = list(row[1 : 1 + len(USER_FIELDS)])
     raw = row[1 + len(USER_FIELDS)]
     refs = [[int(pk), name] for pk, name in json.loads(raw)] if raw else []
-    return key_active, _user(values, refs, row[2 + len(USER_FIELDS)])
+    digest = password_digest(row[3 + len(USER_FIELDS)])
+    return key_active, _user(values, refs, row[2 + len(USER_FIELDS)], digest)
 
 
-def _user(values: list, refs: list, version):
+def _user(values: list, refs: list, version, digest: str):
     user = get_user_model().from_db(DEFAULT_DB_ALIAS, list(USER_FIELDS), values)
     user._agency_refs = [(pk, name) for pk, name in refs]
     user._agency_ids = sorted(pk for pk, _name in refs)
     user._permissions_version = version
-    user._principal = (values, refs, version)
+    user._password_digest = digest
+    user._principal = (values, refs, version, digest)
     return user
 
 

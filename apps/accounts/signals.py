@@ -8,7 +8,9 @@ PRINCIPAL_CACHE_SECONDS, as raw SQL does.
 Receivers, not calls in each service: a row of these models written by any code path, the admin's
 own forms and Django's cascades included, must retire every cached caller, and a signal is the
 one place every such write passes. A user's save of `last_login` alone changes nothing a caller
-is.
+is; a save of its password does (the cached caller keeps its digest, which ends the tokens issued
+under the old one: apps.accounts.tokens), wherever it is made: the admin's password form,
+`changepassword`, `set_password` and `save`, a hash upgraded at login.
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ import jwt
 import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
-from rest_framework_simplejwt.tokens import AccessToken
 
 from apps.accounts.models import ApiKey, hash_api_key
 from apps.accounts.services import api_key_revoke
+from apps.accounts.tokens import AccessToken
 from tests.conftest import API_KEY, assert_problem, bearer_for
 from tests.factories import UserFactory
 
@@ -137,7 +137,8 @@ def test_a_refresh_token_signed_with_our_key_but_an_odd_user_id_is_401_not_500(
     # The same rule as the bearer route's (the test above): only a holder of the signing key
     # can make one, and it is a 401, never a ValueError from the user lookup.
     from django.conf import settings
-    from rest_framework_simplejwt.tokens import RefreshToken
+
+    from apps.accounts.tokens import RefreshToken
 
     payload = {**RefreshToken.for_user(manager).payload, "user_id": user_id}
     signed = jwt.encode(payload, settings.SIMPLE_JWT["SIGNING_KEY"], "HS256")
@@ -150,7 +151,8 @@ def test_a_refresh_token_signed_with_our_key_but_an_odd_user_id_is_401_not_500(
 
 def test_a_refresh_token_without_a_user_id_is_401(make_api, manager):
     from django.conf import settings
-    from rest_framework_simplejwt.tokens import RefreshToken
+
+    from apps.accounts.tokens import RefreshToken
 
     payload = dict(RefreshToken.for_user(manager).payload)
     del payload["user_id"]
@@ -164,7 +166,8 @@ def test_a_refresh_token_without_a_user_id_is_401(make_api, manager):
 def test_a_refresh_token_whose_user_id_is_the_users_in_digits_still_refreshes(make_api, manager):
     # A string of ASCII digits is a user id on the bearer route too.
     from django.conf import settings
-    from rest_framework_simplejwt.tokens import RefreshToken
+
+    from apps.accounts.tokens import RefreshToken
 
     payload = {**RefreshToken.for_user(manager).payload, "user_id": str(manager.pk)}
     signed = jwt.encode(payload, settings.SIMPLE_JWT["SIGNING_KEY"], "HS256")
@@ -187,6 +190,34 @@ def test_token_pair_then_refresh_then_use(make_api, manager):
         HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {refreshed.json()['access']}"
     )
     assert client.get("/v1/me").json()["username"] == "manager"
+
+
+def test_a_token_pair_carries_no_password_hash(make_api, manager):
+    """Only a digest keyed with the signing key: a token is readable by whoever holds it."""
+    pair = (
+        make_api()
+        .post(
+            "/v1/auth/token", {"username": "manager", "password": "secret-password"}, format="json"
+        )
+        .json()
+    )
+    secrets = {manager.password, *manager.password.split("$")[1:]}  # the hash, salt, digest
+    for token in pair.values():
+        claims = jwt.decode(token, options={"verify_signature": False})
+        assert not [claim for claim in map(str, claims.values()) if claim in secrets]
+
+
+def test_tokens_issued_without_a_password_digest_are_401(make_api, manager):
+    """Issued before a password change ended tokens (as simplejwt issues them, no digest of
+    the password they were issued under): refused, access and refresh alike."""
+    from rest_framework_simplejwt.tokens import RefreshToken
+
+    refresh = RefreshToken.for_user(manager)
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {refresh.access_token}")
+    assert_problem(client.get("/v1/me"), 401)
+    response = make_api().post("/v1/auth/token/refresh", {"refresh": str(refresh)}, format="json")
+    assert assert_problem(response, 401)["detail"] == "The refresh token is invalid or expired."
 
 
 def test_token_route_needs_api_key(manager, api_key):

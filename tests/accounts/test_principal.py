@@ -13,18 +13,22 @@ only when live (`live_only`); cached, within PRINCIPAL_CACHE_SECONDS
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 import time
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client as BrowserClient
 
 from apps.accounts.models import ApiKey, hash_api_key
+from apps.accounts.tokens import RefreshToken
 from apps.agencies.models import AgencyMembership
-from tests.conftest import assert_problem
+from tests.conftest import API_KEY, assert_problem
 from tests.factories import UserFactory
 from tests.processes import gunicorn_nodes, needs_redis
 
@@ -112,6 +116,113 @@ def test_a_deleted_user_is_refused_at_once(api, manager):
     assert api.get("/v1/me").status_code == 200
     manager.delete()
     assert_problem(api.get("/v1/me"), 401)
+
+
+# A password change ends every token issued before it, on every node, at once, as it ends
+# Django's sessions (get_session_auth_hash); nothing else about the user does.
+NEW_PASSWORD = "a-new-password-9431"
+
+
+def _login(make_api, password: str = "secret-password") -> dict:
+    """The manager's token pair from POST /v1/auth/token, as an integrator obtains it."""
+    response = make_api().post(
+        "/v1/auth/token", {"username": "manager", "password": password}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _bearer(make_api, access: str):
+    client = make_api()
+    client.credentials(HTTP_APIKEY=API_KEY, HTTP_AUTHORIZATION=f"Bearer {access}")
+    return client
+
+
+def _refresh(make_api, refresh: str):
+    return make_api().post("/v1/auth/token/refresh", {"refresh": refresh}, format="json")
+
+
+def _works(make_api, pair: dict) -> None:
+    """The access token answers /v1/me, and the refresh token gives one that does too."""
+    assert _bearer(make_api, pair["access"]).get("/v1/me").status_code == 200
+    refreshed = _refresh(make_api, pair["refresh"])
+    assert refreshed.status_code == 200, refreshed.content
+    assert _bearer(make_api, refreshed.json()["access"]).get("/v1/me").status_code == 200
+
+
+def _expired_answer(make_api, manager) -> dict:
+    token = RefreshToken.for_user(manager).access_token
+    token.set_exp(lifetime=-dt.timedelta(seconds=1))
+    return assert_problem(_bearer(make_api, str(token)).get("/v1/me"), 401)
+
+
+def _ended(make_api, pair: dict, expired: dict) -> None:
+    """The access token answers 401 as an expired one does; the refresh token, 401."""
+    response = _bearer(make_api, pair["access"]).get("/v1/me")
+    assert assert_problem(response, 401) == expired
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+    body = assert_problem(_refresh(make_api, pair["refresh"]), 401)
+    assert body["detail"] == "The refresh token is invalid or expired."
+
+
+def test_a_password_changed_in_the_admin_ends_the_tokens_issued_before_it(make_api, manager):
+    expired = _expired_answer(make_api, manager)
+    pair = _login(make_api)
+    _works(make_api, pair)
+    browser = BrowserClient()
+    browser.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    form = {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    response = browser.post(f"/admin/auth/user/{manager.pk}/password/", form)
+    assert response.status_code == 302, response.content
+    _ended(make_api, pair, expired)
+    _works(make_api, _login(make_api, NEW_PASSWORD))
+
+
+def test_a_password_set_and_saved_ends_the_tokens_issued_before_it(make_api, manager):
+    expired = _expired_answer(make_api, manager)
+    pair = _login(make_api)
+    _works(make_api, pair)
+    manager.set_password(NEW_PASSWORD)
+    manager.save()
+    _ended(make_api, pair, expired)
+    _works(make_api, _login(make_api, NEW_PASSWORD))
+
+
+def test_a_password_changed_by_the_changepassword_command_ends_the_tokens(
+    make_api, manager, monkeypatch
+):
+    from django.contrib.auth.management.commands import changepassword
+
+    expired = _expired_answer(make_api, manager)
+    pair = _login(make_api)
+    _works(make_api, pair)
+    monkeypatch.setattr(changepassword.getpass, "getpass", lambda prompt="": NEW_PASSWORD)
+    call_command("changepassword", "manager", stdout=StringIO())
+    _ended(make_api, pair, expired)
+    _works(make_api, _login(make_api, NEW_PASSWORD))
+
+
+def test_an_access_token_refreshed_before_a_password_change_ends_with_it(make_api, manager):
+    """A refresh never yields a working access token from a refresh token the change ended:
+    refreshed before the change, it ends with it; after, the refresh is refused."""
+    expired = _expired_answer(make_api, manager)
+    pair = _login(make_api)
+    refreshed = _refresh(make_api, pair["refresh"]).json()["access"]
+    assert _bearer(make_api, refreshed).get("/v1/me").status_code == 200
+    manager.set_password(NEW_PASSWORD)
+    manager.save(update_fields=["password"])
+    _ended(make_api, {**pair, "access": refreshed}, expired)
+
+
+def test_a_name_email_or_group_change_keeps_the_tokens(make_api, manager, groups):
+    pair = _login(make_api)
+    _works(make_api, pair)
+    manager.first_name, manager.last_name, manager.email = "Ann", "Other", "ann@example.com"
+    manager.save()
+    manager.groups.add(groups[1])
+    manager.groups.remove(groups[0])
+    _works(make_api, pair)
+    assert _bearer(make_api, pair["access"]).get("/v1/me").json()["username"] == "manager"
 
 
 def test_a_removed_membership_hides_the_agency_at_once(api, manager, carrier):
@@ -380,9 +491,9 @@ def test_a_remembered_access_token_is_refused_once_it_expires(monkeypatch, api_k
 
     from rest_framework.test import APIClient
     from rest_framework_simplejwt import tokens
-    from rest_framework_simplejwt.tokens import AccessToken
 
     from apps.accounts import authentication
+    from apps.accounts.tokens import AccessToken
 
     token = AccessToken.for_user(manager)
     client = APIClient()

@@ -167,6 +167,30 @@ def test_a_login_does_not_retire_the_cached_callers(api, manager):
     assert api.get("/v1/me").json()["username"] == "renamed"
 
 
+def test_a_password_change_retires_the_cached_callers_and_the_cache_holds_no_hash(
+    make_api, manager, django_assert_num_queries
+):
+    """The token's password digest is compared with the one kept in the entry: a password
+    saved moves the generation, so the next request reads the database and refuses the old
+    token. What is kept is a digest, never the password hash."""
+    old = make_api(manager)
+    assert old.get("/v1/me").status_code == 200
+    with django_assert_num_queries(0):
+        assert old.get("/v1/me").status_code == 200
+    assert not [value for value in cache._cache.values() if manager.password.encode() in value]
+    before = cache.get(principal.GENERATION_KEY)
+    manager.set_password("a-new-password-9431")
+    manager.save(update_fields=["password"])
+    assert cache.get(principal.GENERATION_KEY) != before
+    with django_assert_num_queries(1):
+        assert_problem(old.get("/v1/me"), 401)
+    new = make_api(manager)
+    assert new.get("/v1/me").status_code == 200
+    with django_assert_num_queries(0):
+        assert new.get("/v1/me").status_code == 200
+    assert not [value for value in cache._cache.values() if manager.password.encode() in value]
+
+
 def test_an_agency_renamed_shows_at_once(api, agency):
     assert api.get("/v1/me").json()["agencies"][0]["name"] == "Demo Agency"
     agency.name = "Renamed Agency"
@@ -210,6 +234,31 @@ def test_on_redis_the_caller_is_one_mget_on_the_threads_connection(
 
         ApiKey.objects.filter(key_hash=hash_api_key(api_key)).delete()
         assert_problem(api.get("/v1/me"), 401)
+
+
+@needs_redis
+def test_on_redis_a_password_change_ends_the_tokens_issued_before_it(
+    redis_url, make_api, manager, monkeypatch
+):
+    import threading
+
+    from apps.core import cache as core_cache
+
+    monkeypatch.setattr(core_cache, "_thread", threading.local())  # this test's Redis
+    redis_cache = {"default": {"BACKEND": "apps.core.cache.RedisCache", "LOCATION": redis_url}}
+    with override_settings(CACHES=redis_cache):  # restored before this Redis stops
+        old = make_api(manager)
+        for _ in range(3):  # made the generation, kept the caller, read it from Redis
+            assert old.get("/v1/me").status_code == 200
+        manager.set_password("a-new-password-9431")
+        manager.save()
+        assert_problem(old.get("/v1/me"), 401)
+        new = make_api(manager)
+        for _ in range(3):
+            assert new.get("/v1/me").status_code == 200
+        client = cache._cache.get_client(write=True)
+        values = [client.get(key) for key in client.keys("*")]
+        assert not [value for value in values if manager.password.encode() in value]
 
 
 def test_a_cache_of_one_process_is_refused_by_the_system_checks(settings):

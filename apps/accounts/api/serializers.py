@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from rest_framework import serializers
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework_simplejwt.exceptions import TokenError
 from rest_framework_simplejwt.serializers import TokenObtainPairSerializer, TokenRefreshSerializer
-from rest_framework_simplejwt.tokens import RefreshToken
 
 from apps.accounts.authentication import token_user_id
 from apps.accounts.login_failures import (
@@ -13,6 +11,8 @@ from apps.accounts.login_failures import (
     count_login_attempt,
     forget_login_failures,
 )
+from apps.accounts.selectors import active_user_password
+from apps.accounts.tokens import RefreshToken, issued_under, password_digest
 from apps.core.camel_case import CamelCased
 from apps.core.serializers import (
     ShapedSerializer,
@@ -28,7 +28,10 @@ class TokenRequestSerializer(serializers.Serializer):
 
 
 class LoginSerializer(TokenObtainPairSerializer):
-    """simplejwt's login, with strict fields and failed logins counted (contract section 3)."""
+    """simplejwt's login, with strict fields and failed logins counted (contract section 3);
+    the tokens carry the digest of the password they are issued under."""
+
+    token_class = RefreshToken
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -49,7 +52,7 @@ class LoginSerializer(TokenObtainPairSerializer):
 
 
 class RefreshSerializer(TokenRefreshSerializer):
-    """simplejwt's refresh, refused once the user is gone or inactive."""
+    """simplejwt's refresh, refused once the user is gone or inactive or its password changed."""
 
     refresh = StrictCharField()
 
@@ -62,11 +65,11 @@ class RefreshSerializer(TokenRefreshSerializer):
         # or a fired employee keeps minting access tokens until the refresh token expires.
         # (simplejwt's own check answers 500 for a deleted user.) The user id claim is read by
         # the bearer route's rule: one it would refuse ("abc", [1], 10^30) is a 401 here too.
+        # Issued under another password (a stolen token, the password changed since): refused,
+        # and the access token it would give copies its digest, so none outlives a change.
         user_id = token_user_id(refresh.payload)
-        if (
-            user_id is None
-            or not get_user_model().objects.filter(pk=user_id, is_active=True).exists()
-        ):
+        password = None if user_id is None else active_user_password(user_id=user_id)
+        if password is None or not issued_under(refresh.payload, password_digest(password)):
             raise AuthenticationFailed("The refresh token is invalid or expired.")
         return {"access": str(refresh.access_token)}
 
