@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 import re
+import time
 import unicodedata
 import uuid
 from collections.abc import Callable
@@ -14,7 +15,6 @@ from django.conf import settings
 from django.core import signing
 from django.core.files.storage import default_storage
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 from rest_framework.exceptions import UnsupportedMediaType, ValidationError
@@ -213,10 +213,12 @@ def remove(names: list[str]) -> None:
 def download_link(
     request, *, document_id: int, storage_name: str, file_name: str
 ) -> tuple[str, dt.datetime]:
-    """A time-limited URL that is its own credential, and when it expires."""
+    """A time-limited URL that is its own credential, and the instant it stops working."""
     ttl = settings.DOCUMENT_URL_TTL_SECONDS
-    expires = timezone.now() + dt.timedelta(seconds=ttl)
     if settings.DOCUMENTS_STORAGE == "s3":
+        # The pre-signed URL is dated by the whole second botocore signs it in, this one or a
+        # later one: the link works until the expiry given, or a little past it, never less.
+        expires = _expiry(int(time.time()))
         url = default_storage.url(
             storage_name,
             # RFC 6266, as FileResponse writes it: a name past ASCII as `filename*=utf-8''…`
@@ -230,12 +232,27 @@ def download_link(
     )
     path = reverse("document-file", kwargs={"token": token})
     url = request.build_absolute_uri(path) if request is not None else path
-    return url, expires
+    return url, _expiry(_signed_at(token))
 
 
 def read_link(token: str) -> tuple[int, str]:
-    """(document id, storage name) of a genuine, unexpired token; raises signing errors."""
-    data = signing.TimestampSigner(salt=SIGNING_SALT).unsign_object(
-        token, max_age=settings.DOCUMENT_URL_TTL_SECONDS
-    )
+    """(document id, storage name) of a genuine token before its expiry (the instant
+    `download_link` answered); raises signing errors (SignatureExpired from that instant on)."""
+    data = signing.TimestampSigner(salt=SIGNING_SALT).unsign_object(token)
+    if time.time() >= _expiry(_signed_at(token)).timestamp():
+        raise signing.SignatureExpired("This download link has expired.")
     return int(data["d"]), str(data["n"])
+
+
+def _signed_at(token: str) -> int:
+    """The whole second (`int(time.time())`) a genuine token was signed in: TimestampSigner
+    writes `payload:timestamp:signature`, the timestamp in base 62."""
+    return signing.b62_decode(token.rsplit(":", 2)[1])
+
+
+def _expiry(signed_at: int) -> dt.datetime:
+    """When a link signed in the second `signed_at` stops working: the one instant both the
+    answer's `expiresAtUtc` and the check of the link take (DOCUMENT_URL_TTL_SECONDS later).
+    Django's own check (`max_age`) took the signing second for the link and the present
+    instant, microseconds and all, for the answer: the link died up to a second early."""
+    return dt.datetime.fromtimestamp(signed_at + settings.DOCUMENT_URL_TTL_SECONDS, tz=dt.UTC)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import hashlib
 import io
+import math
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -280,6 +284,36 @@ def test_tampered_or_expired_link_is_403(api, carrier, monkeypatch, settings):
         lambda: real_time() + settings.DOCUMENT_URL_TTL_SECONDS + 5,
     )
     assert_problem(anonymous.get(url), 403)
+
+
+def _at(instant: float):
+    """The clock at `instant` (Unix seconds) as every reader of it sees it."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch("time.time", return_value=instant))
+    stack.enter_context(
+        mock.patch(
+            "django.utils.timezone.now",
+            return_value=dt.datetime.fromtimestamp(instant, tz=dt.UTC),
+        )
+    )
+    return stack
+
+
+def test_a_link_works_until_its_expires_at_utc_and_not_at_it(api, carrier):
+    document = upload(api, carrier).json()
+    # Signed at .7 past a second: the link lives from the whole second its signature carries.
+    with _at(math.floor(time.time()) + 0.7):
+        link = api.get(f"/v1/documents/{document['id']}/client/download").json()
+    expires = dt.datetime.fromisoformat(link["expiresAtUtc"]).timestamp()
+    anonymous = APIClient()
+    with _at(expires - 0.5):
+        response = anonymous.get(link["downloadUrl"])
+        assert response.status_code == 200, response.content
+        assert b"".join(response.streaming_content) == PDF
+    for after in (0, 0.5):
+        with _at(expires + after):
+            body = assert_problem(anonymous.get(link["downloadUrl"]), 403)
+            assert body["detail"] == "This download link has expired."
 
 
 def test_link_of_a_document_deleted_since_is_404(api, carrier):
