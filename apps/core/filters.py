@@ -49,12 +49,13 @@ class DotFilter(django_filters.CharFilter):
 
 
 class AsciiIntegerField(forms.IntegerField):
-    """ASCII digits only: Django's IntegerField reads "\uff11" as 1 and "1_0" as 10."""
+    """ASCII digits only: Django's IntegerField reads "\uff11" as 1, "1_0" as 10 and " 1" as 1
+    (a query's integer is its digits alone, contract section 13)."""
 
     def to_python(self, value):
         if value in self.empty_values:
             return None
-        text = str(value).strip()
+        text = str(value)
         if not is_ascii_int(text) or len(text) > 19:
             raise forms.ValidationError("Expected an integer in ASCII digits.", code="invalid")
         return int(text)

@@ -64,13 +64,10 @@ def parse_positive_int(raw, *, field: str, default: int, maximum: int) -> int:
 
 
 def positive_int(raw, *, field: str, maximum: int) -> int:
-    """An integer within 1..maximum (`ascii_int`, spaces around it allowed), else a 400 in the
-    paging wording."""
+    """An integer within 1..maximum (`ascii_int`: white space around the digits is no digit),
+    else a 400 in the paging wording."""
     return ascii_int(
-        raw.strip() if isinstance(raw, str) else raw,
-        field=field,
-        maximum=maximum,
-        message=f"Must be an integer between 1 and {maximum}.",
+        raw, field=field, maximum=maximum, message=f"Must be an integer between 1 and {maximum}."
     )
 
 
@@ -232,12 +229,10 @@ class AsOfParam(QueryParam):
 
 
 class IdParam(QueryParam):
-    """A record id in ASCII digits, 1 to 2^63-1."""
+    """A record id in ASCII digits, 1 to 2^63-1 (white space around them is no digit)."""
 
     def to_internal_value(self, data) -> int:
-        return ascii_int(
-            data.strip() if isinstance(data, str) else data, field=camel(self.field_name)
-        )
+        return ascii_int(data, field=camel(self.field_name))
 
 
 class DotParam(QueryParam):

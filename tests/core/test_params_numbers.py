@@ -16,6 +16,7 @@ from apps.core.params import PositiveIntParam, QueryParameters, ascii_int, parse
 
 SAMPLES = [
     "1", "7", "500", "501", "0", "-1", "+1", "1_0", "\uff11", "\u00b2", "1.0", "", " ", "x",
+    " 7", "7 ", "\t7", "7\n",
     "9223372036854775807", "9223372036854775808", "00000000000000000001", 1, 0, 501, -3,
     True, False, 1.0, 2**70,
 ]  # fmt: skip
@@ -43,7 +44,7 @@ def test_paging_numbers_are_ascii_int_in_the_paging_wording(raw):
 
 def test_paging_numbers_are_read_by_ascii_int():
     with mock.patch.object(params, "ascii_int", wraps=params.ascii_int) as rule:
-        assert parse_positive_int(" 7 ", field="page", default=1, maximum=10) == 7
+        assert parse_positive_int("7", field="page", default=1, maximum=10) == 7
     rule.assert_called_once()
 
 

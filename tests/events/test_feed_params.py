@@ -56,21 +56,20 @@ def test_empty_values_are_not_sent(api, history, query):
     assert types(api.get(f"/v1/events?{query}")) == ["client.updated"] * 3
 
 
-def test_limit_is_stripped_and_bounded(api, history):
-    assert types(api.get("/v1/events?limit=%202%20")) == ["client.updated"] * 2
+def test_limit_is_digits_alone_and_bounded(api, history):
+    assert types(api.get("/v1/events?limit=2")) == ["client.updated"] * 2
     assert types(api.get("/v1/events?limit=500")) == ["client.updated"] * 3
     message = "Must be an integer between 1 and 500."
-    for bad in ("0", "501", "-1", "1.5", "x", "\uff11", "1_0", "9" * 30):
+    for bad in ("0", "501", "-1", "1.5", "x", "\uff11", "1_0", "9" * 30, " 2 ", "2\n"):
         assert errors(api.get("/v1/events", {"limit": bad})) == error("limit", message), bad
 
 
 def test_client_id_wording_and_bounds(api, history, rival):
     assert types(api.get("/v1/events", {"clientId": history.id})) == ["client.updated"] * 3
-    assert types(api.get("/v1/events", {"clientId": f" {history.id} "})) == ["client.updated"] * 3
     assert types(api.get("/v1/events", {"clientId": rival.id})) == []
     assert types(api.get("/v1/events", {"clientId": BIG})) == []
     message = f"Must be an integer between 1 and {BIG}."
-    for bad in ("0", "x", "-3", "9223372036854775808", "\uff11"):
+    for bad in ("0", "x", "-3", "9223372036854775808", "\uff11", f" {history.id} "):
         assert errors(api.get("/v1/events", {"clientId": bad})) == error("clientId", message), bad
 
 
