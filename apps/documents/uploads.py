@@ -10,6 +10,7 @@ file passes the limit.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
 
@@ -18,7 +19,7 @@ from django.http import QueryDict
 from django.http.multipartparser import MultiPartParser, MultiPartParserError
 from django.utils.datastructures import MultiValueDict
 from djangorestframework_camel_case.parser import CamelCaseMultiPartParser
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import DataAndFiles
 
 from apps.core.camel_case import snake
@@ -173,10 +174,48 @@ class NamedFilePartParser(MultiPartParser):
         return super().sanitize_file_name(file_name) or FALLBACK_FILE_NAME
 
 
+# --- the form's text: UTF-8, as every /v1 body is -------------------------------------------
+
+FORM_TEXT_ENCODING = "utf-8-form-text"
+NOT_UTF8_MESSAGE = "Not UTF-8: a form's text is sent in UTF-8."
+
+
+def _form_text_codec(name: str) -> codecs.CodecInfo | None:
+    """UTF-8 that keeps each byte that is not UTF-8 as a lone surrogate (surrogateescape),
+    whatever error handler its caller names. Django's parser decodes each text part with
+    errors="replace": `caf\\xe9` (Windows-1252) became "caf\\ufffd", a character the client
+    never sent, and was stored so. The surrogate says which part was not UTF-8
+    (`_refuse_text_not_utf8`); a U+FFFD sent in UTF-8 stays the text it is."""
+    if name.replace("-", "_") != FORM_TEXT_ENCODING.replace("-", "_"):
+        return None
+    return codecs.CodecInfo(
+        name=FORM_TEXT_ENCODING,
+        encode=codecs.utf_8_encode,
+        decode=lambda data, errors="strict": codecs.utf_8_decode(data, "surrogateescape", True),
+    )
+
+
+codecs.register(_form_text_codec)
+
+
+def _refuse_text_not_utf8(fields: MultiValueDict) -> None:
+    """A 400 naming each text part whose bytes were not UTF-8, any part (one the form does not
+    take too: the body is not UTF-8), before anything reads the form: nothing is stored."""
+    refused = {
+        snake(name): [NOT_UTF8_MESSAGE]
+        for name, values in fields.lists()
+        if any(_NOT_UTF8.search(value) for value in values)
+    }
+    if refused:
+        raise ValidationError(refused, code="not_utf8")
+
+
 class UploadFormParser(CamelCaseMultiPartParser):
     """The upload routes' multipart parser: camelCase part names, files kept by
-    `NamedFilePartParser`, the text fields read as UTF-8 as every /v1 body is (multipart/form-data
-    defines no charset parameter, RFC 7578; Django read the fields in the one sent)."""
+    `NamedFilePartParser`, the text parts read as UTF-8 as every /v1 body is (multipart/form-data
+    defines no charset parameter, RFC 7578; Django read the fields in the one sent), and one
+    that is not UTF-8 refused (400 naming it) rather than read with U+FFFD in its place. A file
+    part's bytes are the file's; its name keeps `_readable_header`'s rule."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         parser_context = parser_context or {}
@@ -184,10 +223,11 @@ class UploadFormParser(CamelCaseMultiPartParser):
         meta = request.META.copy()
         meta["CONTENT_TYPE"] = media_type
         try:
-            parser = NamedFilePartParser(meta, stream, request.upload_handlers, "utf-8")
+            parser = NamedFilePartParser(meta, stream, request.upload_handlers, FORM_TEXT_ENCODING)
             data, files = parser.parse()
         except MultiPartParserError as exc:
             raise ParseError(f"Multipart form parse error - {exc}") from exc
+        _refuse_text_not_utf8(data)
         return DataAndFiles(_snake_keys(data, QueryDict(mutable=True)), _snake_keys(files))
 
 
