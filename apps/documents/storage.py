@@ -128,16 +128,19 @@ _HTML_START = _first_tag(
 )  # fmt: skip
 _SVG_START = _first_tag("svg", "!doctype svg")
 _LEADING_SPACE = "\ufeff \t\n\x0c\r"
+_PHP_START = ("<?php", "<?=")  # PHP's open tag and its short echo tag (any case)
 _LEADING_COMMENTS = re.compile(r"(?:<!--.*?-->[\s\ufeff]*)*", re.DOTALL)
 
 
 def _text_kind(text: str) -> str:
-    """Text is plain text unless it is a document a browser or a shell would run: judged by
+    """Text is plain text unless it is a document a browser, a shell or PHP would run: judged by
     how it starts (after a byte order mark, white space and comments), as a browser judges
     it, so a CSV that mentions `<html>` in a cell is plain text."""
     start = text.lstrip(_LEADING_SPACE).lower()
     if start.startswith("#!"):
         return "text/x-shellscript"
+    if start.startswith(_PHP_START):  # a server with PHP runs it, whatever the file's name
+        return "text/x-php"
     commented = start.startswith("<!--")  # a browser takes a leading comment for HTML
     start = start[_LEADING_COMMENTS.match(start).end() :]
     if start.startswith("<?xml"):

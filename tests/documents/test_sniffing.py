@@ -34,6 +34,7 @@ ACCEPTED = {
     "html in a later line": b"unit,note\n101,use <html> and <script> in the body\n",
     "svg in a cell": b"unit,icon\n101,<svg/>\n",
     "a tag that is not html": b"<unit>101</unit>\n",
+    "php mentioned in a later line": b"unit,note\n101,<?php is not run here\n",
 }
 
 
@@ -79,6 +80,13 @@ REFUSED = {
     "xml": (b'<?xml version="1.0"?><note/>', "application/xml"),
     "svg in utf-16": (_utf16('<svg xmlns="http://www.w3.org/2000/svg"/>'), "image/svg+xml"),
     "script in windows-1252": (b"#!/bin/sh\necho Jos\xe9\n", "text/x-shellscript"),
+    "php": (b"<?php echo $_GET['c']; ?>\n", "text/x-php"),
+    "php after a bom and white space, in capitals": (
+        b"\xef\xbb\xbf\r\n <?PHP system($c);",
+        "text/x-php",
+    ),
+    "php short echo tag": (b"<?= $_GET['c'] ?>\n", "text/x-php"),
+    "php in utf-16": (_utf16("<?php echo 1;"), "text/x-php"),
     "single bytes with a control byte": (b"Jos\xe9\x01\x02", "application/octet-stream"),
     "utf-16 bom then binary": (b"\xff\xfe" + bytes(range(256)) * 4, "application/octet-stream"),
     "utf-16 bom then a lone surrogate": (b"\xff\xfea\x00\x00\xd8b\x00", "application/octet-stream"),
