@@ -18,7 +18,7 @@ from apps.accounts.selectors import api_key_is_active
 from apps.accounts.tokens import issued_under
 from apps.core.bearer import bearer_token
 from apps.core.memo import BoundedMemo
-from apps.core.params import MAX_BIGINT, is_ascii_int
+from apps.core.params import MAX_BIGINT, id_or_none
 
 API_KEY_CHALLENGE = 'ApiKey realm="api", header="apiKey"'
 # What a token ended by a password change answers: what an expired one does (simplejwt's words).
@@ -41,8 +41,7 @@ def token_user_id(claims) -> int | None:
     """
     user_id = claims.get(jwt_settings.USER_ID_CLAIM)
     if type(user_id) is not int:
-        text = str(user_id)
-        user_id = int(text) if is_ascii_int(text) and len(text) <= 19 else 0
+        return id_or_none(str(user_id))
     return user_id if 0 < user_id <= MAX_BIGINT else None
 
 

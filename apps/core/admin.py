@@ -34,7 +34,7 @@ from apps.core.admin_people import WhoColumnsMixin, who_label
 from apps.core.history import versions_for_user, versions_marked, versions_with_previous
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, referable
 from apps.core.pagination import ids_per_agency, rows_in_order
-from apps.core.params import MAX_BIGINT, is_ascii_int
+from apps.core.params import id_or_none, is_ascii_int
 from apps.core.people import NOT_VISIBLE, people_for
 from apps.core.problems import race_message
 
@@ -241,8 +241,7 @@ def _has_field(model, name: str) -> bool:
 
 
 def _marked_id(request, name: str) -> int | None:
-    value = request.GET.get(name, "")
-    return int(value) if is_ascii_int(value) and len(value) <= 19 else None
+    return id_or_none(request.GET.get(name, ""))
 
 
 def _editing(request, field) -> dict:
@@ -808,13 +807,13 @@ class ScopedHistoryAdmin(SimpleHistoryAdmin, AgencyScopedAdmin):
         pk = self._visible_or_404(request, object_id)
         # django-simple-history looks the version up with the path's text as it is: "abc" was
         # a ValueError (500). A version id is a number of the history table's key, or no page.
-        version = str(version_id)
-        if not (is_ascii_int(version) and len(version) <= 19 and int(version) <= MAX_BIGINT):
+        version = id_or_none(str(version_id))
+        if version is None:
             raise Http404("No such version.")
         # A version of the record recorded in one of the staff member's agencies, as the
         # history page lists them: one from before the record moved in is the old agency's.
         versions = get_history_manager_for_model(self.model).filter(
-            **{self.model._meta.pk.attname: pk, "history_id": int(version)}
+            **{self.model._meta.pk.attname: pk, "history_id": version}
         )
         if not versions_for_user(versions, request.user).exists():
             raise Http404("No such version.")

@@ -37,6 +37,14 @@ def is_ascii_int(raw) -> bool:
     return isinstance(raw, str) and _ASCII_DIGITS.fullmatch(raw) is not None
 
 
+def id_or_none(raw) -> int | None:
+    """`raw` as a record id (ASCII digits, 1 to 2^63-1), or None: for the places that ignore a
+    value that is no id rather than answer 400 (an admin box's marks, a token's user claim)."""
+    if is_ascii_int(raw) and len(raw) <= 19 and 0 < (value := int(raw)) <= MAX_BIGINT:
+        return value
+    return None
+
+
 def ascii_int(
     raw, *, field: str, minimum: int = 1, maximum: int = MAX_BIGINT, message: str | None = None
 ) -> int:

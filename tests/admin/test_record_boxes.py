@@ -106,3 +106,26 @@ def test_the_driver_link_rows_unit_box_offers_the_drivers_clients_units_only(wor
     ):
         unit_box = page_box(staff, f"/admin/drivers/driver/{driver.pk}/change/", "-vehicle")
         assert offered(staff, unit_box, term="") == units, driver
+
+
+@pytest.mark.parametrize("mark", ["client", "editing"])
+@pytest.mark.parametrize("value", ["9223372036854775808", "9999999999999999999", "0"])
+def test_a_boxs_record_mark_that_is_no_id_is_ignored(world, mark, value):
+    """A box's marks name a record by id (`?client=`, `?editing=`); a value no id can have
+    (past 2^63-1 within 19 digits, or 0) is no mark: the box answers as without it, never 500
+    (SQLite cannot even bind a number past 2^63-1)."""
+    staff, records = world
+    path = (
+        "/admin/autocomplete/?term=&app_label=drivers&model_name=drivervehicle&field_name=vehicle"
+    )
+    plain = staff.get(path)
+    marked = staff.get(f"{path}&{mark}={value}")
+    assert marked.status_code == plain.status_code == 200
+    assert marked.json() == plain.json()
+
+
+def test_a_version_id_past_the_largest_key_is_no_page(world):
+    staff, records = world
+    client_id = records["policy"].client_id
+    response = staff.get(f"/admin/clients/client/{client_id}/history/9223372036854775808/")
+    assert response.status_code == 404
