@@ -131,6 +131,37 @@ def test_snapshots_frozen_before_the_rule_are_filled_with_their_policys_agency(
     assert (fixed["producer"], fixed["agency"]) == ("P", "Demo Agency")
 
 
+def test_a_snapshot_frozen_before_the_rule_and_its_clients_move_is_filled_with_the_old_agency(
+    other_api, root, agency, moved_snapshot
+):
+    """The fill reads the agency the policy's client was in when the report was frozen (its
+    history), not the one it is in now: the agency the client joined still sees no names."""
+    _client, _policy, report, before = moved_snapshot
+    PolicyPremiumReport.objects.update(snapshot_agency=None)
+    migration = importlib.import_module("apps.reports.migrations.0002_snapshot_agency")
+    migration.fill_snapshot_agency(apps, None)
+
+    assert PolicyPremiumReport.objects.get(pk=report).snapshot_agency_id == agency.pk
+    fixed = ok(other_api.get(f"/v1/reports/{report}/raw-data"))["fixedData"]
+    assert (fixed["producer"], fixed["agency"]) == (None, None)
+    assert ok(root.get(f"/v1/reports/{report}/raw-data")) == before
+
+
+def test_a_snapshot_whose_history_does_not_say_is_filled_with_no_agency(api, carrier):
+    """No version of the policy recorded by the time it was frozen: no agency is recorded,
+    and only a superuser sees the names."""
+    policy = PolicyFactory(client=carrier, producer=ProducerFactory(agency=carrier.agency))
+    frozen = premium_report_create(user=None, policy=policy, period="2026-11", snapshot=True)
+    PolicyPremiumReport.objects.update(snapshot_agency=None)
+    policy.history.all().delete()
+    migration = importlib.import_module("apps.reports.migrations.0002_snapshot_agency")
+    migration.fill_snapshot_agency(apps, None)
+
+    assert PolicyPremiumReport.objects.get(pk=frozen.pk).snapshot_agency_id is None
+    fixed = ok(api.get(f"/v1/reports/{frozen.id}/raw-data"))["fixedData"]
+    assert (fixed["producer"], fixed["agency"]) == (None, None)
+
+
 def test_the_schema_says_a_reports_agency_may_be_null(client):
     from drf_spectacular.generators import SchemaGenerator
 
