@@ -9,7 +9,12 @@ on the bearer route the digest is compared with the one the caller's statement r
 (apps.accounts.principal), on the refresh route with the user's row. An access token made from
 a refresh token copies its digest, so a refresh never yields a token the change did not end.
 Nothing else about the user (its name, email, groups) is in the digest: such changes keep the
-tokens. A token with no digest (issued before this rule) is refused.
+tokens. A token with no digest (issued before this rule) is refused. A login that stores the
+same password anew (Django re-hashes it when its hasher or work factor changed) is a new hash
+too: the tokens issued before it end once, as Django's sessions do (documented).
+
+Not simplejwt's own `CHECK_REVOKE_TOKEN`: its claim is an unkeyed MD5 of the hash, and its
+refresh route never checks it.
 """
 
 from __future__ import annotations

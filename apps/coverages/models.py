@@ -82,8 +82,8 @@ class Coverage(TimeStampedModel):
 def is_live_unit(unit) -> bool:
     """A vehicle or driver is live: it and its client are not soft-deleted (a deleted client's
     units are gone with it). The one rule for a loaded unit, whatever reads it: the detail's
-    `covered` and billing (`periods_covering`) and a premium report's rows; SQL reads units
-    with `live("client")`."""
+    `covered` and billing (`periods_covering`), a premium report's rows and the status of a
+    unit just created (`apps.coverages.status`); SQL reads units with `live("client")`."""
     return is_live(unit, "client")
 
 

@@ -25,7 +25,7 @@ from apps.clients.models import Client
 from apps.compliance.monitoring import compliance_changes_emit, compliance_snapshot
 from apps.core.dates import today
 from apps.core.services import rows_lock
-from apps.coverages.models import VehicleCoverage
+from apps.coverages.models import VehicleCoverage, is_live_unit
 from apps.events.services import event_emit, events_emit_many
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
@@ -123,7 +123,7 @@ def status_events_of_new(*, clients: Iterable = (), vehicles: Iterable = ()) -> 
         v.pk: (
             v.client.agency_id,
             v.client_id,
-            _status(not (v.deleted or v.client.deleted), covered=False),
+            _status(is_live_unit(v), covered=False),
         )
         for v in vehicles
     }

@@ -225,6 +225,25 @@ def test_a_name_email_or_group_change_keeps_the_tokens(make_api, manager, groups
     assert _bearer(make_api, pair["access"]).get("/v1/me").json()["username"] == "manager"
 
 
+def test_a_login_that_upgrades_the_stored_hash_ends_the_earlier_tokens_once(
+    make_api, manager, settings
+):
+    """Django stores a password anew when a login finds it under a hasher that is no longer the
+    first (or with fewer iterations: every Django feature release raises them). That is a new
+    hash, so, as for Django's sessions, the tokens issued before it end (documented); the login's
+    own tokens, and later logins', work."""
+    expired = _expired_answer(make_api, manager)
+    phone = _login(make_api)
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        *settings.PASSWORD_HASHERS,
+    ]
+    laptop = _login(make_api)
+    _ended(make_api, phone, expired)
+    _works(make_api, laptop)
+    _works(make_api, _login(make_api))  # stored under the first hasher now: nothing ends
+
+
 def test_a_removed_membership_hides_the_agency_at_once(api, manager, carrier):
     assert api.get(f"/v1/clients/{carrier.pk}").status_code == 200
     AgencyMembership.objects.get(user=manager).delete()
