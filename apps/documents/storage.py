@@ -128,7 +128,9 @@ _HTML_START = _first_tag(
 )  # fmt: skip
 _SVG_START = _first_tag("svg", "!doctype svg")
 _LEADING_SPACE = "\ufeff \t\n\x0c\r"
-_PHP_START = ("<?php", "<?=")  # PHP's open tag and its short echo tag (any case)
+# PHP's open tag, its short echo tag, and the short open tag `<?` followed by white space (PHP
+# with short_open_tag on, as libmagic reads it), any case; `<?xml` is none of them.
+_PHP_START = ("<?php", "<?=", "<? ", "<?\t", "<?\n", "<?\r")
 _LEADING_COMMENTS = re.compile(r"(?:<!--.*?-->[\s\ufeff]*)*", re.DOTALL)
 
 
