@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.agencies.models import Agency, AgencyMembership, Producer
-from apps.core.models import agency_ids_for
+from apps.core.models import acts_for, agency_ids_for
 from apps.core.services import delete_unused, model_update
 
 NO_AGENCY = "You act for no agency: a membership of one is needed first."
@@ -29,7 +29,7 @@ def authorized_agency(user, agency_id: int | None, *, implied: bool = False) -> 
             agency_id = allowed[0]
         else:
             raise ValidationError({"agency_id": "Name the agency: you act for several."})
-    if allowed is not None and agency_id not in allowed:
+    if not acts_for(user, agency_id):
         raise PermissionDenied("You are not authorized for this agency.")
     agency = Agency.objects.filter(pk=agency_id).first()
     if agency is None:

@@ -32,7 +32,7 @@ from apps.core.admin_keys import record_key
 from apps.core.admin_money import MoneyFormField
 from apps.core.admin_people import WhoColumnsMixin, who_label
 from apps.core.history import versions_for_user, versions_marked, versions_with_previous
-from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, referable
+from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, of_a_client, referable
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import id_or_none, is_ascii_int
 from apps.core.people import NOT_VISIBLE, people_for
@@ -232,14 +232,6 @@ def _marked(request, mark: dict) -> bool:
     return all(request.GET.get(k) == v for k, v in mark.items())
 
 
-def _has_field(model, name: str) -> bool:
-    try:
-        model._meta.get_field(name)
-    except FieldDoesNotExist:
-        return False
-    return True
-
-
 def _marked_id(request, name: str) -> int | None:
     return id_or_none(request.GET.get(name, ""))
 
@@ -368,7 +360,7 @@ class AgencyScopedAdmin(_ScopedRows, admin.ModelAdmin):
         if box.self_relation and box.editing is not None:
             # A record is never related to itself (a client its own parent): not offered.
             queryset = queryset.exclude(pk=box.editing)
-        if box.client is not None and _has_field(queryset.model, "client"):
+        if box.client is not None and of_a_client(queryset.model):
             # The save takes a record of that client only (a driver link's unit is one of the
             # driver's client's): another client's was offered, then refused on save.
             queryset = queryset.filter(client_id=box.client)

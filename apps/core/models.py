@@ -112,11 +112,17 @@ def referable(queryset: models.QuerySet) -> models.QuerySet:
     period's policy and unit or driver, a driver link's unit, a policy's client)."""
     if isinstance(queryset, SoftDeleteQuerySet):
         queryset = queryset.live()
+    return queryset.filter(live_q("client")) if of_a_client(queryset.model) else queryset
+
+
+def of_a_client(model) -> bool:
+    """Whether records of `model` belong to a client (a `client` field: a policy, a unit, a
+    driver, a driver link), whose deletion or agency they follow."""
     try:
-        queryset.model._meta.get_field("client")
+        model._meta.get_field("client")
     except FieldDoesNotExist:
-        return queryset
-    return queryset.filter(live_q("client"))
+        return False
+    return True
 
 
 class SoftDeleteQuerySet(AgencyScopedQuerySet):
