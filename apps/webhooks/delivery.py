@@ -1,5 +1,6 @@
 """Sending one delivery: SSRF guard with the resolved address pinned, Standard Webhooks
-signature, 10 s timeout, retries with exponential backoff and jitter for 72 hours."""
+signature, 10 s timeout for the whole attempt, retries with exponential backoff and jitter
+for 72 hours."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from apps.events.models import Event
 from apps.events.serializers import EventSerializer
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
-TIMEOUT_SECONDS = 10.0
+TIMEOUT_SECONDS = 10.0  # one attempt, all of it: connecting, sending, the answer's head and body
 PAUSED = "The subscription is paused."
 # A worker holds a delivery this long: longer than any attempt (the 10 s timeout).
 LEASE = dt.timedelta(seconds=60)
@@ -113,9 +114,12 @@ def signature_headers(*, secrets: list[str], msg_id: str, when: dt.datetime, bod
     }
 
 
-def _post(url: str, target: Target, headers: dict, body: str) -> urllib3.BaseHTTPResponse:
+def _post(
+    url: str, target: Target, headers: dict, body: str, deadline: float
+) -> urllib3.BaseHTTPResponse:
     """POST to the pinned address, with the name in Host (and in the TLS SNI, checked
-    against the certificate); no redirect followed, no retry (the delivery loop retries)."""
+    against the certificate); no redirect followed, no retry (the delivery loop retries);
+    connecting and the answer's head within what is left until `deadline` (monotonic)."""
     parts = urlsplit(url)
     host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -127,6 +131,7 @@ def _post(url: str, target: Target, headers: dict, body: str) -> urllib3.BaseHTT
         redirect=False,
         retries=False,
         assert_same_host=False,
+        timeout=urllib3.Timeout(total=_left(deadline)),
         preload_content=False,  # the answer is read by `_answer`, no more of it than is kept
     )
 
@@ -134,12 +139,31 @@ def _post(url: str, target: Target, headers: dict, body: str) -> urllib3.BaseHTT
 ANSWER_BYTES = 2000  # of a receiver's answer, read and kept (500 characters of it are logged)
 
 
-def _answer(response: urllib3.BaseHTTPResponse) -> str:
+def _left(deadline: float) -> float:
+    """Seconds until `deadline`; a TimeoutError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise urllib3.exceptions.TimeoutError("The attempt's deadline passed.")
+    return left
+
+
+def _answer(response: urllib3.BaseHTTPResponse, deadline: float) -> str:
     """The start of the receiver's answer, and the connection given back: kept for the next
     delivery when the answer was read to its end, else closed (a receiver may answer megabytes,
-    or never finish: reading them would hold a relay thread for nothing)."""
+    or never finish: reading them would hold a relay thread for nothing). Read as it comes,
+    each read within what is left until `deadline`: a receiver trickling its answer a byte at
+    a time cannot stretch the attempt past its timeout (a TimeoutError)."""
+    head = b""
     try:
-        head = response.read(ANSWER_BYTES)
+        while len(head) < ANSWER_BYTES:
+            left = _left(deadline)
+            sock = getattr(response.connection, "sock", None)
+            if sock is not None:  # set again for the next request if the connection is kept
+                sock.settimeout(left)
+            chunk = response.read1(ANSWER_BYTES - len(head))
+            if not chunk:
+                break
+            head += chunk
     finally:
         if not response.closed:  # more to come: not read, so the connection cannot be reused
             response.close()
@@ -264,9 +288,14 @@ def _job(row, now: dt.datetime) -> Job:
 
 
 def deliveries_claim(
-    *, limit: int, delivery_id: int | None = None, exclude_webhooks: list[int] = ()
+    *,
+    limit: int,
+    delivery_id: int | None = None,
+    exclude_webhooks: list[int] = (),
+    exclude_ids: list[int] = (),
 ) -> list[Job]:
-    """Claim up to `limit` due deliveries nobody holds (oldest due first): in one short
+    """Claim up to `limit` due deliveries nobody holds (oldest due first), leaving out
+    `exclude_ids` (the caller's own attempts still in flight, whatever their lease): in one short
     transaction, lock them with SKIP LOCKED (another worker claiming at the same moment takes
     other rows, never these), count the attempt and hold them for LEASE; then read what
     sending them needs in one query. A worker killed after this leaves them held until the
@@ -282,6 +311,8 @@ def deliveries_claim(
         due = due.filter(pk=delivery_id)
     if exclude_webhooks:
         due = due.exclude(webhook_id__in=exclude_webhooks)
+    if exclude_ids:
+        due = due.exclude(pk__in=exclude_ids)
     with transaction.atomic():
         ids = list(
             due.select_for_update(skip_locked=True)
@@ -337,13 +368,14 @@ def delivery_send(job: Job) -> Outcome:
     if not job.active:  # paused since the claim: given back unattempted (outcomes_record)
         return Outcome(job, None, PAUSED, "", 0)
     started = time.monotonic()
+    deadline = started + TIMEOUT_SECONDS
     try:
         target = _target_for(job.url)
         headers = signature_headers(
             secrets=list(job.secrets), msg_id=job.msg_id, when=timezone.now(), body=job.body
         )
-        response = _post(job.url, target, headers, job.body)
-        text = _answer(response)
+        response = _post(job.url, target, headers, job.body, deadline)
+        text = _answer(response, deadline)
         status_code = response.status  # once the answer is read, as when urllib3 read it all
     except TargetRefused as exc:
         error = str(exc)

@@ -7,7 +7,8 @@ One slow receiver (up to the 10 s timeout) holds at most half of the threads; th
 claiming for the free ones, so it does not delay the other subscriptions. A delivery is
 claimed only when a thread will take it soon (at most one batch waits behind the threads, and
 a subscription with attempts waiting for a slot gets no more), so no claimed delivery waits
-anywhere near its lease.
+anywhere near its lease (and an attempt ends at its 10 s timeout, well within it). A loop
+never claims again a delivery it still holds, even past its lease.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Relay:
         self.stop = stop
         self.done: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self.inflight = 0  # claimed, not yet recorded
+        self.held: set[int] = set()  # their ids: never claimed again while they are held
         self.sending: Counter[int] = Counter()  # submitted to the pool, per subscription
         self.waiting: dict[int, deque[Job]] = defaultdict(deque)  # claimed beyond the cap
         self.pending: list[Outcome] = []
@@ -90,6 +92,7 @@ class Relay:
         if self.pending:
             outcomes_record(self.pending)
             self.inflight -= len(self.pending)
+            self.held.difference_update(o.job.id for o in self.pending)
             self.pending = []
 
     def step(self, wait: float) -> int:
@@ -103,8 +106,10 @@ class Relay:
         jobs = deliveries_claim(
             limit=self.capacity - self.inflight,
             exclude_webhooks=[hook for hook, jobs in self.waiting.items() if jobs],
+            exclude_ids=sorted(self.held),
         )
         self.inflight += len(jobs)
+        self.held.update(job.id for job in jobs)
         for job in jobs:
             self._submit(job)
         return len(jobs)
@@ -144,4 +149,5 @@ class Relay:
         if jobs:
             deliveries_release([job.id for job in jobs])
             self.inflight -= len(jobs)
+            self.held.difference_update(job.id for job in jobs)
             self.waiting.clear()
