@@ -29,15 +29,25 @@ class Cursor(NamedTuple):
     text: str
 
 
+def _spelt(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
 def cursor_encode(event: Event) -> str:
-    return base64.urlsafe_b64encode(f"{event.txid}.{event.pk}".encode()).decode().rstrip("=")
+    return _spelt(f"{event.txid}.{event.pk}")
 
 
 def cursor_decode(raw: str) -> Cursor:
+    """The position `raw` spells, as `cursor_encode` spells it (or with base64's own padding)
+    and only so: the decoder drops characters outside its alphabet and ignores unused bits, so
+    what it gives is encoded again and compared (`MC41!!` and `MC41===` are not `0.5`)."""
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
         txid, pk = text.split(".")
         if not (txid.isdigit() and pk.isdigit()) or len(txid) > 19 or len(pk) > 19:
+            raise ValueError
+        spelt = _spelt(text)
+        if raw not in (spelt, spelt + "=" * (-len(spelt) % 4)):
             raise ValueError
         return Cursor(int(txid), int(pk), raw)
     except (ValueError, binascii.Error, UnicodeDecodeError):

@@ -131,3 +131,41 @@ def test_a_cursor_of_another_agencys_feed_position_is_not_refused(
     theirs = feed(other_api)["next"]
 
     assert feed(api, after=theirs) == {"results": [], "next": theirs}
+
+
+@pytest.mark.parametrize("extra", ["!!", "===", "*", "+", "/"])
+def test_a_cursor_with_characters_a_cursor_never_has_is_400(api, manager, carrier, extra):
+    """A cursor is URL-safe base64 (base64's padding allowed, tests/events/test_feed_params.py):
+    anything more (characters outside that alphabet, more padding than base64 has) makes it one
+    the feed could not have given, not the cursor it would be without."""
+    rename(manager, carrier, 2)
+    genuine = feed(api, limit=1)["next"]
+    assert feed(api, after=genuine)["results"]  # the cursor itself is good
+
+    assert assert_problem(api.get("/v1/events", {"after": genuine + extra}), 400) == REFUSED
+    middle = len(genuine) // 2
+    mangled = genuine[:middle] + extra + genuine[middle:]
+    assert assert_problem(api.get("/v1/events", {"after": mangled}), 400) == REFUSED
+
+
+def test_the_probes_with_characters_past_a_cursor_are_400(api, manager, carrier):
+    """`MC41` is `0.5`, a position the feed could have given (five events on SQLite; transaction
+    0 on PostgreSQL); `MC41!!` and `MC41===` are not cursors, not `0.5`."""
+    rename(manager, carrier, 5)
+    feed(api, after="MC41")  # 200
+
+    assert assert_problem(api.get("/v1/events", {"after": "MC41!!"}), 400) == REFUSED
+    assert assert_problem(api.get("/v1/events", {"after": "MC41==="}), 400) == REFUSED
+
+
+def test_a_cursor_spelt_otherwise_than_the_feed_spells_it_is_400(api, manager, carrier):
+    """The last character of a cursor whose length is not a multiple of 4 has unused low bits:
+    set, it decodes to the same numbers, but the feed never spells a cursor so."""
+    rename(manager, carrier, 12)
+    genuine = encode(0, 10)  # `MC4xMA`: before the 10th event (SQLite), every event (PostgreSQL)
+    feed(api, after=genuine)  # 200
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    other = genuine[:-1] + alphabet[alphabet.index(genuine[-1]) | 1]
+    assert other != genuine and decode(other) == decode(genuine)
+
+    assert assert_problem(api.get("/v1/events", {"after": other}), 400) == REFUSED
