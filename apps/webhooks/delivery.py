@@ -117,11 +117,13 @@ def signature_headers(*, secrets: list[str], msg_id: str, when: dt.datetime, bod
 def _post(
     url: str, target: Target, headers: dict, body: str, deadline: float
 ) -> urllib3.BaseHTTPResponse:
-    """POST to the pinned address, with the name in Host (and in the TLS SNI, checked
-    against the certificate); no redirect followed, no retry (the delivery loop retries);
+    """POST to the pinned address, with the name in Host (an IPv6 literal in brackets, as the
+    URL spells it; the port when the URL names one) and in the TLS SNI (checked against the
+    certificate); no redirect followed, no retry (the delivery loop retries);
     connecting and the answer's head within what is left until `deadline` (monotonic)."""
     parts = urlsplit(url)
-    host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+    name = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname  # IPv6 literal
+    host = name if parts.port is None else f"{name}:{parts.port}"
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return _pool_for(target).urlopen(
         "POST",
