@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from django.utils import timezone
 from djangorestframework_camel_case.util import camelize
 
+from apps.core.serializers import UtcDateTimeField
 from apps.events.models import Event
 
 EVENT_TYPES = (
@@ -96,7 +98,8 @@ def record_event_emit(
     (agency id, client id). A record that moved tells the client it left too: within that
     agency, `type` with the record as it is now (`data`); when it went to another agency, whose
     data the one it left must not see, `gone_type` with the record as that agency last saw it
-    (`last_seen`), marked deleted, as a deletion's record is (docs/webhooks.md)."""
+    (`last_seen`), marked deleted at the move's instant, as a deletion's record is (its
+    `deletedAt`, for the records that have one; docs/webhooks.md)."""
     client_event_emit(type=type, client=client, data=data)
     agency_id, client_id = was
     if (agency_id, client_id) == (client.agency_id, client.pk):
@@ -105,6 +108,8 @@ def record_event_emit(
         event_emit(type=type, agency_id=agency_id, client_id=client_id, data=data)
         return
     gone = {**(last_seen or {}), "deleted": True}
+    if "deleted_at" in gone:  # the record shows when it was deleted: for that agency, now
+        gone["deleted_at"] = UtcDateTimeField().to_representation(timezone.now())
     event_emit(type=gone_type, agency_id=agency_id, client_id=client_id, data=gone)
 
 

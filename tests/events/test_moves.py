@@ -5,7 +5,10 @@ another agency."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from django.utils import timezone
 
 from tests.factories import ClientFactory, PolicyFactory, UserFactory, VehicleFactory
 
@@ -30,6 +33,15 @@ def feed(api, client, prefix: str) -> list[tuple[str, int, int, dict]]:
     ]
 
 
+def deleted_at_the_move(data: dict, before: dt.datetime, after: dt.datetime) -> str:
+    """The record's `deletedAt`, checked to be the instant of the move (between the request's
+    start and its end), as a deletion's record carries the instant of the deletion."""
+    deleted_at = data["deletedAt"]
+    assert deleted_at is not None
+    assert before <= dt.datetime.fromisoformat(deleted_at) <= after, (before, deleted_at, after)
+    return deleted_at
+
+
 def test_a_policy_moved_within_the_agency_is_announced_to_both_clients(api, agency, carrier):
     policy = PolicyFactory(client=carrier)
     other = ClientFactory(agency=agency)
@@ -43,11 +55,14 @@ def test_a_policy_moved_to_another_agency_is_deleted_for_the_one_it_left(
 ):
     policy = PolicyFactory(client=carrier)
     seen = api.get(f"/v1/policies/{policy.id}").json()
+    before = timezone.now()
     moved = both.put(f"/v1/policies/{policy.id}", {"clientId": rival.id}, format="json")
+    after = timezone.now()
     assert moved.status_code == 200, moved.content
-    # What the agency saw, deleted, as a deletion's record is.
-    gone = {**seen, "deleted": True}
-    assert feed(api, carrier, "policy.") == [("policy.deleted", agency.id, carrier.id, gone)]
+    # What the agency saw, deleted at the move, as a deletion's record is.
+    [(kind, agency_id, client_id, data)] = feed(api, carrier, "policy.")
+    assert (kind, agency_id, client_id) == ("policy.deleted", agency.id, carrier.id)
+    assert data == {**seen, "deleted": True, "deletedAt": deleted_at_the_move(data, before, after)}
     assert feed(other_api, rival, "policy.") == [
         ("policy.updated", other_agency.id, rival.id, moved.json())
     ]
@@ -86,10 +101,13 @@ def test_a_client_moved_to_another_agency_is_deleted_for_the_one_it_left(
     both, api, other_api, agency, other_agency, carrier
 ):
     seen = api.get(f"/v1/clients/{carrier.id}").json()
+    before = timezone.now()
     moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    after = timezone.now()
     assert moved.status_code == 200, moved.content
-    gone = {**seen, "deleted": True}
-    assert feed(api, carrier, "client.") == [("client.deleted", agency.id, carrier.id, gone)]
+    [(kind, agency_id, client_id, data)] = feed(api, carrier, "client.")
+    assert (kind, agency_id, client_id) == ("client.deleted", agency.id, carrier.id)
+    assert data == {**seen, "deleted": True, "deletedAt": deleted_at_the_move(data, before, after)}
     assert feed(other_api, carrier, "client.") == [
         ("client.updated", other_agency.id, carrier.id, moved.json())
     ]
