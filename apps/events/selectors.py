@@ -15,6 +15,10 @@ from django.db.models.expressions import RawSQL
 from apps.core.dates import today
 from apps.events.models import Event
 
+# Event types sent to one subscription only, never in the feed: no change of an agency's
+# records (a ping names a subscription, which the feed's readers may not see).
+NOT_IN_FEED = frozenset({"webhook.ping"})
+
 
 class BadCursor(ValueError):
     """The `after` value is not a cursor this feed gave out."""
@@ -69,7 +73,8 @@ def event_feed(
     types: list[str] | None = None,
     client_id: int | None = None,
 ) -> list[Event]:
-    """The caller's agencies' events after the cursor, oldest first, that can no longer be
+    """The caller's agencies' events after the cursor (but those NOT_IN_FEED), oldest first,
+    that can no longer be
     preceded by another: on PostgreSQL only events of transactions older than every running
     one (`txid < xmin` of the current snapshot), ordered by (txid, id); a transaction that
     commits late has a txid at or above that horizon, so it appears after the cursor, never
@@ -77,7 +82,7 @@ def event_feed(
 
     A cursor past the feed's head (`given_by_this_feed`) is a BadCursor: its caller would get
     nothing, new events included, and be told nothing."""
-    events = Event.objects.for_user(user)
+    events = Event.objects.for_user(user).exclude(type__in=NOT_IN_FEED)
     if connection.vendor == "postgresql":
         events = events.filter(
             Q(txid__lt=RawSQL(HORIZON, [])) | Q(txid=RawSQL(OWN_TRANSACTION, []))

@@ -491,3 +491,21 @@ def test_calendar_events_reach_subscriptions(api, carrier, private_ok):
         "policy.effective",
     ]
     assert {p["data"].get("policyId") for p in receiver.received} >= {policy.id}
+
+
+def test_a_ping_goes_to_its_subscription_only_not_to_the_feed(api, viewer_api, private_ok):
+    """A ping is for the subscription pinged: the change feed, which anyone who may view
+    clients reads (a viewer may not list subscriptions), neither shows it nor filters on it."""
+    with Receiver() as receiver:
+        hook = subscribe(api, receiver.url)
+        receiver.secret = hook["secret"]
+        assert api.post(f"/v1/webhooks/{hook['id']}/ping").status_code == 202
+        assert run_due() == ["delivered"]
+    assert [p["type"] for p in receiver.received] == ["webhook.ping"]
+    assert_problem(viewer_api.get("/v1/webhooks"), 403)
+    for reader in (api, viewer_api):
+        feed = reader.get("/v1/events", {"limit": 500})
+        assert feed.status_code == 200, feed.content
+        assert "webhook.ping" not in [e["type"] for e in feed.json()["results"]]
+        refused = assert_problem(reader.get("/v1/events", {"type": "webhook.ping"}), 400)
+        assert refused["detail"] == "type: Unknown event type: webhook.ping."

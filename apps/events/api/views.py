@@ -10,7 +10,14 @@ from rest_framework.views import APIView
 
 from apps.core.params import PositiveIntParam, QueryParam, QueryParameters
 from apps.core.permissions import HasPermissions
-from apps.events.selectors import BadCursor, Cursor, cursor_decode, cursor_encode, event_feed
+from apps.events.selectors import (
+    NOT_IN_FEED,
+    BadCursor,
+    Cursor,
+    cursor_decode,
+    cursor_encode,
+    event_feed,
+)
 from apps.events.serializers import EventFeedSerializer
 from apps.events.services import EVENT_TYPES
 
@@ -26,8 +33,9 @@ class CursorParam(QueryParam):
 
 
 class EventTypesParam(serializers.ListField):
-    """Event types, the parameter repeated. Every value is read and empty ones are skipped, so
-    `?type=a&type=` is `a` (the feed always read them so)."""
+    """Event types of the feed, the parameter repeated (one sent to a subscription only, as a
+    `webhook.ping`, is no type of the feed's). Every value is read and empty ones are skipped,
+    so `?type=a&type=` is `a` (the feed always read them so)."""
 
     any_value_sends = True
 
@@ -37,7 +45,7 @@ class EventTypesParam(serializers.ListField):
 
     def to_internal_value(self, data) -> list[str]:
         types = [value for value in data if value]
-        unknown = sorted(set(types) - set(EVENT_TYPES))
+        unknown = sorted(set(types) - (set(EVENT_TYPES) - NOT_IN_FEED))
         if unknown:
             raise ValidationError(f"Unknown event type: {unknown[0]}.")
         return types
