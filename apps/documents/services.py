@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from apps.clients.models import Client
 from apps.core.exceptions import UnprocessableEntity
-from apps.core.services import client_lock_first, locked_for_update
+from apps.core.services import client_lock_first, locked_for_update, rows_lock
 from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.storage import check_upload, clean_file_name, remove, store
 from apps.events.services import event_emit
@@ -33,6 +33,17 @@ def document_owner(*, user, module: str, owner_id: int) -> tuple[Client, Policy 
     if policy is None:
         raise ValidationError({"policy_id": "No policy with this id."})
     return policy.client, policy
+
+
+def _owner_locked(*, user, module: str, owner_id: int) -> tuple[Client, Policy | None]:
+    """`document_owner` again, with its rows locked in the order every write takes (the
+    client, then its policy): what a move or a deletion of the owner left is what it reads."""
+    if module == Module.CLIENT:
+        rows_lock(Client._base_manager.filter(pk=owner_id))
+    else:
+        client_lock_first(Policy, owner_id)
+        rows_lock(Policy._base_manager.filter(pk=owner_id))
+    return document_owner(user=user, module=module, owner_id=owner_id)
 
 
 def _emit(kind: str, document: Document, agency_id: int) -> None:
@@ -60,7 +71,11 @@ def _emit(kind: str, document: Document, agency_id: int) -> None:
 def document_upload(
     *, user, module: str, owner_id: int, file, sha256: str, description: str = ""
 ) -> Document:
-    """Store the file, then its row; if the row fails, the file is removed again."""
+    """Store the file, then its row; if the row fails, the file is removed again. The owner is
+    judged before the file is stored (a 400 costs no storage) and again under its lock with the
+    row: a move of its client to another agency, or its deletion, committed meanwhile, is seen
+    there, and the upload is a 400 as if sent after it (never stored, never announced to the
+    agency the client left)."""
     client, policy = document_owner(user=user, module=module, owner_id=owner_id)
     file_name = clean_file_name(getattr(file, "name", None))
     content_type = check_upload(file)
@@ -73,6 +88,7 @@ def document_upload(
     )
     try:
         with transaction.atomic():
+            client, policy = _owner_locked(user=user, module=module, owner_id=owner_id)
             document = Document(
                 module=module,
                 client=client,
