@@ -11,7 +11,10 @@ import random
 import socket
 import threading
 import time
+from collections import defaultdict
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from urllib.parse import urlsplit
 
 import certifi
@@ -30,6 +33,7 @@ from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 TIMEOUT_SECONDS = 10.0  # one attempt, all of it: connecting, sending, the answer's head and body
 PAUSED = "The subscription is paused."
+SUPERSEDED = "superseded"  # an attempt that outlived its lease: another claim took it over
 # A worker holds a delivery this long: longer than any attempt (the 10 s timeout).
 LEASE = dt.timedelta(seconds=60)
 RETRY_WINDOW = dt.timedelta(hours=72)
@@ -301,7 +305,8 @@ def deliveries_claim(
     transaction, lock them with SKIP LOCKED (another worker claiming at the same moment takes
     other rows, never these), count the attempt and hold them for LEASE; then read what
     sending them needs in one query. A worker killed after this leaves them held until the
-    lease lapses; then any worker claims them again (at least once)."""
+    lease lapses; then any worker claims them again (at least once). Each job carries the
+    attempt count its claim left on the row: its fencing token (`_claimed`)."""
     now = timezone.now()
     due = (
         WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
@@ -332,12 +337,23 @@ def deliveries_claim(
     return [_job(row, now) for row in rows]
 
 
-def deliveries_release(ids: list[int]) -> None:
+def _claimed(jobs: list[Job]) -> Q:
+    """The rows these claims still hold: each id at the attempt count its claim left. A claim
+    whose lease lapsed and that another claim took over (counting another attempt) no longer
+    matches, so the late worker writes nothing over the newer claim's state. One condition
+    per distinct count (in a batch, nearly always one), not one per row."""
+    by_count: dict[int, list[int]] = defaultdict(list)
+    for job in jobs:
+        by_count[job.attempts].append(job.id)
+    return reduce(or_, (Q(pk__in=ids, attempts=n) for n, ids in by_count.items()))
+
+
+def deliveries_release(jobs: list[Job]) -> None:
     """Give back claimed deliveries that were not attempted (a worker stopping, a
-    subscription paused since the claim)."""
-    if not ids:
+    subscription paused since the claim); not those another claim has taken over since."""
+    if not jobs:
         return
-    WebhookDelivery.objects.filter(pk__in=ids, status=DeliveryStatus.PENDING).update(
+    WebhookDelivery.objects.filter(_claimed(jobs), status=DeliveryStatus.PENDING).update(
         locked_until=None, attempts=F("attempts") - 1
     )
 
@@ -395,15 +411,16 @@ def _delivered(outcome: Outcome) -> bool:
 
 
 def outcomes_record(outcomes: list[Outcome]) -> list[str]:
-    """Record what the attempts gave, in order ("delivered", "retry", "failed", or "held" for
-    a subscription paused since the claim): the 2xx ones in one update per distinct (status,
-    answer), the rest one by one (410 deactivates, a failure is retried after a backoff or
-    given up after the retry window)."""
+    """Record what the attempts gave, in order ("delivered", "retry", "failed", "held" for
+    a subscription paused since the claim, or "superseded": the attempt outlived its lease and
+    another claim took the delivery over, so nothing of it is written): the 2xx ones in one
+    update per distinct (status, answer), the rest one by one (410 deactivates, a failure is
+    retried after a backoff or given up after the retry window)."""
     results: dict[int, str] = {}
     delivered: dict[tuple[int, str], list[Outcome]] = {}
-    held = [o.job.id for o in outcomes if not o.job.active]
+    held = [o.job for o in outcomes if not o.job.active]
     deliveries_release(held)
-    results.update(dict.fromkeys(held, "held"))
+    results.update(dict.fromkeys((job.id for job in held), "held"))
     for outcome in outcomes:
         if not outcome.job.active:
             continue
@@ -412,6 +429,7 @@ def outcomes_record(outcomes: list[Outcome]) -> list[str]:
         else:
             results[outcome.job.id] = _record_failure(outcome)
     for group in delivered.values():
+        results.update(dict.fromkeys((o.job.id for o in group), SUPERSEDED))
         results.update(dict.fromkeys(_write(group, DeliveryStatus.DELIVERED), "delivered"))
     return [results[o.job.id] for o in outcomes]
 
@@ -420,17 +438,18 @@ def _record_failure(outcome: Outcome) -> str:
     job, code = outcome.job, outcome.status_code
     if code == 410:
         with transaction.atomic():
+            if not _write([outcome], DeliveryStatus.FAILED, error="410 Gone"):
+                return SUPERSEDED  # the claim that followed decides, the subscription too
             Webhook.objects.filter(pk=job.webhook_id).update(
                 active=False, deactivated_reason="The receiver answered 410 Gone."
             )
-            _write([outcome], DeliveryStatus.FAILED, error="410 Gone")
         return "failed"
     next_at = timezone.now() + dt.timedelta(seconds=retry_delay(job.attempts))
     if next_at > job.created_at + RETRY_WINDOW:
-        _write([outcome], DeliveryStatus.FAILED)
-        return "failed"
+        return "failed" if _write([outcome], DeliveryStatus.FAILED) else SUPERSEDED
     # Due again at next_at: whichever worker polls after then claims it.
-    _write([outcome], DeliveryStatus.PENDING, next_attempt_at=next_at)
+    if not _write([outcome], DeliveryStatus.PENDING, next_attempt_at=next_at):
+        return SUPERSEDED
     return "retry"
 
 
@@ -443,7 +462,8 @@ def _write(
 ) -> list[int]:
     """The one writer of attempt outcomes, in one update for outcomes with the same answer
     (their durations in one CASE on the id): the status, the answer (or `error`), and the release of
-    the claim; due again at `next_attempt_at` when it is a retry. The ids written."""
+    the claim; due again at `next_attempt_at` when it is a retry. Only the rows each claim still
+    holds (`_claimed`): an attempt that outlived its lease writes nothing. The ids written."""
     first = outcomes[0]
     ids = [o.job.id for o in outcomes]
     durations = {o.duration_ms for o in outcomes}
@@ -457,7 +477,7 @@ def _write(
             [value for o in outcomes for value in (o.job.id, o.duration_ms)],
             output_field=IntegerField(),
         )
-    WebhookDelivery.objects.filter(pk__in=ids).update(
+    written = WebhookDelivery.objects.filter(_claimed([o.job for o in outcomes])).update(
         status=status,
         response_status=first.status_code,
         error=first.error if error is None else error,
@@ -466,7 +486,15 @@ def _write(
         next_attempt_at=next_attempt_at,
         locked_until=None,
     )
-    return ids
+    if written == len(ids):
+        return ids
+    if not written:
+        return []
+    # Some of the batch were superseded: the rows written are those still at their claim's
+    # count (a retry written is not due for seconds, so no claim has counted another since).
+    kept = _claimed([o.job for o in outcomes])
+    still = set(WebhookDelivery.objects.filter(kept).values_list("pk", flat=True))
+    return [pk for pk in ids if pk in still]
 
 
 def delivery_attempt(*, delivery_id: int) -> str | None:

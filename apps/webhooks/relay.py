@@ -8,7 +8,9 @@ claiming for the free ones, so it does not delay the other subscriptions. A deli
 claimed only when a thread will take it soon (at most one batch waits behind the threads, and
 a subscription with attempts waiting for a slot gets no more), so no claimed delivery waits
 anywhere near its lease (and an attempt ends at its 10 s timeout, well within it). A loop
-never claims again a delivery it still holds, even past its lease.
+never claims again a delivery it still holds, even past its lease. Should an attempt outlive its
+lease all the same (a stalled worker), another worker's claim takes the delivery over and the
+late outcome is not written ("superseded": logged and counted, `superseded`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db import close_old_connections, connection
 
 from apps.webhooks.delivery import (
+    SUPERSEDED,
     Job,
     Outcome,
     deliveries_claim,
@@ -50,6 +53,7 @@ class Relay:
         self.sending: Counter[int] = Counter()  # submitted to the pool, per subscription
         self.waiting: dict[int, deque[Job]] = defaultdict(deque)  # claimed beyond the cap
         self.pending: list[Outcome] = []
+        self.superseded = 0  # outcomes not written: their lease lapsed and another claim followed
         self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="deliver")
 
     def _send(self, job: Job) -> None:
@@ -90,7 +94,16 @@ class Relay:
         """Record the finished attempts (kept for the next call if the database fails)."""
         self.pending += self._drain(wait)
         if self.pending:
-            outcomes_record(self.pending)
+            results = outcomes_record(self.pending)
+            for outcome, result in zip(self.pending, results, strict=True):
+                if result == SUPERSEDED:
+                    self.superseded += 1
+                    logger.warning(
+                        "delivery %s: attempt %s outlived its lease; the claim that followed"
+                        " records it",
+                        outcome.job.id,
+                        outcome.job.attempts,
+                    )
             self.inflight -= len(self.pending)
             self.held.difference_update(o.job.id for o in self.pending)
             self.pending = []
@@ -147,7 +160,7 @@ class Relay:
     def _release_waiting(self) -> None:
         jobs = [job for jobs in self.waiting.values() for job in jobs]
         if jobs:
-            deliveries_release([job.id for job in jobs])
+            deliveries_release(jobs)
             self.inflight -= len(jobs)
             self.held.difference_update(job.id for job in jobs)
             self.waiting.clear()
