@@ -36,6 +36,16 @@ LIFETIME = dt.timedelta(hours=24)
 # nginx has 65 s to answer, deploy/nginx/insurance.conf).
 CLAIM_LEASE = dt.timedelta(minutes=5)
 IN_PROGRESS = "A request with this Idempotency-Key is still in progress."
+
+
+class StillInProgress(Conflict):
+    """A twin of a request still running (contract section 11: 409 while the first runs),
+    with `Retry-After: 1`: an upload is seconds at most, and the retry then replays its answer."""
+
+    default_detail = IN_PROGRESS
+    wait = 1  # Retry-After
+
+
 _KEY_RE = re.compile(r"^[\x20-\x7e]{1,255}$")
 
 
@@ -122,7 +132,7 @@ def _begin(*, user, method: str, path: str, key: str, request_hash: str, locked:
     if _advisory() and not locked:  # a running request holds the key: never claim it
         existing = claim.first()
         if existing is None or existing.expires_at <= now:
-            raise Conflict(IN_PROGRESS)
+            raise StillInProgress()
         return _answer(existing, request_hash, now, locked)
     for _ in range(2):
         try:
@@ -142,7 +152,7 @@ def _begin(*, user, method: str, path: str, key: str, request_hash: str, locked:
             # or about to be, so its answer is the twin's answer (409, retry), never a 5xx.
             if "locked" not in str(exc).lower() and "busy" not in str(exc).lower():
                 raise
-            raise Conflict(IN_PROGRESS) from None
+            raise StillInProgress() from None
         except IntegrityError:
             existing = claim.first()
             if existing is None:
@@ -151,7 +161,7 @@ def _begin(*, user, method: str, path: str, key: str, request_hash: str, locked:
                 existing.delete()
                 continue
             return _answer(existing, request_hash, now, locked)
-    raise Conflict(IN_PROGRESS)
+    raise StillInProgress()
 
 
 def _answer(existing, request_hash: str, now, locked: bool):
@@ -163,7 +173,7 @@ def _answer(existing, request_hash: str, now, locked: bool):
         if _abandoned(existing, now, locked):  # its request died: this one runs
             IdempotencyRecord.objects.filter(pk=existing.pk).update(created_at=now)
             return existing, None
-        raise Conflict(IN_PROGRESS)
+        raise StillInProgress()
     status = existing.response_status
     response = Response(
         existing.response_body,

@@ -195,7 +195,10 @@ def test_key_in_progress_is_409(api, carrier):
     # As if the first request were still running in another process.
     IdempotencyRecord.objects.filter(key="k-5").update(response_status=None, response_body=None)
     with running_elsewhere(IdempotencyRecord.objects.get(key="k-5")):
-        assert_problem(upload(api, carrier, key="k-5"), 409)
+        response = upload(api, carrier, key="k-5")
+    body = assert_problem(response, 409)
+    assert body["detail"] == "A request with this Idempotency-Key is still in progress."
+    assert response["Retry-After"] == "1"  # a twin's client knows when to ask again
     assert Document.objects.count() == 1
 
 
