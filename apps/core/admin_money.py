@@ -33,4 +33,12 @@ class MoneyFormField(forms.DecimalField):
         try:
             return self.judge.run_validation(str(value))
         except serializers.ValidationError as exc:
-            raise ValidationError(list(exc.detail), code="invalid") from exc
+            # Each message keeps the API field's code (a list given to one ValidationError
+            # would leave every message without one: an API filter's error then read `code`
+            # null, which its schema does not allow).
+            raise ValidationError(
+                [
+                    ValidationError(str(m), code=getattr(m, "code", None) or "invalid")
+                    for m in exc.detail
+                ]
+            ) from exc

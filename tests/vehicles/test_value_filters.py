@@ -33,12 +33,13 @@ REFUSED = [
 ]
 
 
-def answer(response) -> tuple[str, str] | None:
-    """None for a 200; the one error's field and message for a 400."""
+def answer(response) -> tuple[str, str, str] | None:
+    """None for a 200; the one error's field, message and code (always a string) for a 400."""
     if response.status_code == 200:
         return None
     (error,) = assert_problem(response, 400)["errors"]
-    return error["field"], error["message"]
+    assert isinstance(error["code"], str), error
+    return error["field"], error["message"], error["code"]
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def unit(carrier):
 def test_a_value_filter_takes_and_refuses_what_a_bodys_money_field_does(api, unit, sent, parameter):
     body = answer(api.put(f"/v1/vehicles/{unit.id}", {"statedValue": sent}, format="json"))
     assert (body is None) == (sent in TAKEN), body
-    expected = None if body is None else (parameter, body[1])
+    expected = None if body is None else (parameter, *body[1:])
     policy_id = unit.coverages.get().policy_id
     for path in ("/v1/vehicles", f"/v1/policies/{policy_id}/vehicles"):
         assert answer(api.get(path, {parameter: sent})) == expected, path
