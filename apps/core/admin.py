@@ -29,10 +29,10 @@ from simple_history.utils import get_history_manager_for_model
 
 from apps.core import counting
 from apps.core.admin_keys import record_key
-from apps.core.admin_money import MoneyFormField
 from apps.core.admin_people import WhoColumnsMixin, who_label
 from apps.core.history import versions_for_user, versions_marked, versions_with_previous
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, of_a_client, referable
+from apps.core.money_forms import MoneyFormField
 from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import id_or_none, is_ascii_int
 from apps.core.people import NOT_VISIBLE, people_for

@@ -7,8 +7,8 @@ from django import forms
 from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 
-from apps.core.admin_money import MoneyFormField
 from apps.core.identifiers import dot_or_none, not_a_dot_message
+from apps.core.money_forms import MoneyFormField
 from apps.core.params import ID_BOUNDS, is_ascii_int
 
 
