@@ -37,7 +37,7 @@ class EventAdmin(ReadOnlyAdminMixin, AgencyScopedAdmin):
     list_filter = [EventTypeFilter, ("occurred_at", admin.DateFieldListFilter), "agency"]
     search_fields = ["type", "=client_id"]
     list_select_related = ["agency"]
-    readonly_fields = ["type", "agency", "client_id", "data", "occurred_at", "txid"]
+    readonly_fields = ["type", "agency", "client_id", "data", "occurred_at", "position"]
     # Counted once per view, for the pages: not a second time without the filters ("N total").
     show_full_result_count = False
 

@@ -9,15 +9,23 @@ from apps.core.models import AgencyScopedQuerySet
 
 
 class CurrentTransactionId(models.Func):
-    """The writing transaction's id on PostgreSQL (`txid_current()`), 0 elsewhere.
-
-    The feed returns only events whose transaction is older than every transaction still
-    running, so an event committed late is never skipped; SQLite serialises writes, so the
-    id order is the commit order there and the column stays 0.
-    """
+    """`txid_current()` on PostgreSQL, 0 elsewhere: the column events were ordered by before
+    positions (migrations 0001 and 0004 name it; no model uses it)."""
 
     function = "txid_current"
     template = "%(function)s()"
+    output_field = models.BigIntegerField()
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return "0", []
+
+
+class PendingPosition(models.Func):
+    """A new event's position until its transaction commits: none (NULL) on PostgreSQL, where
+    the commit gives it one (apps.events.positions); 0 on SQLite, whose writers are serialised,
+    so that the id order is the commit order."""
+
+    template = "NULL"
     output_field = models.BigIntegerField()
 
     def as_sqlite(self, compiler, connection, **extra_context):
@@ -37,14 +45,19 @@ class Event(models.Model):
     client_id = models.BigIntegerField(null=True, blank=True)
     data = models.JSONField(default=dict)
     occurred_at = models.DateTimeField(default=timezone.now)
-    txid = models.BigIntegerField(db_default=CurrentTransactionId(), editable=False)
+    # The feed's order: its transaction's place in the commit order (apps.events.positions).
+    position = models.BigIntegerField(null=True, db_default=PendingPosition(), editable=False)
 
     objects = EventQuerySet.as_manager()
 
     class Meta:
-        ordering = ["txid", "id"]
+        ordering = ["position", "id"]
         indexes = [
-            models.Index(fields=["agency", "txid", "id"], name="event_feed_idx"),
+            models.Index(fields=["agency", "position", "id"], name="event_feed_idx"),
+            # The few events of transactions not committed yet, positioned at their commit.
+            models.Index(
+                fields=["id"], condition=models.Q(position__isnull=True), name="event_pending_idx"
+            ),
             models.Index(fields=["occurred_at"], name="event_occurred_idx"),
             models.Index(fields=["type"], name="event_type_idx"),
         ]

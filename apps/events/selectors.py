@@ -10,9 +10,9 @@ from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Q
-from django.db.models.expressions import RawSQL
 
 from apps.core.dates import today
+from apps.events import positions
 from apps.events.models import Event
 
 # Event types sent to one subscription only, never in the feed: no change of an agency's
@@ -25,10 +25,10 @@ class BadCursor(ValueError):
 
 
 class Cursor(NamedTuple):
-    """The event a page ends with, and the cursor as the caller sent it (the next page's
-    `next` when nothing follows it)."""
+    """The event a page ends with (its position and id), and the cursor as the caller sent it
+    (the next page's `next` when nothing follows it)."""
 
-    txid: int
+    position: int
     pk: int
     text: str
 
@@ -38,7 +38,8 @@ def _spelt(text: str) -> str:
 
 
 def cursor_encode(event: Event) -> str:
-    return _spelt(f"{event.txid}.{event.pk}")
+    position = positions.PENDING if event.position is None else event.position
+    return _spelt(f"{position}.{event.pk}")
 
 
 def cursor_decode(raw: str) -> Cursor:
@@ -47,22 +48,29 @@ def cursor_decode(raw: str) -> Cursor:
     what it gives is encoded again and compared (`MC41!!` and `MC41===` are not `0.5`)."""
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
-        txid, pk = text.split(".")
-        if not (txid.isdigit() and pk.isdigit()) or len(txid) > 19 or len(pk) > 19:
+        position, pk = text.split(".")
+        if not (position.isdigit() and pk.isdigit()) or len(position) > 19 or len(pk) > 19:
             raise ValueError
         spelt = _spelt(text)
         if raw not in (spelt, spelt + "=" * (-len(spelt) % 4)):
             raise ValueError
-        return Cursor(int(txid), int(pk), raw)
+        return Cursor(int(position), int(pk), raw)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise BadCursor("Not a cursor of this feed.") from None
 
 
-# PostgreSQL: the horizon of the feed, the oldest transaction still running (`xmin` of the current
-# snapshot), and the reader's own transaction, whose events it sees anyway (read your writes).
-# The feed shows the events below the horizon and the reader's own; a cursor is checked the same.
-HORIZON = "txid_snapshot_xmin(txid_current_snapshot())"
-OWN_TRANSACTION = "txid_current_if_assigned()"
+def _after(cursor: Cursor) -> Q:
+    """The events after the cursor in the feed's order, (position, id) with an event of the
+    reader's own transaction (no position yet) after every committed one; the position's lower
+    bound stands alone, where the feed's index (agency, position, id) starts its scan."""
+    if cursor.position > positions.PENDING:  # past every event, pending ones too
+        return Q(pk__in=[])
+    if cursor.position == positions.PENDING:
+        return Q(position__isnull=True, pk__gt=cursor.pk)
+    later = Q(position__gte=cursor.position) & (
+        Q(position__gt=cursor.position) | Q(pk__gt=cursor.pk)
+    )
+    return later | Q(position__isnull=True) if positions.pending() else later
 
 
 def event_feed(
@@ -73,27 +81,22 @@ def event_feed(
     types: list[str] | None = None,
     client_id: int | None = None,
 ) -> list[Event]:
-    """The caller's agencies' events after the cursor (but those NOT_IN_FEED), oldest first,
-    that can no longer be
-    preceded by another: on PostgreSQL only events of transactions older than every running
-    one (`txid < xmin` of the current snapshot), ordered by (txid, id); a transaction that
-    commits late has a txid at or above that horizon, so it appears after the cursor, never
-    behind it. SQLite serialises writers, so there the id order is the commit order.
+    """The caller's agencies' events after the cursor (but those NOT_IN_FEED), in the order
+    their transactions committed (apps.events.positions), then by id: every committed event
+    at once, never one behind a cursor, and the reader's own transaction's uncommitted events
+    last (they will commit after every event committed so far).
 
     A cursor past the feed's head (`given_by_this_feed`) is a BadCursor: its caller would get
     nothing, new events included, and be told nothing."""
     events = Event.objects.for_user(user).exclude(type__in=NOT_IN_FEED)
-    if connection.vendor == "postgresql":
-        events = events.filter(
-            Q(txid__lt=RawSQL(HORIZON, [])) | Q(txid=RawSQL(OWN_TRANSACTION, []))
-        )
     if after is not None:
-        events = events.filter(Q(txid__gt=after.txid) | Q(txid=after.txid, pk__gt=after.pk))
+        events = events.filter(_after(after))
     if types:
         events = events.filter(type__in=types)
     if client_id is not None:
         events = events.filter(client_id=client_id)
-    page = list(events.order_by("txid", "id")[:limit])
+    # Ascending positions leave NULL (uncommitted) last on PostgreSQL; SQLite has none.
+    page = list(events.order_by("position", "id")[:limit])
     # A cursor past the head never has a page after it: only an empty page asks.
     if not page and after is not None and not given_by_this_feed(after):
         raise BadCursor("Not a cursor of this feed.")
@@ -102,29 +105,29 @@ def event_feed(
 
 def given_by_this_feed(cursor: Cursor) -> bool:
     """Whether the feed could have given this cursor: a position no later than its head, kept
-    events or not. A cursor is the (txid, id) of an event a page showed, or one sent back and
-    echoed by an empty page, and the head only moves on, so a cursor once given stays good:
+    events or not. A cursor is the (position, id) of an event a page showed, or one sent back
+    and echoed by an empty page, and the head only moves on, so a cursor once given stays good:
 
-    - PostgreSQL: a page shows events of transactions below the horizon (`HORIZON`), which only
-      rises, or of the reader's own; so the cursor's txid is below the horizon now, or the
-      reader's transaction's. Its id is not checked: every event after the cursor's
-      transaction has a higher txid.
-    - SQLite: every event's txid is 0, and an id is never given twice (AUTOINCREMENT): the id is
-      at most the last one given (`sqlite_sequence`), whether or not that event is still kept.
+    - PostgreSQL: a committed event's position is at most the last one taken
+      (`positions.head`); its id is not checked, every later event has a later position. An
+      event of the reader's own uncommitted transaction (`PENDING`) only while it has some.
+    - SQLite: every event's position is 0, and an id is never given twice (AUTOINCREMENT): the
+      id is at most the last one given (`sqlite_sequence`), whether or not that event is still
+      kept.
 
-    One query (none for a txid SQLite never writes); other databases are not checked."""
-    # The head is read and compared here: a cursor's numbers may pass what a column holds.
-    with connection.cursor() as db:
-        if connection.vendor == "postgresql":
-            db.execute(f"SELECT {HORIZON}, {OWN_TRANSACTION}")
-            horizon, own = db.fetchone()
-            return cursor.txid < horizon or cursor.txid == own
-        if connection.vendor == "sqlite":
-            if cursor.txid != 0:
-                return False
+    One query (none for a position SQLite never writes); other databases are not checked."""
+    if connection.vendor == "postgresql":
+        if cursor.position == positions.PENDING:
+            return positions.pending()
+        return cursor.position <= positions.head()
+    if connection.vendor == "sqlite":
+        if cursor.position != 0:
+            return False
+        # The head is read and compared here: a cursor's id may pass what a column holds.
+        with connection.cursor() as db:
             db.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [Event._meta.db_table])
             last = db.fetchone()
-            return cursor.pk <= (last[0] if last else 0)
+        return cursor.pk <= (last[0] if last else 0)
     return True
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from django.db import connection, transaction
 from django.utils import timezone
 from djangorestframework_camel_case.util import camelize
 
 from apps.core.serializers import UtcDateTimeField
+from apps.events import positions
 from apps.events.models import Event
 
 EVENT_TYPES = (
@@ -62,17 +64,32 @@ def _json(data: dict) -> dict:
     return json.loads(json.dumps(camelize(data), cls=JSONEncoder))
 
 
+def _in_a_transaction(write: Callable):
+    """`write()` in the caller's transaction, its events positioned in the feed when that
+    commits (apps.events.positions); in a transaction of its own when the caller has none."""
+    if not connection.in_atomic_block:
+        with transaction.atomic():
+            return _in_a_transaction(write)
+    written = write()
+    positions.at_commit()
+    return written
+
+
 def event_emit(*, type: str, agency_id: int, client_id: int | None, data: dict) -> Event:
     """Record one event in the caller's transaction (a rollback removes it) and fan it out to
     the matching webhook subscriptions, whose deliveries start once the transaction commits."""
     if type not in EVENT_TYPES:
         raise ValueError(f"Unknown event type {type!r}.")
-    event = Event.objects.create(
-        type=type, agency_id=agency_id, client_id=client_id, data=_json(data)
-    )
-    if FAN_OUT:
-        FAN_OUT["one"](event=event)
-    return event
+
+    def write() -> Event:
+        event = Event.objects.create(
+            type=type, agency_id=agency_id, client_id=client_id, data=_json(data)
+        )
+        if FAN_OUT:
+            FAN_OUT["one"](event=event)
+        return event
+
+    return _in_a_transaction(write)
 
 
 def client_event_emit(*, type: str, client, data: dict, along: Sequence[dict] = ()) -> Event:
@@ -119,18 +136,22 @@ def events_emit_many(items: list[dict]) -> list[Event]:
     for item in items:
         if item["type"] not in EVENT_TYPES:
             raise ValueError(f"Unknown event type {item['type']!r}.")
-    events = Event.objects.bulk_create(
-        [
-            Event(
-                type=i["type"],
-                agency_id=i["agency_id"],
-                client_id=i["client_id"],
-                data=_json(i["data"]),
-            )
-            for i in items
-        ],
-        batch_size=1000,
-    )
-    if FAN_OUT:
-        FAN_OUT["many"](events=events)
-    return events
+
+    def write() -> list[Event]:
+        events = Event.objects.bulk_create(
+            [
+                Event(
+                    type=i["type"],
+                    agency_id=i["agency_id"],
+                    client_id=i["client_id"],
+                    data=_json(i["data"]),
+                )
+                for i in items
+            ],
+            batch_size=1000,
+        )
+        if FAN_OUT:
+            FAN_OUT["many"](events=events)
+        return events
+
+    return _in_a_transaction(write)

@@ -1,6 +1,7 @@
-"""The feed never skips an event whose transaction commits late, nor repeats one
-(contract section 14), on PostgreSQL where writers run concurrently (SQLite serialises them,
-so id order is commit order there and this test is skipped)."""
+"""The feed is in commit order, never skips an event whose transaction commits late, nor
+repeats one (contract section 14), on PostgreSQL where writers run concurrently (SQLite
+serialises them, so id order is commit order there and these tests are skipped).
+apps.events.positions tells how."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from apps.clients.services import client_update
 from apps.events.models import Event
 from apps.events.services import event_emit
+from apps.webhooks.models import Webhook, WebhookDelivery
 from tests.conftest import assert_problem
 from tests.events.test_feed_cursor import REFUSED, encode
-from tests.factories import AgencyFactory, UserFactory
+from tests.factories import AgencyFactory, ClientFactory, UserFactory
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL"
@@ -33,18 +36,21 @@ def page_all(api, cursor):
             return got, cursor
 
 
-def page_until(api, cursor, count: int, seconds: float = 30):
-    """`page_all` until `count` events have come (or `seconds` have passed). The feed holds back
-    every event while an older transaction anywhere on the server runs, another test's on
-    another database too (transaction ids are the cluster's): such a test of the suite's other
-    worker, holding one open a second, delays these events, never loses them."""
-    got, deadline = [], time.monotonic() + seconds
-    while True:
-        more, cursor = page_all(api, cursor)
-        got += more
-        if len(got) >= count or time.monotonic() > deadline:
-            return got, cursor
-        time.sleep(0.05)
+def in_a_thread(work):
+    """Run `work()` on a connection of its own; the thread, and what `work` gave or raised."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = work()
+        except BaseException as exc:  # reported to the test, which asserts on it
+            out["error"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, out
 
 
 @pytest.fixture
@@ -54,43 +60,107 @@ def feed_api(master_data_back, make_api, groups):
     return agency, make_api(user)
 
 
-def test_late_commit_is_not_skipped(feed_api):
+def test_an_event_committed_late_comes_after_the_cursor_never_behind_it(feed_api):
+    """A transaction that wrote first (the lower id) and commits last comes last: the event
+    committed meanwhile is shown at once, and the late one after it, not skipped."""
     agency, api = feed_api
     started, release = threading.Event(), threading.Event()
-    early = {}
 
     def slow_writer():
-        try:
-            with transaction.atomic():
-                # The first event written: the lowest id, but its transaction commits last.
-                early["event"] = event_emit(
-                    type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1}
-                )
-                started.set()
-                release.wait(10)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            event = event_emit(
+                type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1}
+            )
+            started.set()
+            release.wait(10)
+        return event
 
-    thread = threading.Thread(target=slow_writer)
-    thread.start()
-    assert started.wait(10)
-    with transaction.atomic():
-        late = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
-    assert late.pk > early["event"].pk
-    seen, cursor = page_all(api, None)
-    # The committed event waits behind the running transaction instead of passing it.
-    assert seen == []
-    release.set()
-    thread.join(10)
-    more, cursor = page_until(api, cursor, 2)
-    assert more == [early["event"].public_id, late.public_id]
+    thread, early = in_a_thread(slow_writer)
+    try:
+        assert started.wait(10)
+        with transaction.atomic():
+            late = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+        seen, cursor = page_all(api, None)
+        assert seen == [late.public_id]
+    finally:
+        release.set()
+        thread.join(10)
+    assert early["value"].pk < late.pk
+    more, cursor = page_all(api, cursor)
+    assert more == [early["value"].public_id]
     assert page_all(api, cursor)[0] == []
+
+
+def test_of_two_writes_to_a_record_the_one_applied_last_comes_last(feed_api):
+    """The second writer began first (its transaction id is the older), then waited for the
+    first writer's lock on the client: its write is applied second, so its event is the
+    client's last in the feed and tells the client's final state (the feed was ordered by
+    transaction id, and its last event named the write that was overwritten)."""
+    agency, api = feed_api
+    manager = UserFactory(username="feed-writer", agencies=[agency])
+    carrier = ClientFactory(agency=agency, client_name="Before")
+    began, locked = threading.Event(), threading.Event()
+
+    def second_writer():
+        with transaction.atomic():
+            with connection.cursor() as db:
+                db.execute("SELECT txid_current()")  # begins before the first writer
+            began.set()
+            assert locked.wait(10)
+            # Waits for the first writer's lock on the client, then overwrites its write.
+            client_update(user=manager, instance=carrier, client_name="Second")
+
+    thread, out = in_a_thread(second_writer)
+    try:
+        assert began.wait(10)
+        with transaction.atomic():
+            client_update(user=manager, instance=carrier, client_name="First")
+            locked.set()
+            time.sleep(0.5)  # the second writer is waiting for the client's lock now
+    finally:
+        locked.set()
+        thread.join(20)
+    assert "error" not in out, out
+    carrier.refresh_from_db()
+    assert carrier.client_name == "Second"
+    events = api.get("/v1/events", {"type": "client.updated", "clientId": carrier.pk}).json()
+    assert [e["data"]["clientName"] for e in events["results"]] == ["First", "Second"]
+
+
+def test_a_writer_waiting_on_a_row_lock_at_its_commit_does_not_deadlock(feed_api):
+    """A commit takes the feed's position lock only once its deferred constraints are checked.
+    A ping holds its subscription locked (FOR UPDATE, apps.webhooks.services) and writes an
+    event; a write of the same agency meanwhile writes an event and its delivery to that
+    subscription, whose foreign key is checked at the commit. The write waits for the ping
+    before it takes the position lock (it was a deadlock: the write holding the position lock
+    and waiting for the subscription, the ping holding the subscription and waiting for the
+    position lock)."""
+    agency, api = feed_api
+    webhook = Webhook.objects.create(agency=agency, url="https://example.com/h", secret="whsec_x")
+    written = threading.Event()
+
+    def write():
+        with transaction.atomic():
+            # Fanned out to the subscription: a delivery whose key names it.
+            event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+            written.set()
+
+    with transaction.atomic():
+        Webhook.objects.select_for_update().get(pk=webhook.pk)
+        event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1})
+        thread, out = in_a_thread(write)
+        assert written.wait(10)
+        time.sleep(0.5)  # the write's commit is waiting for the subscription now
+    thread.join(20)
+    assert "error" not in out, out
+    assert len(page_all(api, None)[0]) == 2
+    assert WebhookDelivery.objects.filter(webhook=webhook).count() == 2
 
 
 def test_concurrent_writers_and_a_paging_reader(feed_api):
     """Eight writers commit in random order while a reader pages: every event, once."""
     agency, api = feed_api
-    written, lock, done = [], threading.Lock(), threading.Event()
+    written, lock = [], threading.Lock()
 
     def writer(n):
         rng = random.Random(n)
@@ -119,52 +189,87 @@ def test_concurrent_writers_and_a_paging_reader(feed_api):
         time.sleep(0.01)
     for thread in writers:
         thread.join()
-    done.set()
-    got, cursor = page_until(api, cursor, 48 - len(seen))
+    got, cursor = page_all(api, cursor)
     seen += got
     assert len(seen) == len(set(seen)) == 48
     assert set(seen) == set(written)
 
 
-def test_a_cursor_at_the_horizon_is_refused_and_a_given_one_never(feed_api):
-    """The feed shows events of transactions below the horizon (the oldest one running), so
-    every cursor it gives is below it: one naming a transaction at or above it, a committed
-    one's included, is a position it could not have given (400); the cursor it gave before an
-    old transaction held the horizon back keeps answering."""
+def test_a_cursor_past_the_head_is_refused_and_a_given_one_never(feed_api):
+    """Every cursor the feed gives is a committed event's position, at most the last position
+    taken: one past it is a position the feed could not have given (400), also while a
+    transaction holds events uncommitted; the cursor it gave keeps answering, and the held
+    events come after it once they commit."""
     agency, api = feed_api
     first = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
-    seen, given = page_until(api, None, 1)
+    seen, given = page_all(api, None)
     assert seen == [first.public_id]
     started, release = threading.Event(), threading.Event()
-    held = {}
 
     def slow_writer():
-        try:
-            with transaction.atomic():
-                held["event"] = event_emit(
-                    type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1}
-                )
-                started.set()
-                release.wait(10)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            event = event_emit(
+                type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1}
+            )
+            started.set()
+            release.wait(10)
+        return event
 
-    thread = threading.Thread(target=slow_writer)
-    thread.start()
+    thread, held = in_a_thread(slow_writer)
     try:
         assert started.wait(10)
-        with transaction.atomic():
-            late = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
-        late_position = encode(Event.objects.get(pk=late.pk).txid, late.pk)
-
+        position = Event.objects.get(pk=first.pk).position
+        past = encode(position + 1, first.pk)
         assert api.get("/v1/events", {"after": given}).json() == {"results": [], "next": given}
-        refused = api.get("/v1/events", {"after": late_position})
-        assert assert_problem(refused, 400) == REFUSED
+        assert assert_problem(api.get("/v1/events", {"after": past}), 400) == REFUSED
     finally:
         release.set()
         thread.join(10)
-    more, _ = page_until(api, given, 2)
-    assert more == [held["event"].public_id, late.public_id]
-    # Below the horizon now: the position the feed gives after the late event.
-    after_late = api.get("/v1/events", {"after": late_position})
-    assert after_late.json() == {"results": [], "next": late_position}
+    more, head = page_all(api, given)
+    assert more == [held["value"].public_id]
+    # The held event's commit took that position: a cursor of it is one of the feed's now.
+    assert page_all(api, past)[0] == [held["value"].public_id]
+
+
+def test_the_upgrade_keeps_the_order_and_every_cursor_given_before(feed_api):
+    """Migration 0004: the events kept take their transaction id as their position, so a cursor
+    given before (a transaction id and an event id) still continues where it stopped, and the
+    events written after the upgrade come after every one of them. Back, the other way."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    agency, api = feed_api
+    before, latest = (
+        [("events", "0003_expiring_marks_name_their_notice")],
+        [("events", "0004_events_ordered_by_commit")],
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        with connection.cursor() as db:
+            for n in range(3):  # three transactions of the previous release
+                with transaction.atomic():
+                    db.execute(
+                        "INSERT INTO events_event (type, agency_id, data, occurred_at) "
+                        "VALUES ('client.updated', %s, %s, now()) RETURNING id, txid",
+                        [agency.id, f'{{"n": {n}}}'],
+                    )
+                    if n == 0:
+                        first_id, first_txid = db.fetchone()
+    finally:
+        MigrationExecutor(connection).migrate(latest)
+    given_then = encode(first_txid, first_id)  # the cursor the feed gave after the first
+    new = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 3})
+
+    body = api.get("/v1/events", {"after": given_then}).json()
+    assert [e["data"]["n"] for e in body["results"]] == [1, 2, 3]
+    assert body["results"][-1]["id"] == new.public_id
+    assert [e["data"]["n"] for e in api.get("/v1/events").json()["results"]] == [0, 1, 2, 3]
+    assert Event.objects.get(pk=first_id).position == first_txid
+
+    MigrationExecutor(connection).migrate(before)
+    try:
+        with connection.cursor() as db:
+            db.execute("SELECT data->>'n' FROM events_event ORDER BY txid, id")
+            assert [int(n) for (n,) in db.fetchall()] == [0, 1, 2, 3]
+    finally:
+        MigrationExecutor(connection).migrate(latest)

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager, suppress
 
 from django.conf import settings
+from django.db.transaction import TransactionManagementError
 from django.db.backends.postgresql import base as postgresql
 from django_prometheus.db.backends.postgresql import base as instrumented
 from psycopg import Pipeline
@@ -145,6 +147,43 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
     ops_class = DatabaseOperations
     _preparing = False
     stale_statement_errors = STALE_STATEMENT_ERRORS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._before_commit: dict[str, Callable[[], object]] = {}
+
+    def run_before_commit(self, key: str, func: Callable[[], object]) -> None:
+        """Run `func()` in the current transaction just before it commits, once per `key` (a
+        second call with the key changes nothing), after every deferred constraint has been
+        checked (`SET CONSTRAINTS ALL IMMEDIATE`), so that what `func` locks is locked last,
+        by a transaction that waits for nothing more (apps.events.positions: the change
+        feed's commit order). Forgotten when the transaction rolls back; one registered
+        inside a savepoint rolled back still runs (it must find its own work to do). Inside a
+        transaction (`atomic`) only: in autocommit a statement commits on its own."""
+        if not self.in_atomic_block:
+            raise TransactionManagementError("run_before_commit() needs a transaction.")
+        self._before_commit.setdefault(key, func)
+
+    def before_commit_registered(self, key: str) -> bool:
+        """Whether the current transaction will run the `key` hook when it commits."""
+        return key in self._before_commit
+
+    def _commit(self):
+        hooks, self._before_commit = self._before_commit, {}
+        if hooks and self.connection is not None:
+            with self.wrap_database_errors:
+                self.connection.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            for func in hooks.values():
+                func()
+        return super()._commit()
+
+    def _rollback(self):
+        self._before_commit = {}
+        return super()._rollback()
+
+    def _close(self):
+        self._before_commit = {}
+        return super()._close()
 
     @contextmanager
     def prepared_statements(self):
