@@ -163,7 +163,7 @@ def already_announced(*, day: dt.date, watched: dict[str, Watched]) -> None:
     names = sorted({name for w in watched.values() for name in w.key})
     announced = (
         Event.objects.filter(type__in=list(watched), occurred_at__gte=since, data__asOf__in=as_of)
-        .order_by("id")
+        .order_by("position", "id")  # the feed's order: the order of the commits
         .values_list("type", "data__to", "data__asOf", *(f"data__{name}" for name in names))
     )
     the_day = day.isoformat()
