@@ -337,15 +337,33 @@ def deliveries_claim(
     return [_job(row, now) for row in rows]
 
 
-def _claimed(jobs: list[Job]) -> Q:
-    """The rows these claims still hold: each id at the attempt count its claim left. A claim
-    whose lease lapsed and that another claim took over (counting another attempt) no longer
-    matches, so the late worker writes nothing over the newer claim's state. One condition
-    per distinct count (in a batch, nearly always one), not one per row."""
+def _counted(jobs: list[Job]) -> Q:
+    """Each id at the attempt count its claim left. One condition per distinct count (in a
+    batch, nearly always one), not one per row."""
     by_count: dict[int, list[int]] = defaultdict(list)
     for job in jobs:
         by_count[job.attempts].append(job.id)
     return reduce(or_, (Q(pk__in=ids, attempts=n) for n, ids in by_count.items()))
+
+
+def _claimed(jobs: list[Job]) -> Q:
+    """The rows these claims still hold: at the attempt count each claim left, and still held.
+    A claim whose lease lapsed no longer matches once another claim took the delivery over
+    (counting another attempt), or once its hold was taken from it without a new attempt (a
+    redelivery, the sweep, the end of a pause): the late worker writes nothing over what
+    followed."""
+    return _counted(jobs) & Q(locked_until__isnull=False)
+
+
+def in_flight_for(locked_until: dt.datetime | None) -> float | None:
+    """Seconds the attempt holding a delivery may still take (at most an attempt's timeout,
+    at least 1), or None when no attempt holds it: its hold lapsed, or nobody claimed it."""
+    if locked_until is None:
+        return None
+    left = (locked_until - timezone.now()).total_seconds()
+    if left <= 0:
+        return None
+    return max(1.0, min(left, TIMEOUT_SECONDS))
 
 
 def deliveries_release(jobs: list[Job]) -> None:
@@ -490,9 +508,10 @@ def _write(
         return ids
     if not written:
         return []
-    # Some of the batch were superseded: the rows written are those still at their claim's
-    # count (a retry written is not due for seconds, so no claim has counted another since).
-    kept = _claimed([o.job for o in outcomes])
+    # Some of the batch were superseded: the rows written are those at their claim's count
+    # that now have the status written and no hold (a batch is only ever `delivered`, and a
+    # row taken over is held by the newer claim, or pending or failed with its hold taken).
+    kept = _counted([o.job for o in outcomes]) & Q(status=status, locked_until__isnull=True)
     still = set(WebhookDelivery.objects.filter(kept).values_list("pk", flat=True))
     return [pk for pk in ids if pk in still]
 

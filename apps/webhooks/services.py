@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import math
 import secrets as pysecrets
 from typing import TypedDict, Unpack
 from urllib.parse import urlsplit
@@ -20,7 +21,13 @@ from apps.core.params import MAX_BIGINT
 from apps.core.services import model_update
 from apps.events.models import Event
 from apps.events.services import EVENT_TYPES, event_emit
-from apps.webhooks.delivery import PAUSED, RETRY_WINDOW, TargetRefused, target_check
+from apps.webhooks.delivery import (
+    PAUSED,
+    RETRY_WINDOW,
+    TargetRefused,
+    in_flight_for,
+    target_check,
+)
 from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 
 # Sent only to the subscriptions that name the profile the verdict is under.
@@ -170,12 +177,16 @@ def webhook_update(
 
 def _pause_outlived(webhook: Webhook) -> None:
     """Deliveries held by a pause resume when it ends, within their retry window; those the
-    pause outlived fail unsent, as they would have after their last retry."""
+    pause outlived fail unsent, as they would have after their last retry. One whose attempt
+    is under way (claimed before the pause, its hold not lapsed) is left to that attempt: its
+    answer decides (delivered, or failed: the window has passed). One whose attempt outlived
+    its hold fails, and that attempt's late answer is not recorded (`_claimed`)."""
+    now = timezone.now()
     WebhookDelivery.objects.filter(
         webhook=webhook,
         status=DeliveryStatus.PENDING,
-        created_at__lt=timezone.now() - RETRY_WINDOW,
-    ).update(
+        created_at__lt=now - RETRY_WINDOW,
+    ).exclude(locked_until__gt=now).update(
         status=DeliveryStatus.FAILED,
         error="The retry window ended while the subscription was paused.",
         next_attempt_at=None,
@@ -264,15 +275,41 @@ def deliveries_fan_out_many(*, events: list[Event]) -> list[WebhookDelivery]:
     )
 
 
+class BeingSent(Conflict):
+    """A redelivery asked while an attempt of the delivery is under way: 409 with
+    Retry-After, at most an attempt's timeout."""
+
+    default_detail = (
+        "The delivery is being sent now; redeliver it when this attempt ends "
+        "(its answer is in the delivery log)."
+    )
+    default_code = "being_sent"
+
+    def __init__(self, *, wait: int):
+        super().__init__()
+        self.wait = wait  # Retry-After
+
+
 @transaction.atomic
 def delivery_redeliver(*, user, delivery: WebhookDelivery) -> WebhookDelivery:
     """Send a delivery again now, whatever its state (a receiver deduplicates on the id);
-    not to a paused subscription (409)."""
+    not to a paused subscription, nor while an attempt of it is under way (409, with how long
+    that attempt may still take): it would be sent twice at once, and that attempt's answer
+    would overwrite the request. An attempt that outlived its hold has its hold taken: its
+    late answer is not recorded (`delivery._claimed`), so it cannot erase the request."""
     _not_paused(delivery.webhook_id)
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), locked_until=None
+    now = timezone.now()
+    # One conditional update: a claim taking the row at the same moment either comes first
+    # (this matches nothing: 409) or finds the row requested again.
+    queued = (
+        WebhookDelivery.objects.filter(pk=delivery.pk)
+        .exclude(locked_until__gt=now)
+        .update(status=DeliveryStatus.PENDING, next_attempt_at=now, locked_until=None)
     )
     delivery.refresh_from_db()
+    if not queued:
+        wait = in_flight_for(delivery.locked_until) or 1
+        raise BeingSent(wait=math.ceil(wait))
     return delivery
 
 
