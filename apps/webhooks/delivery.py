@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import json
+import math
 import random
 import socket
 import threading
@@ -78,10 +79,57 @@ def _private(address: str) -> bool:
     )
 
 
-def target_check(url: str) -> Target:
-    """Resolve the URL's host once; refuse it when any address is private, loopback,
-    link-local or multicast (unless WEBHOOK_ALLOW_PRIVATE_TARGETS); the caller connects to
-    the returned address, so a second resolution cannot swap in another one."""
+# A lookup outside an attempt (creating or changing a subscription: the API's 400) takes at
+# most this long; an attempt's lookup takes at most what is left of the attempt's timeout.
+RESOLVE_SECONDS = 5.0
+# Lookups under way at once, at most; a hung one keeps its slot until the resolver gives up.
+RESOLVERS = 16
+_resolvers = threading.BoundedSemaphore(RESOLVERS)
+
+
+class ResolveTimeout(Exception):
+    """The host's lookup did not answer in time."""
+
+
+def _resolve(host: str, port: int, timeout: float) -> list:
+    """`socket.getaddrinfo` within `timeout` seconds (ResolveTimeout after): the system
+    resolver has no deadline the caller sets, and a name server that never answers would hold
+    a relay thread past the attempt's timeout and its lease, or a POST /v1/webhooks
+    indefinitely. The lookup runs in a daemon thread of its own, at most RESOLVERS at once: a
+    lookup left hung keeps only that thread, which cannot hold the process's exit as a
+    ThreadPoolExecutor's worker would (they are joined at exit)."""
+    deadline = time.monotonic() + timeout
+    if not _resolvers.acquire(timeout=timeout):
+        raise ResolveTimeout
+    answer: dict = {}
+    done = threading.Event()
+
+    def lookup() -> None:
+        try:
+            answer["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except BaseException as exc:  # handed to the caller
+            answer["error"] = exc
+        finally:
+            _resolvers.release()
+            done.set()
+
+    try:
+        threading.Thread(target=lookup, name="resolve", daemon=True).start()
+    except BaseException:
+        _resolvers.release()
+        raise
+    if not done.wait(max(deadline - time.monotonic(), 0)):
+        raise ResolveTimeout
+    if "error" in answer:
+        raise answer["error"]
+    return answer["infos"]
+
+
+def target_check(url: str, *, timeout: float | None = None) -> Target:
+    """Resolve the URL's host once, within `timeout` seconds (default RESOLVE_SECONDS); refuse
+    it when any address is private, loopback, link-local or multicast (unless
+    WEBHOOK_ALLOW_PRIVATE_TARGETS); the caller connects to the returned address, so a second
+    resolution cannot swap in another one."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise TargetRefused("The URL must be http:// or https:// with a host.")
@@ -92,10 +140,15 @@ def target_check(url: str) -> Target:
     if port == 0:
         raise TargetRefused("The URL's port must be a number from 1 to 65535.")
     port = port or (443 if parts.scheme == "https" else 80)
+    timeout = RESOLVE_SECONDS if timeout is None else timeout
     try:
-        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+        infos = _resolve(parts.hostname, port, timeout)
     except (socket.gaierror, UnicodeError):
         raise TargetRefused(f"The host {parts.hostname} does not resolve.") from None
+    except ResolveTimeout:
+        raise TargetRefused(
+            f"The host {parts.hostname} did not resolve within {math.ceil(timeout)} s."
+        ) from None
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     if not addresses:
         raise TargetRefused(f"The host {parts.hostname} does not resolve.")
@@ -381,9 +434,10 @@ _targets = threading.local()
 TARGET_TTL = 30.0
 
 
-def _target_for(url: str) -> Target:
-    """`target_check`, remembered per thread for TARGET_TTL seconds: the resolution and the
-    check run again after that, and whenever the URL changes."""
+def _target_for(url: str, deadline: float) -> Target:
+    """`target_check` within what is left until `deadline` (monotonic), remembered per thread
+    for TARGET_TTL seconds: the resolution and the check run again after that, and whenever
+    the URL changes."""
     cache = getattr(_targets, "cache", None)
     if cache is None:
         cache = _targets.cache = {}
@@ -393,7 +447,7 @@ def _target_for(url: str) -> Target:
         return hit[0]
     if len(cache) > 1000:
         cache.clear()
-    target = target_check(url)
+    target = target_check(url, timeout=_left(deadline))
     cache[url] = (target, now + TARGET_TTL)
     return target
 
@@ -406,7 +460,7 @@ def delivery_send(job: Job) -> Outcome:
     started = time.monotonic()
     deadline = started + TIMEOUT_SECONDS
     try:
-        target = _target_for(job.url)
+        target = _target_for(job.url, deadline)  # the lookup within the attempt's timeout
         headers = signature_headers(
             secrets=list(job.secrets), msg_id=job.msg_id, when=timezone.now(), body=job.body
         )

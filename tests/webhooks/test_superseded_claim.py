@@ -1,7 +1,7 @@
 """An attempt that outlives its lease records nothing: the delivery was claimed again (another
 attempt counted), and the claim that followed it decides the row (docs/webhooks.md, "How it
-runs"). A worker stalled between sending and recording (a GC pause, a slow database, an
-unbounded DNS lookup) must not write its late answer over the newer claim's."""
+runs"). A worker stalled between sending and recording (a GC pause, a slow database, a
+swapped-out process) must not write its late answer over the newer claim's."""
 
 from __future__ import annotations
 
