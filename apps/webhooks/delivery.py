@@ -57,10 +57,65 @@ class Target:
 NAT64 = ipaddress.ip_network("64:ff9b::/96")  # an IPv6 address that translates to its last 32 bits
 
 
+def _networks(*blocks: str) -> tuple:
+    return tuple(ipaddress.ip_network(block) for block in blocks)
+
+
+# The IANA IPv4 and IPv6 Special-Purpose Address Registries (iana-ipv4-special-registry,
+# iana-ipv6-special-registry; as of 2025): the blocks marked "Globally Reachable: False", and
+# within them the ones marked True. Written out because `ipaddress`'s tables lag the registries
+# and differ between Python versions (3.11's take the IPv4 dummy address 192.0.0.8 and IPv6
+# documentation's 3fff::/20 for global addresses, and 2001:1::1, a PCP anycast address, for a
+# private one). Blocks the registry marks N/A are refused: 2001::/32 (Teredo) and 2001:10::/28
+# (ORCHID) inside 2001::/23; 2002::/16 (6to4) is judged by the IPv4 address it wraps.
+NOT_GLOBALLY_REACHABLE = _networks(
+    "0.0.0.0/8",  # "this network"
+    "10.0.0.0/8",
+    "100.64.0.0/10",  # shared address space (carrier NAT; some clouds' metadata service)
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",  # IETF protocol assignments: 192.0.0.8 (dummy), 192.0.0.170/31 (NAT64) ...
+    "192.0.2.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "240.0.0.0/4",
+    "255.255.255.255/32",
+    "::1/128",
+    "::/128",
+    "::ffff:0:0/96",
+    "64:ff9b:1::/48",  # local-use IPv4/IPv6 translation
+    "100::/64",  # discard-only
+    "100:0:0:1::/64",  # dummy IPv6 prefix
+    "2001::/23",  # IETF protocol assignments
+    "2001:2::/48",
+    "2001:db8::/32",
+    "3fff::/20",  # documentation
+    "5f00::/16",  # SRv6 SIDs
+    "fc00::/7",
+    "fe80::/10",
+)
+GLOBALLY_REACHABLE_WITHIN = _networks(
+    "192.0.0.9/32",  # PCP anycast
+    "192.0.0.10/32",  # TURN anycast
+    "2001:1::1/128",  # PCP anycast
+    "2001:1::2/128",  # TURN anycast
+    "2001:1::3/128",  # DNS-SD SRP anycast
+    "2001:3::/32",  # AMT
+    "2001:4:112::/48",  # AS112-v6
+    "2001:20::/28",  # ORCHIDv2
+    "2001:30::/28",  # drone remote ID entity tags
+)
+
+
 def _private(address: str) -> bool:
-    """Not an address of the public internet: private, loopback, link-local, shared (100.64/10,
-    carrier NAT, where some clouds keep their metadata service), reserved, multicast, or an
-    IPv6 address that wraps one of those (mapped, 6to4, NAT64)."""
+    """Not an address of the public internet: one the IANA registries mark not globally
+    reachable (private, loopback, link-local, shared, documentation, benchmarking, the IETF's
+    protocol assignments ...), one this Python's tables take for one, reserved, multicast, or
+    an IPv6 address that wraps one of those (mapped, 6to4, NAT64). A block the registries mark
+    globally reachable inside a refused one is accepted, whatever this Python says."""
     ip = ipaddress.ip_address(address)
     if ip.version == 6:
         wrapped = ip.ipv4_mapped or ip.sixtofour
@@ -68,8 +123,11 @@ def _private(address: str) -> bool:
             wrapped = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if wrapped is not None:
             return _private(str(wrapped))
+    if any(ip in block for block in GLOBALLY_REACHABLE_WITHIN):
+        return False
     return (
-        not ip.is_global
+        any(ip in block for block in NOT_GLOBALLY_REACHABLE)
+        or not ip.is_global
         or ip.is_private
         or ip.is_loopback
         or ip.is_link_local
