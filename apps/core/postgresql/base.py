@@ -30,8 +30,8 @@ from collections.abc import Callable
 from contextlib import contextmanager, suppress
 
 from django.conf import settings
-from django.db.transaction import TransactionManagementError
 from django.db.backends.postgresql import base as postgresql
+from django.db.transaction import TransactionManagementError
 from django_prometheus.db.backends.postgresql import base as instrumented
 from psycopg import Pipeline
 from psycopg.adapt import AdaptersMap, Dumper
