@@ -9,8 +9,9 @@ from apps.core.models import AgencyScopedQuerySet
 
 
 class CurrentTransactionId(models.Func):
-    """`txid_current()` on PostgreSQL, 0 elsewhere: the column events were ordered by before
-    positions (migrations 0001 and 0004 name it; no model uses it)."""
+    """`txid_current()` on PostgreSQL, 0 elsewhere: the default of the column events were
+    ordered by before positions (migration 0001 names it, and 0004 re-creates the column when
+    it is reversed; no model uses it)."""
 
     function = "txid_current"
     template = "%(function)s()"
@@ -54,7 +55,8 @@ class Event(models.Model):
         ordering = ["position", "id"]
         indexes = [
             models.Index(fields=["agency", "position", "id"], name="event_feed_idx"),
-            # The few events of transactions not committed yet, positioned at their commit.
+            # The few events without a position: of transactions not committed yet, and any
+            # committed around `event_emit`, which the worker positions (`strays_position`).
             models.Index(
                 fields=["id"], condition=models.Q(position__isnull=True), name="event_pending_idx"
             ),

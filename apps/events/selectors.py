@@ -91,6 +91,8 @@ def event_feed(
     events = Event.objects.for_user(user).exclude(type__in=NOT_IN_FEED)
     if after is not None:
         events = events.filter(_after(after))
+    elif not positions.pending():  # no event of another transaction is shown unpositioned
+        events = events.filter(position__isnull=False)
     if types:
         events = events.filter(type__in=types)
     if client_id is not None:

@@ -64,32 +64,34 @@ def _json(data: dict) -> dict:
     return json.loads(json.dumps(camelize(data), cls=JSONEncoder))
 
 
-def _in_a_transaction(write: Callable):
-    """`write()` in the caller's transaction, its events positioned in the feed when that
-    commits (apps.events.positions); in a transaction of its own when the caller has none."""
+def _in_a_transaction(write: Callable[[], list[Event]]) -> list[Event]:
+    """The events `write()` records, in the caller's transaction, positioned in the feed when
+    it commits (apps.events.positions); in a transaction of their own when the caller has
+    none (an event is never committed without its position)."""
     if not connection.in_atomic_block:
         with transaction.atomic():
             return _in_a_transaction(write)
-    written = write()
-    positions.at_commit()
-    return written
+    events = write()
+    positions.at_commit(events)
+    return events
 
 
 def event_emit(*, type: str, agency_id: int, client_id: int | None, data: dict) -> Event:
-    """Record one event in the caller's transaction (a rollback removes it) and fan it out to
-    the matching webhook subscriptions, whose deliveries start once the transaction commits."""
+    """Record one event in the caller's transaction (a rollback removes it; without one, in a
+    transaction of its own) and fan it out to the matching webhook subscriptions, whose
+    deliveries start once the transaction commits."""
     if type not in EVENT_TYPES:
         raise ValueError(f"Unknown event type {type!r}.")
 
-    def write() -> Event:
+    def write() -> list[Event]:
         event = Event.objects.create(
             type=type, agency_id=agency_id, client_id=client_id, data=_json(data)
         )
         if FAN_OUT:
             FAN_OUT["one"](event=event)
-        return event
+        return [event]
 
-    return _in_a_transaction(write)
+    return _in_a_transaction(write)[0]
 
 
 def client_event_emit(*, type: str, client, data: dict, along: Sequence[dict] = ()) -> Event:

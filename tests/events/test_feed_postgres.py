@@ -13,6 +13,7 @@ import pytest
 from django.db import connection, transaction
 
 from apps.clients.services import client_update
+from apps.events import positions
 from apps.events.models import Event
 from apps.events.services import event_emit
 from apps.webhooks.models import Webhook, WebhookDelivery
@@ -273,3 +274,39 @@ def test_the_upgrade_keeps_the_order_and_every_cursor_given_before(feed_api):
             assert [int(n) for (n,) in db.fetchall()] == [0, 1, 2, 3]
     finally:
         MigrationExecutor(connection).migrate(latest)
+
+
+def test_an_event_written_around_event_emit_is_shown_once_the_worker_positions_it(feed_api):
+    """An event committed without a position (psql, a data migration) is shown to no reader,
+    with or without a cursor (it showed last, with a cursor that the next commit made a 400);
+    the worker's beat gives it one a minute later, after every event shown, so a reader's
+    cursor still gets it."""
+    agency, api = feed_api
+    first = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={"n": 0})
+    with connection.cursor() as db:
+        db.execute(
+            "INSERT INTO events_event (type, agency_id, data, occurred_at) VALUES "
+            "('client.updated', %s, '{\"n\": 1}', now() - interval '2 minutes') RETURNING id",
+            [agency.id],
+        )
+        (stray,) = db.fetchone()
+    seen, cursor = page_all(api, None)
+    assert seen == [first.public_id]
+    second = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+    more, cursor = page_all(api, cursor)
+    assert more == [second.public_id]
+
+    assert positions.strays_position() == 1
+    assert page_all(api, cursor)[0] == [f"evt_{stray}"]
+    assert positions.strays_position() == 0
+
+
+def test_events_of_a_savepoint_rolled_back_leave_the_rest_positioned(feed_api):
+    agency, api = feed_api
+    with transaction.atomic():
+        kept = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+        with pytest.raises(RuntimeError), transaction.atomic():
+            event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+            raise RuntimeError
+    assert page_all(api, None)[0] == [kept.public_id]
+    assert Event.objects.get(pk=kept.pk).position is not None

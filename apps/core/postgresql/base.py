@@ -20,6 +20,9 @@ those statements: the ORM's other SQL keeps Django's client-side binding, which 
 queries need (Django ticket #34255). `DATABASE_PREPARED_STATEMENTS=0` turns it off, for a
 pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or
 without `max_prepared_statements`).
+
+`run_before_commit` runs work in a transaction just before it commits, once its deferred
+constraints are checked (the change feed's commit order, apps.events.positions).
 """
 
 from __future__ import annotations
@@ -154,19 +157,20 @@ class DatabaseWrapper(instrumented.DatabaseWrapper):
 
     def run_before_commit(self, key: str, func: Callable[[], object]) -> None:
         """Run `func()` in the current transaction just before it commits, once per `key` (a
-        second call with the key changes nothing), after every deferred constraint has been
-        checked (`SET CONSTRAINTS ALL IMMEDIATE`), so that what `func` locks is locked last,
-        by a transaction that waits for nothing more (apps.events.positions: the change
-        feed's commit order). Forgotten when the transaction rolls back; one registered
-        inside a savepoint rolled back still runs (it must find its own work to do). Inside a
-        transaction (`atomic`) only: in autocommit a statement commits on its own."""
+        second call with the key changes nothing: `before_commit_hook` gives the first), after
+        every deferred constraint has been checked (`SET CONSTRAINTS ALL IMMEDIATE`), so that
+        a lock `func` takes is taken last, by a transaction with no row lock left to wait for
+        (the change feed's commit order takes one). Forgotten when the transaction rolls back;
+        one registered inside a savepoint rolled back still runs (it must find its own work
+        to do). Inside a transaction (`atomic`) only: in autocommit a statement commits on its
+        own."""
         if not self.in_atomic_block:
             raise TransactionManagementError("run_before_commit() needs a transaction.")
         self._before_commit.setdefault(key, func)
 
-    def before_commit_registered(self, key: str) -> bool:
-        """Whether the current transaction will run the `key` hook when it commits."""
-        return key in self._before_commit
+    def before_commit_hook(self, key: str) -> Callable[[], object] | None:
+        """The `key` hook the current transaction will run when it commits, if any."""
+        return self._before_commit.get(key)
 
     def _commit(self):
         hooks, self._before_commit = self._before_commit, {}

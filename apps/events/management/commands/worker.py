@@ -22,6 +22,7 @@ from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Worker
 
 from apps.core.dates import today
+from apps.events.positions import strays_position
 from apps.events.tasks import events_prune
 from apps.events.worker import DAILY, HOUSEKEEPING, LOOPS, heartbeat
 
@@ -46,8 +47,10 @@ class Command(BaseCommand):
         )
 
     def housekeeping(self, worker_id: str, calendar_day):
-        """Beat, sweep, and the calendar job when the service day changed; the day done."""
+        """Beat, position stray events, sweep, and the calendar job when the service day
+        changed; the day done."""
         heartbeat(worker_id=worker_id)
+        strays_position()
         for job in HOUSEKEEPING:
             job()
         day = today()
