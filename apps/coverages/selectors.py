@@ -660,6 +660,12 @@ def _plate_states(matches: list[VehicleRow]) -> list[str | None]:
     return sorted(codes, key=lambda code: (code is None, code or ""))
 
 
+def _severity(verification: VehicleVerification) -> int:
+    """How bad an entry's verdict is: FAIL above CAUTION above PASS (`RESULTS`, best first)."""
+    compliance = verification.compliance
+    return -1 if compliance is None else RESULTS.index(compliance.result)
+
+
 def verify_fleet(
     *,
     user,
@@ -675,7 +681,9 @@ def verify_fleet(
     one. Units of one plate and state (or of one VIN) are one truck, scheduled under several
     clients: a covered one answers. A plate sent without a state that units of several states
     carry names several trucks: the entry is verified only when each of them is covered, else
-    the first uncovered one (by id) answers, so the gap shows; it lists the states matched."""
+    the first uncovered one (by id) answers, so the gap shows; it lists the states matched.
+    With a profile the entry judges the truck it shows, so the worst-judged one (FAIL, then
+    CAUTION) answers instead when it is worse than that one."""
     keys = [plate_key(p.plate) for p in plates]
     # Each unit's client comes in the same row; its row is built once (`vehicle_rows`).
     found = _VEHICLES_BY_KEYS.fetch(agencies=agency_ids_for(user), vins=vins, plates=keys)
@@ -715,8 +723,21 @@ def verify_fleet(
             return entry("license_plate", lookup.plate, one_truck(matches))
         covered_states = {v.license_plate_state_id for v in matches if periods.get(v.id)}
         gap = next((v for v in matches if v.license_plate_state_id not in covered_states), None)
-        unit = gap or one_truck(matches)
-        return entry("license_plate", lookup.plate, unit, plate_states=states)
+        shown = entry("license_plate", lookup.plate, gap or one_truck(matches), plate_states=states)
+        if profile is None:
+            return shown
+        # With a profile the entry judges the unit it shows, so it shows the worst-judged truck
+        # (one per state, as a plate and state is one truck); among equals, the one shown without.
+        by_state: dict[int | None, list[VehicleRow]] = defaultdict(list)
+        for vehicle in matches:
+            by_state[vehicle.license_plate_state_id].append(vehicle)
+        trucks = (one_truck(units) for units in by_state.values())
+        judged = [shown] + [
+            entry("license_plate", lookup.plate, truck, plate_states=states)
+            for truck in trucks
+            if truck.id != shown.vehicle.id
+        ]
+        return max(judged, key=_severity)  # the first of the worst
 
     results = [entry("vin", vin, one_truck(by_vin.get(vin, []))) for vin in dict.fromkeys(vins)]
     # A plate once however it is spelt (TX-4822B, tx 4822 b), and its state however it is named

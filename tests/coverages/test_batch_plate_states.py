@@ -3,14 +3,18 @@
 An entry of `licensePlates` is a plate, or `{"licensePlate", "licensePlateState"}` naming its
 state as `GET /v1/coverages/vehicles?licensePlateState=` does. A bare plate that units of
 several states carry is verified only when each of those trucks is covered; otherwise the first
-uncovered one answers, so the gap shows, and the entry lists the states it matched.
+uncovered one answers, so the gap shows, and the entry lists the states it matched. With a
+profile the entry judges the truck it shows, so the worst-judged truck answers.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from apps.masterdata.models import State
+from apps.core.dates import today
+from apps.masterdata.models import CoverageType, State
 from apps.policies.models import PolicyLimit
 from tests.conftest import assert_problem
 from tests.factories import ClientFactory, PolicyFactory, VehicleCoverageFactory, VehicleFactory
@@ -254,6 +258,8 @@ def test_batch_with_plate_states_keeps_a_constant_query_count(
         unit = VehicleFactory(client=carrier, license_plate=f"QC-{n}", license_plate_state=state)
         VehicleCoverageFactory(vehicle=unit, policy=policy)
         plates.append({"licensePlate": f"QC-{n}", "licensePlateState": state.code})
+    for state in states:  # a plate of five states: each truck is judged, none costs a query
+        VehicleFactory(client=carrier, license_plate="QC-MULTI", license_plate_state=state)
     one = [plates[0], "QC-1"]
     _batch(api, one, profile="federal-minimum")
     with django_assert_max_num_queries(12) as few:
@@ -262,10 +268,11 @@ def test_batch_with_plate_states_keeps_a_constant_query_count(
         plates
         + [f"QC-{n}" for n in range(40)]
         + [{"licensePlate": "QC-0", "licensePlateState": s.name} for s in states]
+        + ["QC-MULTI"]
     )
     with django_assert_max_num_queries(12) as lots:
         body = _batch(api, many, profile="federal-minimum")
-    assert body["summary"]["requested"] == 40 + 40 + len(states) - 1
+    assert body["summary"]["requested"] == 40 + 40 + len(states) - 1 + 1
     assert len(few.captured_queries) == len(lots.captured_queries)
 
 
@@ -286,3 +293,128 @@ def test_plate_objects_need_the_verify_permission_and_credentials(make_api, powe
     plates = {"licensePlates": [{"licensePlate": "VT-0002", "licensePlateState": "TX"}]}
     assert_problem(make_api(powerless).post(BATCH, plates, format="json"), 403)
     assert_problem(make_api().post(BATCH, plates, format="json"), 401)
+
+
+# --- a plate of several states, with a profile: the entry shows the worst-judged truck ------
+
+PROBE_ALL = [
+    {"kind": "coverage", "coverageType": "AL", "minimumLimit": "1000000.00"},
+    {"kind": "coverage", "coverageType": "MTC", "minimumLimit": "100000.00"},
+    {"kind": "expiration_notice", "days": 30},
+]
+
+
+@pytest.fixture
+def probe_all(api):
+    response = api.post(
+        "/v1/requirement-profiles", {"name": "Probe all", "rules": PROBE_ALL}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+@pytest.fixture
+def cargo(carrier):
+    cargo = PolicyFactory(
+        client=carrier, policy_number="MTC-1", coverage_type=CoverageType.objects.get(code="MTC")
+    )
+    PolicyLimit.objects.create(policy=cargo, name="Cargo Limit", amount=100_000)
+    return cargo
+
+
+def _truck(carrier, state: str, *policies):
+    unit = VehicleFactory(
+        client=carrier, license_plate="MULTI-1", license_plate_state=State.objects.get(code=state)
+    )
+    for scheduled_on in policies:
+        VehicleCoverageFactory(vehicle=unit, policy=scheduled_on)
+    return unit
+
+
+def _single(api, unit, profile) -> dict:
+    """The unit's own result in `GET /v1/coverages/vehicles`: the batch entry must agree."""
+    response = api.get(
+        "/v1/coverages/vehicles",
+        {
+            "licensePlate": "MULTI-1",
+            "licensePlateState": unit.license_plate_state.code,
+            "profile": profile,
+        },
+    )
+    assert response.status_code == 200, response.content
+    [result] = response.json()["results"]
+    return result
+
+
+def test_a_plate_of_several_states_passes_when_each_truck_passes(
+    api, carrier, policy, cargo, probe_all
+):
+    texas = _truck(carrier, "TX", policy, cargo)
+    _truck(carrier, "OK", policy, cargo)
+    body = _batch(api, ["MULTI-1"], profile=probe_all)
+    [entry] = body["results"]
+    assert (entry["vehicle"]["id"], entry["verified"]) == (texas.id, True)
+    assert entry["compliance"] == {"profileId": probe_all, "result": "PASS", "reasons": []}
+    assert body["summary"]["compliance"] == {"pass": 1, "caution": 0, "fail": 0}
+
+
+def test_a_plate_of_several_states_fails_when_one_truck_fails(
+    api, carrier, policy, cargo, probe_all
+):
+    _truck(carrier, "TX", policy, cargo)
+    oklahoma = _truck(carrier, "OK", policy)  # covered, but not scheduled on the cargo policy
+    body = _batch(api, ["MULTI-1"], profile=probe_all)
+    [entry] = body["results"]
+    assert entry["licensePlateStates"] == ["OK", "TX"]
+    assert (entry["vehicle"]["id"], entry["verified"]) == (oklahoma.id, True)
+    assert entry["compliance"]["result"] == "FAIL"
+    assert [(r["code"], r["coverageType"]) for r in entry["compliance"]["reasons"]] == [
+        ("UNIT_NOT_SCHEDULED", "MTC")
+    ]
+    single = _single(api, oklahoma, probe_all)
+    assert (entry["vehicle"], entry["coverages"], entry["compliance"]) == (
+        single["vehicle"],
+        single["coverages"],
+        single["compliance"],
+    )
+    assert body["summary"]["compliance"] == {"pass": 0, "caution": 0, "fail": 1}
+
+
+def test_a_plate_of_several_states_cautions_when_one_truck_cautions(
+    api, carrier, policy, cargo, probe_all
+):
+    expires = today() + dt.timedelta(days=18)
+    short = PolicyFactory(
+        client=carrier,
+        policy_number="AL-SHORT",
+        effective_date=expires - dt.timedelta(days=365),
+        expiration_date=expires,
+    )
+    PolicyLimit.objects.create(policy=short, name="Combined Single Limit", amount=1_000_000)
+    _truck(carrier, "TX", policy, cargo)
+    oklahoma = _truck(carrier, "OK", short, cargo)  # its auto liability expires in 18 days
+    body = _batch(api, ["MULTI-1"], profile=probe_all)
+    [entry] = body["results"]
+    assert (entry["vehicle"]["id"], entry["verified"]) == (oklahoma.id, True)
+    assert entry["compliance"]["result"] == "CAUTION"
+    assert [r["code"] for r in entry["compliance"]["reasons"]] == ["EXPIRES_SOON"]
+    assert entry["compliance"] == _single(api, oklahoma, probe_all)["compliance"]
+    assert body["summary"]["compliance"] == {"pass": 0, "caution": 1, "fail": 0}
+
+
+def test_an_uncovered_truck_still_shows_beside_a_failing_one(api, carrier, policy, probe_all):
+    """Both fail (the covered one lacks cargo): among equals the gap shows, as without a
+    profile, even when the failing covered truck has the lower id."""
+    _truck(carrier, "OK", policy)
+    texas = _truck(carrier, "TX")  # scheduled on nothing
+    body = _batch(api, ["MULTI-1"], profile=probe_all)
+    [entry] = body["results"]
+    assert (entry["vehicle"]["id"], entry["verified"], entry["coverages"]) == (
+        texas.id,
+        False,
+        [],
+    )
+    assert entry["compliance"]["result"] == "FAIL"
+    assert entry["compliance"] == _single(api, texas, probe_all)["compliance"]
+    assert body["summary"]["compliance"] == {"pass": 0, "caution": 0, "fail": 1}
+    assert (body["summary"]["covered"], body["summary"]["uncovered"]) == (0, 1)
