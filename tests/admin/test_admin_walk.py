@@ -15,6 +15,7 @@ import pytest
 from django.contrib import admin
 from django.contrib.contenttypes.models import ContentType
 from django.core.files.base import ContentFile
+from django.db import connection
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from apps.agencies.models import AgencyMembership
@@ -332,6 +333,32 @@ def test_regex_lookups_are_refused(client, groups, agency, lookup):
     client.force_login(staff_member([agency], groups, "walker"))
     response = client.get("/admin/clients/client/", {lookup: "^(b+)+$"})
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/compliance/requirementprofile/?rules__contains=AL",
+        "/admin/webhooks/webhook/?event_types__contains=x",
+        "/admin/webhooks/webhook/?client_ids__contains=1",
+        "/admin/events/event/?data__contains=x",
+    ],
+)
+def test_lookups_the_database_cannot_run_are_refused(client, groups, agency, url, caplog):
+    """SQLite has no `contains` on JSON: the lookup is refused as a regex one is (400, the
+    security log naming it), never a server error; a database that runs it filters the list."""
+    client.force_login(staff_member([agency], groups, "walker"))
+    response = client.get(url)
+    if connection.features.supports_json_field_contains:
+        assert response.status_code == 200
+        return
+    lookup = url.split("?")[1].split("=")[0]
+    assert response.status_code == 400
+    assert [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "django.security.DisallowedModelAdminLookup"
+    ] == [f"Filtering by {lookup} is not allowed."]
 
 
 def test_plain_lookups_still_filter(client, groups, agency):
