@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from django.db import connection, transaction
@@ -54,17 +55,10 @@ def in_a_thread(work):
     return thread, out
 
 
-@pytest.fixture
-def feed_api(master_data_back, make_api, groups):
-    agency = AgencyFactory(name="Feed Agency")
-    user = UserFactory(username="feed", agencies=[agency], groups=[groups[0]])
-    return agency, make_api(user)
-
-
-def test_an_event_committed_late_comes_after_the_cursor_never_behind_it(feed_api):
-    """A transaction that wrote first (the lower id) and commits last comes last: the event
-    committed meanwhile is shown at once, and the late one after it, not skipped."""
-    agency, api = feed_api
+@contextmanager
+def an_event_held(agency):
+    """An event written by a transaction of another connection, which commits when the block
+    ends; yields where that event will be (`["value"]`) once it has."""
     started, release = threading.Event(), threading.Event()
 
     def slow_writer():
@@ -76,16 +70,32 @@ def test_an_event_committed_late_comes_after_the_cursor_never_behind_it(feed_api
             release.wait(10)
         return event
 
-    thread, early = in_a_thread(slow_writer)
+    thread, out = in_a_thread(slow_writer)
     try:
         assert started.wait(10)
+        yield out
+    finally:
+        release.set()
+        thread.join(10)
+    assert "error" not in out, out
+
+
+@pytest.fixture
+def feed_api(master_data_back, make_api, groups):
+    agency = AgencyFactory(name="Feed Agency")
+    user = UserFactory(username="feed", agencies=[agency], groups=[groups[0]])
+    return agency, make_api(user)
+
+
+def test_an_event_committed_late_comes_after_the_cursor_never_behind_it(feed_api):
+    """A transaction that wrote first (the lower id) and commits last comes last: the event
+    committed meanwhile is shown at once, and the late one after it, not skipped."""
+    agency, api = feed_api
+    with an_event_held(agency) as early:
         with transaction.atomic():
             late = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
         seen, cursor = page_all(api, None)
         assert seen == [late.public_id]
-    finally:
-        release.set()
-        thread.join(10)
     assert early["value"].pk < late.pk
     more, cursor = page_all(api, cursor)
     assert more == [early["value"].public_id]
@@ -205,27 +215,11 @@ def test_a_cursor_past_the_head_is_refused_and_a_given_one_never(feed_api):
     first = event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
     seen, given = page_all(api, None)
     assert seen == [first.public_id]
-    started, release = threading.Event(), threading.Event()
-
-    def slow_writer():
-        with transaction.atomic():
-            event = event_emit(
-                type="client.updated", agency_id=agency.id, client_id=None, data={"n": 1}
-            )
-            started.set()
-            release.wait(10)
-        return event
-
-    thread, held = in_a_thread(slow_writer)
-    try:
-        assert started.wait(10)
+    with an_event_held(agency) as held:
         position = Event.objects.get(pk=first.pk).position
         past = encode(position + 1, first.pk)
         assert api.get("/v1/events", {"after": given}).json() == {"results": [], "next": given}
         assert assert_problem(api.get("/v1/events", {"after": past}), 400) == REFUSED
-    finally:
-        release.set()
-        thread.join(10)
     more, head = page_all(api, given)
     assert more == [held["value"].public_id]
     # The held event's commit took that position: a cursor of it is one of the feed's now.
