@@ -6,7 +6,7 @@ transaction's own id is taken when it first writes or locks a row, before it wai
 another transaction holds: neither orders two writes to the same record that waited on each
 other as they were applied. So on PostgreSQL an event is written without a position, and its
 transaction gives its events one just before it commits: the next number of a sequence, taken
-under one advisory lock held until the commit ends (`assign`, run by the database backend's
+under one advisory lock held until the commit ends (`_Assignment`, run by the database backend's
 `run_before_commit` once every deferred constraint is checked, so no row lock is waited for
 while it is held; the commit's own write to disk still is). The transaction that takes a
 position commits before the next one can take another, so:
@@ -22,9 +22,9 @@ position commits before the next one can take another, so:
 All of an event's transaction's events share its position and keep their id order within it;
 they are found by the ids the transaction wrote, so the time the lock is held does not depend
 on anything but them. Event-writing commits are serialised for the time of a commit (a
-millisecond or two; a calendar day of 20,000 events, about 0.6 s), writes without events are
-not. On SQLite, whose writers are serialised anyway, the id order is the commit order: every
-position is 0 and the feed orders by id.
+millisecond or two; a calendar day of 20,000 events, about half a second), writes without
+events are not. On SQLite, whose writers are serialised anyway, the id order is the commit
+order: every position is 0 and the feed orders by id.
 
 An event written some other way (psql, a data migration with the historical model) commits
 without a position: the feed never shows it, and the worker gives it one a minute later
