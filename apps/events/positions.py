@@ -49,12 +49,12 @@ SEQUENCE = "events_event_position_seq"
 # pg_advisory_xact_lock's key for the assignment ("events" in ASCII).
 LOCK = 0x6576656E7473
 HOOK = "events.position"
-# One statement: the lock, then one number for the transaction (an uncorrelated subquery is
-# evaluated once, and not at all when none of the ids is left: a savepoint rolled them back).
-_ASSIGN = (
+# One statement: the lock, then one number for the rows its WHERE names (an uncorrelated
+# subquery is evaluated once, and not at all when no row is left: a savepoint rolled back a
+# transaction's events, or no stray is there).
+_POSITION_THE_ROWS = (
     f"WITH locked AS (SELECT pg_advisory_xact_lock({LOCK})) "
-    f"UPDATE events_event SET position = (SELECT nextval('{SEQUENCE}') FROM locked) "
-    "WHERE id = ANY(%s)"
+    f"UPDATE events_event SET position = (SELECT nextval('{SEQUENCE}') FROM locked) WHERE "
 )
 
 
@@ -66,7 +66,7 @@ class _Assignment:
 
     def __call__(self) -> None:
         with connection.cursor() as db:
-            db.execute(_ASSIGN, [self.ids])
+            db.execute(_POSITION_THE_ROWS + "id = ANY(%s)", [self.ids])
 
 
 def at_commit(events) -> None:
@@ -107,9 +107,8 @@ def strays_position() -> int:
         return 0
     with connection.cursor() as db:
         db.execute(
-            f"WITH locked AS (SELECT pg_advisory_xact_lock({LOCK})) "
-            f"UPDATE events_event SET position = (SELECT nextval('{SEQUENCE}') FROM locked) "
-            f"WHERE position IS NULL AND occurred_at < now() - interval '{STRAY_AGE}'"
+            _POSITION_THE_ROWS
+            + f"position IS NULL AND occurred_at < now() - interval '{STRAY_AGE}'"
         )
         count = db.rowcount
     if count:
