@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import connection
 
 logger = logging.getLogger(__name__)
@@ -49,13 +50,22 @@ SEQUENCE = "events_event_position_seq"
 # pg_advisory_xact_lock's key for the assignment ("events" in ASCII).
 LOCK = 0x6576656E7473
 HOOK = "events.position"
-# One statement: the lock, then one number for the rows its WHERE names (an uncorrelated
-# subquery is evaluated once, and not at all when no row is left: a savepoint rolled back a
-# transaction's events, or no stray is there).
+# One statement: the transaction's idle timeout (its parameter), the lock, then one number for
+# the rows its WHERE names (an uncorrelated subquery is evaluated once, and not at all when no
+# row is left: a savepoint rolled back a transaction's events, or no stray is there). The lock
+# is held until the commit ends, and nothing but the COMMIT follows this statement: a
+# transaction idle for longer than EVENTS_POSITION_IDLE_TIMEOUT_MS here has stalled (its process
+# frozen or cut off), and PostgreSQL ends it (idle_in_transaction_session_timeout, for this
+# transaction only) rather than hold every other event-writing commit behind it.
 _POSITION_THE_ROWS = (
-    f"WITH locked AS (SELECT pg_advisory_xact_lock({LOCK})) "
+    "WITH idle AS (SELECT set_config('idle_in_transaction_session_timeout', %s, true)), "
+    f"locked AS (SELECT pg_advisory_xact_lock({LOCK}) FROM idle) "
     f"UPDATE events_event SET position = (SELECT nextval('{SEQUENCE}') FROM locked) WHERE "
 )
+
+
+def _position(db, where: str, params: list) -> None:
+    db.execute(_POSITION_THE_ROWS + where, [str(settings.EVENTS_POSITION_IDLE_TIMEOUT_MS), *params])
 
 
 class _Assignment:
@@ -66,7 +76,7 @@ class _Assignment:
 
     def __call__(self) -> None:
         with connection.cursor() as db:
-            db.execute(_POSITION_THE_ROWS + "id = ANY(%s)", [self.ids])
+            _position(db, "id = ANY(%s)", [self.ids])
 
 
 def at_commit(events) -> None:
@@ -106,10 +116,7 @@ def strays_position() -> int:
     if connection.vendor != "postgresql":
         return 0
     with connection.cursor() as db:
-        db.execute(
-            _POSITION_THE_ROWS
-            + f"position IS NULL AND occurred_at < now() - interval '{STRAY_AGE}'"
-        )
+        _position(db, f"position IS NULL AND occurred_at < now() - interval '{STRAY_AGE}'", [])
         count = db.rowcount
     if count:
         logger.warning("%d events committed without a position were given one", count)

@@ -173,6 +173,10 @@ TASKS = {
 # Webhooks may target private, loopback and link-local addresses only when this is on
 # (contract section 14): by default only in development, so `make run` reaches a local receiver.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=DEBUG)
+# PostgreSQL: how long a transaction may sit idle between taking its change-feed position and
+# its COMMIT (nothing runs there) before the server ends it and gives the feed's lock back
+# (apps.events.positions); milliseconds.
+EVENTS_POSITION_IDLE_TIMEOUT_MS = env.int("EVENTS_POSITION_IDLE_TIMEOUT_MS", default=5000)
 # A worker starting after days on which none ran runs the calendar job of each missed day, at
 # most this many days back (policy.effective/expiring/expired and the status changes).
 CALENDAR_CATCH_UP_DAYS = env.int("CALENDAR_CATCH_UP_DAYS", default=31)

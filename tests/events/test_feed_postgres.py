@@ -304,3 +304,33 @@ def test_events_of_a_savepoint_rolled_back_leave_the_rest_positioned(feed_api):
             raise RuntimeError
     assert page_all(api, None)[0] == [kept.public_id]
     assert Event.objects.get(pk=kept.pk).position is not None
+
+
+def test_a_transaction_stalled_after_taking_its_position_gives_the_lock_back(feed_api, settings):
+    """The feed's lock is held from a transaction's position to its commit. A process that stops
+    in between (frozen, cut off) would hold every other event-writing commit behind it until TCP
+    noticed: PostgreSQL ends such a transaction once it has been idle for
+    EVENTS_POSITION_IDLE_TIMEOUT_MS, so the others go on and the stalled one writes nothing."""
+    agency, _ = feed_api
+    settings.EVENTS_POSITION_IDLE_TIMEOUT_MS = 200
+    positioned, release = threading.Event(), threading.Event()
+
+    def stalled_writer():
+        with transaction.atomic():
+            event_emit(type="client.updated", agency_id=agency.id, client_id=None, data={})
+            connection.before_commit_hook(positions.HOOK)()  # the lock is held from here
+            positioned.set()
+            release.wait(10)  # stalled before COMMIT
+
+    thread, out = in_a_thread(stalled_writer)
+    try:
+        assert positioned.wait(10)
+        time.sleep(1)
+        with transaction.atomic(), connection.cursor() as db:
+            db.execute("SELECT pg_try_advisory_xact_lock(%s)", [positions.LOCK])
+            assert db.fetchone()[0] is True
+    finally:
+        release.set()
+        thread.join(10)
+    assert "error" in out  # its session was ended: the commit failed, nothing was written
+    assert not Event.objects.filter(agency=agency).exists()
