@@ -1,10 +1,22 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from rest_framework.exceptions import APIException
 
-from apps.core.admin import AgencyScopedInline, ReadOnlyAdminMixin, ScopedHistoryAdmin
+from apps.clients.models import Client
+from apps.core.admin import (
+    AgencyScopedInline,
+    KeyCheckedAutocompleteSelect,
+    ReadOnlyAdminMixin,
+    ScopedHistoryAdmin,
+    service_errors,
+)
 from apps.core.admin_display import (
     AutocompleteFilter,
     AutocompleteFilterMedia,
@@ -14,7 +26,12 @@ from apps.core.admin_display import (
     human_size,
     when,
 )
-from apps.documents.models import Document, DocumentVersion
+from apps.core.request_bodies import MAX_FILE_BYTES
+from apps.documents.models import Document, DocumentVersion, Module
+from apps.documents.services import document_upload
+from apps.documents.storage import ALLOWED_CONTENT_TYPES
+from apps.documents.uploads import FileTooLarge, LimitedUploadHandler, prepare_upload
+from apps.policies.models import Policy
 
 
 class SizeAndTimesMixin:
@@ -49,6 +66,58 @@ class DocumentVersionInline(SizeAndTimesMixin, admin.TabularInline):
         return False
 
 
+UPLOAD_PERMISSION = {
+    Module.CLIENT: "documents.edit_client_documents",
+    Module.POLICY: "documents.edit_policy_documents",
+}
+
+
+class DocumentUploadForm(forms.Form):
+    """A file for a client or one of its policies, as `POST /v1/documents/clients|policies`
+    takes it: the same service judges the owner, the size, the type and the name."""
+
+    client = forms.ModelChoiceField(
+        queryset=Client.objects.none(),
+        required=False,
+        help_text="A client's own document (a permit, an IFTA licence, a W-9); or choose a policy.",
+    )
+    policy = forms.ModelChoiceField(
+        queryset=Policy.objects.none(),
+        required=False,
+        help_text="A policy's document (a declarations page, an endorsement).",
+    )
+    file = forms.FileField(
+        allow_empty_file=True,  # the service's own message says so
+        help_text=f"{', '.join(dict.fromkeys(ALLOWED_CONTENT_TYPES.values()))}; "
+        f"at most {MAX_FILE_BYTES:,} bytes (25 MiB).",
+    )
+    description = forms.CharField(max_length=500, required=False, widget=forms.Textarea)
+
+    def __init__(self, *args, user, admin_site, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        for name, queryset in (
+            ("client", Client.objects.for_user(user).live()),
+            ("policy", Policy.objects.for_user(user).live("client").select_related("client")),
+        ):
+            field = self.fields[name]
+            field.widget = KeyCheckedAutocompleteSelect(Document._meta.get_field(name), admin_site)
+            field.queryset = queryset  # after the widget: gives it its choices
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        client, policy = data.get("client"), data.get("policy")
+        if (client is None) == (policy is None):
+            raise ValidationError("Choose a client or a policy, not both.")
+        module = Module.CLIENT if client is not None else Module.POLICY
+        if not self.user.has_perm(UPLOAD_PERMISSION[module]):
+            raise ValidationError(f"You need the edit permission on {module} documents.")
+        data["module"], data["owner"] = module, client or policy
+        return data
+
+
 @admin.register(Document)
 class DocumentAdmin(
     AutocompleteFilterMedia,
@@ -57,9 +126,11 @@ class DocumentAdmin(
     DeletedColumnMixin,
     ScopedHistoryAdmin,
 ):
-    """Read-only: uploads go through the API, which checks size, type and idempotency;
-    deletion is a soft delete through the API; a stored document is evidence, its record
-    changes only through the API."""
+    """A stored document is evidence: its record is never edited here. Staff upload a new one
+    (`upload/`, through the service the API's upload calls: the same owner, size and type
+    rules, the same event); replacement and deletion go through the API."""
+
+    change_list_template = "admin/documents/document/change_list.html"
 
     list_display = [
         "file_name",
@@ -113,8 +184,95 @@ class DocumentAdmin(
                 self.admin_site.admin_view(self.download_view),
                 name="documents_document_download",
             ),
+            path(
+                "upload/",
+                self.admin_site.admin_view(csrf_exempt(self.upload_entry)),
+                name="documents_document_upload",
+            ),
             *super().get_urls(),
         ]
+
+    @staticmethod
+    def may_upload(request) -> bool:
+        return any(request.user.has_perm(p) for p in UPLOAD_PERMISSION.values())
+
+    def changelist_view(self, request, extra_context=None):
+        context = {"may_upload": self.may_upload(request), **(extra_context or {})}
+        return super().changelist_view(request, context)
+
+    def upload_entry(self, request):
+        """The file streams through the API's upload handler (its size limit and digest), which
+        must be in place before anything reads the body; the CSRF check, which reads it, comes
+        after. A body past the limit is answered with the form again, nothing stored."""
+        if not self.may_upload(request):
+            raise PermissionDenied
+        handler = None
+        try:
+            if request.method == "POST":
+                handler = prepare_upload(request)
+            return csrf_protect(self.upload_view)(request, handler)
+        except FileTooLarge as exc:  # the form's fields were not read: it is shown empty
+            form = DocumentUploadForm(user=request.user, admin_site=self.admin_site)
+            return self._upload_page(request, form, status=413, refused=str(exc.detail))
+
+    def upload_view(self, request, handler: LimitedUploadHandler | None):
+        if request.method != "POST":
+            initial = {
+                name: request.GET[name]
+                for name in ("client", "policy")
+                if request.GET.get(name, "").isascii() and request.GET.get(name, "").isdigit()
+            }
+            form = DocumentUploadForm(
+                initial=initial, user=request.user, admin_site=self.admin_site
+            )
+            return self._upload_page(request, form)
+        form = DocumentUploadForm(
+            request.POST, request.FILES, user=request.user, admin_site=self.admin_site
+        )
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                document = document_upload(
+                    user=request.user,
+                    module=data["module"],
+                    owner_id=data["owner"].pk,
+                    file=data["file"],
+                    sha256=handler.digests.get("file", ""),
+                    description=data["description"],
+                )
+            except (ValidationError, PermissionDenied, APIException) as exc:
+                service_errors(form, exc)
+            else:
+                owner = data["owner"]
+                self.message_user(
+                    request,
+                    f"Uploaded {document.file_name} ({document.content_type}) to {owner}.",
+                    messages.SUCCESS,
+                )
+                meta = owner._meta
+                return HttpResponseRedirect(
+                    reverse(
+                        f"admin:{meta.app_label}_{meta.model_name}_change",
+                        args=[owner.pk],
+                        current_app=self.admin_site.name,
+                    )
+                )
+        return self._upload_page(request, form, status=400)
+
+    def _upload_page(self, request, form, status: int = 200, refused: str = ""):
+        return TemplateResponse(
+            request,
+            "admin/documents/document/upload.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Upload a document",
+                "form": form,
+                "refused": refused,
+                "media": self.media + form.media,
+                "opts": self.opts,
+            },
+            status=status,
+        )
 
     def download_view(self, request, pk: int):
         document = self.get_queryset(request).live().filter(pk=pk).first()

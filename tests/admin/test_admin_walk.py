@@ -81,7 +81,7 @@ LIST_VIEWS = {
     f"{model}_{view}"
     for model in ("vehicles_vehicle", "drivers_driver")
     for view in ("import", "process_import", "export")
-}
+} | {"documents_document_upload"}  # its own tests: tests/admin/test_document_upload.py
 # Custom views of shared models that agency staff may not open at all.
 FORBIDDEN_VIEWS = {"auth_user_password_change"}
 MARKERS = ["Other Agency", "Rival Transport", "4V4NC9EH5LN223344", "RIVAL-POL-77", "Rival Bank"]

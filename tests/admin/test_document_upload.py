@@ -1,0 +1,141 @@
+"""Staff upload a document in the back-office (`/admin/documents/document/upload/`) through the
+service the API's upload calls: the same owner, size and type rules, the same stored file and
+the same `document.uploaded` event; another agency's client or policy is not offered and not
+accepted, and a refused upload stores nothing."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from apps.core.request_bodies import MAX_FILE_BYTES
+from apps.documents.models import Document
+from apps.events.models import Event
+from tests.conftest import staff_member
+from tests.documents.test_api import PDF, stored_files
+from tests.factories import PolicyFactory
+
+pytestmark = pytest.mark.django_db
+URL = "/admin/documents/document/upload/"
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+def send(browser, content=PDF, name="coi.pdf", **fields):
+    return browser.post(URL, {"file": SimpleUploadedFile(name, content), **fields})
+
+
+def test_a_client_document_is_stored_as_the_api_stores_it(staff_client, carrier, settings):
+    page = staff_client.get(URL, {"client": carrier.pk})
+    assert page.status_code == 200
+    assert f'<option value="{carrier.pk}" selected>' in page.content.decode()
+
+    response = send(staff_client, client=carrier.pk, description="Certificate from the broker")
+    assert response.status_code == 302
+    assert response["Location"] == f"/admin/clients/client/{carrier.pk}/change/"
+    document = Document.objects.get()
+    assert (document.module, document.client, document.policy) == ("client", carrier, None)
+    assert document.content_type == "application/pdf"
+    assert document.sha256 == hashlib.sha256(PDF).hexdigest()
+    assert document.description == "Certificate from the broker"
+    assert document.uploaded_by == staff_client.user
+    assert [p.read_bytes() for p in stored_files(settings)] == [PDF]
+    event = Event.objects.get(type="document.uploaded")
+    assert (event.client_id, event.data["id"]) == (carrier.pk, document.pk)
+    shown = staff_client.get(response["Location"]).content.decode()
+    assert "Uploaded coi.pdf (application/pdf) to Lone Star Freight" in shown
+
+
+def test_a_policy_document_follows_its_policy(staff_client, carrier):
+    policy = PolicyFactory(client=carrier)
+    response = send(staff_client, policy=policy.pk)
+    assert response["Location"] == f"/admin/policies/policy/{policy.pk}/change/"
+    document = Document.objects.get()
+    assert (document.module, document.client, document.policy) == ("policy", carrier, policy)
+
+
+def test_the_owner_pages_offer_the_upload(staff_client, carrier):
+    policy = PolicyFactory(client=carrier)
+    client_page = staff_client.get(f"/admin/clients/client/{carrier.pk}/change/").content
+    assert f'{URL}?client={carrier.pk}"'.encode() in client_page
+    policy_page = staff_client.get(f"/admin/policies/policy/{policy.pk}/change/").content
+    assert f'{URL}?policy={policy.pk}"'.encode() in policy_page
+    assert f'href="{URL}"'.encode() in staff_client.get("/admin/documents/document/").content
+
+
+def test_another_agencys_client_or_policy_is_refused_and_nothing_stored(
+    staff_client, rival, settings
+):
+    rival_policy = PolicyFactory(client=rival, policy_number="RIVAL-POL-77")
+    page = staff_client.get(URL, {"client": rival.pk, "policy": rival_policy.pk})
+    assert page.status_code == 200
+    assert "Rival Transport" not in page.content.decode()
+    assert "RIVAL-POL-77" not in page.content.decode()
+    for owner in ({"client": rival.pk}, {"policy": rival_policy.pk}):
+        response = send(staff_client, **owner)
+        assert response.status_code == 400
+        assert "Select a valid choice" in response.content.decode()
+    assert not Document.objects.exists()
+    assert stored_files(settings) == []
+    assert not Event.objects.filter(type="document.uploaded").exists()
+
+
+@pytest.mark.parametrize(
+    ("fields", "content", "name", "message"),
+    [
+        ({}, PDF, "coi.pdf", "Choose a client or a policy, not both."),
+        ({"policy": True}, PDF, "coi.pdf", "Choose a client or a policy, not both."),
+        ({}, b"<html><script>x</script></html>", "page.pdf", "The file is text/html; accepted"),
+        ({}, b"", "empty.pdf", "The file is empty."),
+    ],
+    ids=["no-owner", "both-owners", "html-as-pdf", "empty"],
+)
+def test_a_refused_upload_says_why_and_stores_nothing(
+    staff_client, carrier, settings, fields, content, name, message
+):
+    policy = PolicyFactory(client=carrier)
+    owner = {} if fields == {} and message.startswith("Choose") else {"client": carrier.pk}
+    if fields.get("policy"):
+        owner = {"client": carrier.pk, "policy": policy.pk}
+    response = send(staff_client, content=content, name=name, **owner)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Document.objects.exists()
+    assert stored_files(settings) == []
+
+
+def test_a_file_past_25_mib_is_refused_before_it_is_stored(staff_client, carrier, settings):
+    big = b"%PDF" + b"0" * (MAX_FILE_BYTES - 3)
+    response = send(staff_client, content=big, client=carrier.pk)
+    assert response.status_code == 413
+    assert "The file is larger than" in response.content.decode()
+    assert not Document.objects.exists()
+    assert stored_files(settings) == []
+
+
+def test_a_deleted_client_takes_no_document(staff_client, carrier, settings):
+    carrier.deleted = True
+    carrier.save()
+    response = send(staff_client, client=carrier.pk)
+    assert response.status_code == 400
+    assert not Document.objects.exists()
+
+
+def test_staff_without_the_document_permission_cannot_open_it(client, groups, agency, carrier):
+    viewer = staff_member([agency], groups, "reader", group=1)  # the read-only group
+    client.force_login(viewer)
+    assert client.get(URL).status_code == 403
+    assert send(client, client=carrier.pk).status_code == 403
+    assert not Document.objects.exists()
+
+
+def test_the_upload_checks_the_csrf_token(client, staff, carrier):
+    client.handler.enforce_csrf_checks = True
+    client.force_login(staff)
+    assert send(client, client=carrier.pk).status_code == 403
+    assert not Document.objects.exists()
