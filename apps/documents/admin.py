@@ -28,7 +28,7 @@ from apps.core.admin_display import (
 )
 from apps.core.request_bodies import MAX_FILE_BYTES
 from apps.documents.models import Document, DocumentVersion, Module
-from apps.documents.services import document_upload
+from apps.documents.services import document_delete, document_upload
 from apps.documents.storage import ALLOWED_CONTENT_TYPES
 from apps.documents.uploads import FileTooLarge, LimitedUploadHandler, prepare_upload
 from apps.policies.models import Policy
@@ -69,6 +69,10 @@ class DocumentVersionInline(SizeAndTimesMixin, admin.TabularInline):
 UPLOAD_PERMISSION = {
     Module.CLIENT: "documents.edit_client_documents",
     Module.POLICY: "documents.edit_policy_documents",
+}
+DELETE_PERMISSION = {
+    Module.CLIENT: "documents.delete_client_documents",
+    Module.POLICY: "documents.delete_policy_documents",
 }
 
 
@@ -127,8 +131,8 @@ class DocumentAdmin(
     ScopedHistoryAdmin,
 ):
     """A stored document is evidence: its record is never edited here. Staff upload a new one
-    (`upload/`, through the service the API's upload calls: the same owner, size and type
-    rules, the same event); replacement and deletion go through the API."""
+    (`upload/`) and delete one (an action) through the services the API calls: the same owner,
+    size, type and permission rules, the same events; a replacement goes through the API."""
 
     change_list_template = "admin/documents/document/change_list.html"
 
@@ -192,9 +196,45 @@ class DocumentAdmin(
             *super().get_urls(),
         ]
 
+    actions = ["delete_documents"]
+
     @staticmethod
     def may_upload(request) -> bool:
         return any(request.user.has_perm(p) for p in UPLOAD_PERMISSION.values())
+
+    def has_delete_documents_permission(self, request) -> bool:
+        return any(request.user.has_perm(p) for p in DELETE_PERMISSION.values())
+
+    @admin.action(
+        description="Delete the selected documents (their files are removed)",
+        permissions=["delete_documents"],
+    )
+    def delete_documents(self, request, queryset):
+        """`DELETE /v1/documents/{id}/client|policy` for each: the same service, permission
+        (per document's module) and event; the files leave storage once the deletion commits.
+        Asked for again on a page that names each document first: it cannot be undone."""
+        if "confirm" not in request.POST:
+            return TemplateResponse(
+                request,
+                "admin/documents/document/delete_documents.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Delete these documents?",
+                    "documents": queryset.select_related("client", "policy"),
+                    "opts": self.opts,
+                    "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+
+        def delete(document):
+            if not request.user.has_perm(DELETE_PERMISSION[document.module]):
+                raise PermissionDenied(
+                    f"You need the delete permission on {document.module} documents."
+                )
+            document_delete(user=request.user, document=document)
+
+        self.run_service(request, queryset, delete, "Deleted")
+        return None
 
     def changelist_view(self, request, extra_context=None):
         context = {"may_upload": self.may_upload(request), **(extra_context or {})}

@@ -1,17 +1,21 @@
-"""Staff upload a document in the back-office (`/admin/documents/document/upload/`) through the
-service the API's upload calls: the same owner, size and type rules, the same stored file and
-the same `document.uploaded` event; another agency's client or policy is not offered and not
-accepted, and a refused upload stores nothing."""
+"""Staff upload and delete documents in the back-office (`/admin/documents/document/upload/`,
+the documents list's action) through the services the API calls: the same owner, size, type and
+permission rules, the same stored file and the same `document.uploaded|deleted` events; another
+agency's client, policy or document is not offered and not touched, and a refused upload stores
+nothing."""
 
 from __future__ import annotations
 
 import hashlib
 
 import pytest
+from django.contrib.auth.models import Permission
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.core.request_bodies import MAX_FILE_BYTES
 from apps.documents.models import Document
+from apps.documents.services import document_upload
 from apps.events.models import Event
 from tests.conftest import staff_member
 from tests.documents.test_api import PDF, stored_files
@@ -139,3 +143,90 @@ def test_the_upload_checks_the_csrf_token(client, staff, carrier):
     client.force_login(staff)
     assert send(client, client=carrier.pk).status_code == 403
     assert not Document.objects.exists()
+
+
+# Deletion: the documents list's action, through the API's delete service.
+
+
+def stored(user, owner, module="client", content=PDF, name="old-coi.pdf"):
+    return document_upload(
+        user=user,
+        module=module,
+        owner_id=owner.pk,
+        file=ContentFile(content, name=name),
+        sha256=hashlib.sha256(content).hexdigest(),
+    )
+
+
+def act(browser, documents, **extra):
+    return browser.post(
+        "/admin/documents/document/",
+        {"action": "delete_documents", "_selected_action": [d.pk for d in documents], **extra},
+    )
+
+
+def test_staff_delete_documents_after_a_confirmation(
+    staff_client, carrier, settings, django_capture_on_commit_callbacks
+):
+    policy = PolicyFactory(client=carrier, policy_number="DEC-1")
+    documents = [
+        stored(staff_client.user, carrier),
+        stored(staff_client.user, policy, "policy", name="dec.pdf"),
+    ]
+    assert len(stored_files(settings)) == 2
+
+    page = act(staff_client, documents)
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "old-coi.pdf" in body and "dec.pdf" in body and "cannot be undone" in body
+    assert Document.objects.live().count() == 2  # asked first, nothing done
+
+    with django_capture_on_commit_callbacks(execute=True):  # the files go at the commit
+        response = act(staff_client, documents, confirm="yes")
+    assert response.status_code == 302
+    assert not Document.objects.live().exists()
+    assert stored_files(settings) == []
+    assert Event.objects.filter(type="document.deleted").count() == 2
+    listed = staff_client.get(response["Location"]).content.decode()
+    assert "Deleted 2 record(s)." in listed
+
+    again = act(staff_client, documents, confirm="yes")  # already deleted: said, not a 500
+    assert again.status_code == 302
+    messages = staff_client.get(again["Location"]).content.decode()
+    assert "Deleted 2 record(s)." not in messages
+
+
+def test_another_agencys_document_is_not_deleted(staff_client, other_manager, rival, settings):
+    rival_document = stored(other_manager, rival)
+    response = act(staff_client, [rival_document], confirm="yes")
+    assert response.status_code == 302
+    assert "Nothing was done" in staff_client.get(response["Location"]).content.decode()
+    rival_document.refresh_from_db()
+    assert rival_document.live
+    assert len(stored_files(settings)) == 1
+
+
+def test_deletion_needs_the_module_delete_permission(client, groups, agency, carrier, settings):
+    viewer = staff_member([agency], groups, "reader", group=1)
+    document = stored(viewer, carrier)
+    client.force_login(viewer)
+    page = client.get("/admin/documents/document/").content.decode()
+    assert "delete_documents" not in page  # not offered
+    act(client, [document], confirm="yes")
+    document.refresh_from_db()
+    assert document.live
+
+    partial = staff_member([agency], groups, "client-docs-only", group=1)
+    partial.user_permissions.add(
+        Permission.objects.get(codename="delete_client_documents"),
+        Permission.objects.get(codename="view_document"),
+    )
+    policy_document = stored(partial, PolicyFactory(client=carrier), "policy", name="dec.pdf")
+    client.force_login(partial)
+    response = act(client, [document, policy_document], confirm="yes")
+    said = client.get(response["Location"]).content.decode()
+    assert "Deleted 1 record(s)." in said
+    assert "You need the delete permission on policy documents." in said
+    document.refresh_from_db()
+    policy_document.refresh_from_db()
+    assert (document.live, policy_document.live) == (False, True)
