@@ -136,9 +136,9 @@ class DocumentAdmin(
 
     change_list_template = "admin/documents/document/change_list.html"
 
+    # The module is the policy column's: a client document has none (and `module` filters).
     list_display = [
         "file_name",
-        "module",
         "carrier",
         "policy_number",
         "file_size",
