@@ -10,6 +10,8 @@ from django import forms
 from django.apps import apps
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.admin.options import TO_FIELD_VAR
+from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.contrib.auth import get_user_model
@@ -17,7 +19,7 @@ from django.core.exceptions import FieldDoesNotExist, PermissionDenied, Validati
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
 from django.db.models import DecimalField, Field, Model, QuerySet
-from django.forms.models import BaseInlineFormSet
+from django.forms.models import BaseInlineFormSet, _get_foreign_key
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.functional import cached_property
@@ -30,6 +32,15 @@ from simple_history.utils import get_history_manager_for_model
 from apps.core import counting
 from apps.core.admin_keys import record_key
 from apps.core.admin_people import WhoColumnsMixin, who_label
+from apps.core.admin_versions import (
+    VERSION_FIELD,
+    VersionField,
+    record_digest,
+    shows_initial_values,
+    stale_row_refusal,
+    stale_version_refusal,
+    version_token,
+)
 from apps.core.history import versions_for_user, versions_marked, versions_with_previous
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, of_a_client, referable
 from apps.core.money_forms import MoneyFormField
@@ -37,6 +48,7 @@ from apps.core.pagination import ids_per_agency, rows_in_order
 from apps.core.params import id_or_none, is_ascii_int
 from apps.core.people import NOT_VISIBLE, people_for
 from apps.core.problems import race_message
+from apps.core.services import rows_lock
 
 # What a delete service raises to refuse (409 or 400 in the API); PermissionDenied stays a 403.
 DELETE_REFUSALS = (ValidationError, APIException)
@@ -507,7 +519,18 @@ class ServiceFormAdmin(AgencyScopedAdmin):
     rolled back, so every business rule (and its message) is the service's, shown on the form;
     `save_model` then runs the same service for real. Subclasses map the form to the service
     in `service_save(request, instance, cleaned_data, change) -> saved instance`.
+
+    A change form saves only over the record it was opened on (`apps.core.admin_versions`): the
+    page carries the version of the record and of its collections (`ServiceCollectionInline`),
+    and a POST locks the record (`lock_for_change`), then refuses, on the form, a version that
+    is no longer the stored one; a list edited in place compares each row's fields to the
+    values it showed.
     """
+
+    # The path from the record to the client whose row every write of it locks first (a
+    # client, its policies, their units, their periods: `client_lock_first`); by default its
+    # own `client`, when it has one. A change form's POST takes the locks in that order.
+    client_path: str | None = None
 
     # Declared by each admin: the service's plain fields, the relations it takes as `<name>_id`,
     # and the services themselves, `create(*, user, **fields)` and `update(*, user, instance,
@@ -579,6 +602,19 @@ class ServiceFormAdmin(AgencyScopedAdmin):
         model_admin = self
 
         class ServiceForm(form_class):
+            if obj is not None:
+                record_version = VersionField()
+
+            def clean(self):
+                cleaned_data = super().clean()
+                if obj is not None:
+                    refusal = model_admin.stale_refusal(
+                        request, self.instance, self.cleaned_data.get(VERSION_FIELD)
+                    )
+                    if refusal is not None:
+                        self.add_error(None, refusal)
+                return cleaned_data
+
             def _post_clean(self):
                 super()._post_clean()
                 if self.errors:
@@ -592,6 +628,88 @@ class ServiceFormAdmin(AgencyScopedAdmin):
                     service_errors(self, refusal)
 
         return ServiceForm
+
+    def get_fields(self, request, obj=None):
+        # The version is no field of the record: carried by the page, never in a fieldset.
+        return [name for name in super().get_fields(request, obj) if name != VERSION_FIELD]
+
+    def _changeform_view(self, request, object_id, form_url, extra_context):
+        # Django's change view, inside its transaction: a save locks the record before it is
+        # read for the form, so what the form is checked against (`stale_refusal`) is what the
+        # service then changes; a save committed meanwhile waits, or comes first and is seen.
+        saves = request.method == "POST" and "_saveasnew" not in request.POST
+        to_field = request.POST.get(TO_FIELD_VAR, request.GET.get(TO_FIELD_VAR))
+        by_key = to_field in (None, "", self.model._meta.pk.name, self.model._meta.pk.attname)
+        if saves and by_key and object_id is not None and self.has_change_permission(request):
+            self.lock_for_change(request, unquote(object_id))
+        return super()._changeform_view(request, object_id, form_url, extra_context)
+
+    def lock_for_change(self, request, object_id: str) -> None:
+        """Lock the record `object_id` for its change form's save, in the order every write
+        takes: its client first (`client_path`), then the record. Nothing on SQLite, which runs
+        one writer at a time."""
+        key = record_key(self.model._meta.pk, object_id, using=router.db_for_write(self.model))
+        if key is None:
+            return  # no record: Django's view says so
+        path = self.client_path or ("client" if of_a_client(self.model) else None)
+        records = _scoped(self.model._default_manager.filter(pk=key), request.user)
+        if path is not None:
+            client_model = self.model
+            for name in path.split("__"):
+                client_model = client_model._meta.get_field(name).related_model
+            owner = self.model._base_manager.filter(pk=key).values(path)
+            rows_lock(client_model._base_manager.filter(pk__in=owner))
+        rows_lock(records)
+
+    def stored_collections(self, request, obj) -> dict[str, list]:
+        """The rows of `obj`'s collections (`ServiceCollectionInline`) as stored, by name."""
+        collections = {}
+        for inline in self.get_inline_instances(request, obj):
+            if isinstance(inline, ServiceCollectionInline):
+                fk = _get_foreign_key(self.model, inline.model, fk_name=inline.fk_name)
+                rows = inline.get_queryset(request).filter(**{fk.name: obj})
+                collections[_collection_name(inline, fk)] = list(rows)
+        return collections
+
+    def stale_refusal(self, request, obj, token: str | None) -> str | None:
+        """Why the change form opened on version `token` may not save over `obj` as stored."""
+        stored = record_digest(obj, self.stored_collections(request, obj))
+        return stale_version_refusal(request, obj, token, stored)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        form = context["adminform"].form
+        if VERSION_FIELD in form.fields:
+            if not form.is_bound:
+                # The version of what the page shows: the record and the collections' rows
+                # its inlines were built with (read once, so the page and its version agree).
+                shown = {
+                    _collection_name(inline.opts, inline.formset.fk): [
+                        row.instance for row in inline.formset.initial_forms
+                    ]
+                    for inline in context.get("inline_admin_formsets", ())
+                    if isinstance(inline.opts, ServiceCollectionInline)
+                }
+                form.initial[VERSION_FIELD] = version_token(obj, shown)
+            context["record_version"] = form[VERSION_FIELD]  # templates/admin/change_form.html
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def get_changelist_form(self, request, **kwargs):
+        form_class = super().get_changelist_form(request, **kwargs)
+        editable = tuple(self.list_editable)
+
+        class ListRowForm(form_class):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                shows_initial_values(self, editable)
+
+            def clean(self):
+                cleaned_data = super().clean()
+                refusal = stale_row_refusal(request, self, editable)
+                if refusal is not None:
+                    self.add_error(*refusal)
+                return cleaned_data
+
+        return ListRowForm
 
     @staticmethod
     def _saved(obj, form, saved) -> None:
@@ -635,6 +753,11 @@ class ServiceFormAdmin(AgencyScopedAdmin):
                 created = inline.service_create(request, form.instance, row.cleaned_data)
                 formset.new_objects.append(created)
         return formset.new_objects
+
+
+def _collection_name(inline, fk) -> str:
+    """A collection's name in a record's version: its rows' model and their key to the record."""
+    return f"{inline.model._meta.label}.{fk.name}"
 
 
 class SoftDeleteAdmin(AgencyScopedAdmin):

@@ -47,6 +47,7 @@ class CoverageAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
     """
 
     subject: Subject
+    client_path = "policy__client"  # a scheduling write locks the policy's client first
     # Subclasses put the unit or the driver first.
     list_display = ["policy", "status", "policy_added_date", "policy_removed_date"]
     list_select_related = ["policy", "policy__coverage_type"]
