@@ -6,6 +6,10 @@ Retry-After) without checking its password: at most LOGIN_FAILURES_PER_USER pass
 name are checked in a window, however many arrive at once. Counted after the check, as before,
 a burst of guesses all passed the check of a count none had written yet.
 
+Every login of the service is checked through `counted_login`, the API's (POST /v1/auth/token)
+and the back-office's (/admin/login/) alike: one count per user name and per address for both,
+so failures at either door hold both back.
+
 Only failures stay counted, as before. A refused attempt takes its counts back. A success takes
 back its own count from the address, and from the user name the attempts counted up to its own
 (the failures before it); attempts counted after it (a burst still arriving) keep their places,
@@ -15,11 +19,15 @@ so a success cannot hand a burst a fresh limit.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.conf import settings
 from rest_framework.exceptions import Throttled
 
 from apps.core.shared_counters import count_hits, forget_hits
+
+Checked = TypeVar("Checked")
 
 
 def _user_key(username: str) -> str:
@@ -85,3 +93,15 @@ def forget_login_failures(*, username: str, address: str, place: int) -> None:
     and the success itself counts against neither the user name nor the address."""
     forget_hits(_user_key(username), place)
     forget_hits(_address_key(address), 1)
+
+
+def counted_login(*, request, username: str, check: Callable[[], Checked]) -> Checked:
+    """Run a login's password `check` as an attempt counted against `username` and the
+    request's client address (`client_address`): refused with Throttled (429), unchecked, past
+    either limit; a failure (`check` raises) stays counted; a success forgets as
+    `forget_login_failures` says. What `check` returns."""
+    address = client_address(request)
+    place = count_login_attempt(username=username, address=address)
+    checked = check()
+    forget_login_failures(username=username, address=address, place=place)
+    return checked

@@ -17,6 +17,7 @@ from django.db import NotSupportedError
 from django.http import Http404
 from django.urls import path, reverse
 
+from apps.backoffice.login import BackOfficeLoginForm
 from apps.clients.models import Client
 from apps.core import counting
 from apps.core.admin_keys import record_key, visible_keys
@@ -31,6 +32,18 @@ class BackOfficeSite(admin.AdminSite):
     site_title = "Coverage Verification back office"
     index_title = "Today at a glance"
     index_template = "admin/backoffice_index.html"
+    login_form = BackOfficeLoginForm
+
+    def login(self, request, extra_context=None):
+        """Django's admin login, its attempts counted with the API's (BackOfficeLoginForm):
+        refused past a limit, the page is the form again with its message, as a 429."""
+        response = super().login(request, extra_context)
+        form = (getattr(response, "context_data", None) or {}).get("form")
+        retry_after = getattr(form, "retry_after", None)
+        if retry_after is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(retry_after)
+        return response
 
     def index(self, request, extra_context=None):
         extra_context = {

@@ -1,16 +1,14 @@
 from __future__ import annotations
 
+from functools import partial
+
 from rest_framework import serializers
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework_simplejwt.exceptions import TokenError
 from rest_framework_simplejwt.serializers import TokenObtainPairSerializer, TokenRefreshSerializer
 
 from apps.accounts.authentication import token_user_id
-from apps.accounts.login_failures import (
-    client_address,
-    count_login_attempt,
-    forget_login_failures,
-)
+from apps.accounts.login_failures import counted_login
 from apps.accounts.selectors import active_user_password
 from apps.accounts.tokens import RefreshToken, issued_under, password_digest
 from apps.core.camel_case import CamelCased
@@ -38,16 +36,17 @@ class LoginSerializer(TokenObtainPairSerializer):
         self.fields.update(TokenRequestSerializer().get_fields())
 
     def validate(self, attrs: dict) -> dict:
-        username = attrs["username"]
-        address = client_address(self.context["request"])
         # Counted before the password is checked (429 past the limit, unchecked), so a burst
-        # of guesses cannot all pass a count none of them has written yet.
-        place = count_login_attempt(username=username, address=address)
+        # of guesses cannot all pass a count none of them has written yet; the admin login
+        # shares the counts (apps.backoffice.login).
         try:
-            tokens = super().validate(attrs)
+            tokens = counted_login(
+                request=self.context["request"],
+                username=attrs["username"],
+                check=partial(super().validate, attrs),
+            )
         except AuthenticationFailed:
             raise AuthenticationFailed("The user name or password is wrong.") from None
-        forget_login_failures(username=username, address=address, place=place)
         return {"access": tokens["access"], "refresh": tokens["refresh"]}
 
 
