@@ -4,6 +4,14 @@ They answer the questions staff ask all day ("is unit 101 covered, since when, u
 policy?") from the same selectors as the API and verification, so the admin can never
 disagree with what an integrator is told. Every query is scoped to the staff member's
 agencies. They read several domain apps, so they live above them, not in apps.core.
+
+Each section is shown (`shows`, and read at all) only to staff holding the view permission the
+API asks for its data, from the definitions the API uses: verification's answer and the
+compliance verdict (apps.coverages.permissions), policies (policies.view_policy), drivers,
+vehicles, each module's documents (apps.documents.models.module_permission), the certificate
+button (apps.certificates.permissions). Seeing the record whose page it is grants none of them:
+a staff member who may see a client but not policies sees no policy of it here either. A section
+left out is left out silently, as the page's inlines of models the staff member may not view.
 """
 
 from __future__ import annotations
@@ -13,6 +21,10 @@ import datetime as dt
 from django.db.models import Q
 from django.urls import reverse
 
+from apps.certificates.permissions import (
+    CLIENT_CERTIFICATE_PERMISSIONS,
+    VEHICLE_CERTIFICATE_PERMISSIONS,
+)
 from apps.compliance.selectors import requirement_profile_resolve
 from apps.core import counting
 from apps.core.admin_display import admin_url, coverage_status_label, human_size, when
@@ -20,7 +32,13 @@ from apps.core.admin_people import who_label
 from apps.core.dates import us_text
 from apps.core.history import changed_fields
 from apps.core.people import people_for
+from apps.core.permissions import view_permission
 from apps.coverages.models import DriverCoverage, VehicleCoverage, periods_covering
+from apps.coverages.permissions import (
+    CLIENT_VERIFICATION_PERMISSIONS,
+    PROFILE_PERMISSION,
+    VEHICLE_VERIFICATION_PERMISSIONS,
+)
 from apps.coverages.selectors import (
     ClientVerification,
     covered_today_filter,
@@ -28,8 +46,8 @@ from apps.coverages.selectors import (
     verify_vehicles,
 )
 from apps.coverages.serializers import AssignmentSummarySerializer, set_context_unit
-from apps.documents.models import Document
-from apps.drivers.models import DriverVehicle
+from apps.documents.models import Document, Module, module_permission
+from apps.drivers.models import Driver, DriverVehicle
 from apps.drivers.selectors import driver_history
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
@@ -91,20 +109,40 @@ def _timeline(coverages, on: dt.date, *, unit) -> list[dict]:
     return rows
 
 
-def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
+DOCUMENTS_TITLES = {
+    (True, True): "Documents (client and policies)",
+    (True, False): "Client documents",
+    (False, True): "Policy documents",
+}
 
+
+def _documents(user, *, client_id: int, policy_ids) -> dict | None:
+    """The live documents of the client and of these policies, each module's only for staff
+    with the API's view permission on that module's documents, under a title naming what is
+    listed; None when neither. A policy document names its policy only to staff who may view
+    policies."""
+    client_files = user.has_perm(module_permission("view", Module.CLIENT))
+    policy_files = user.has_perm(module_permission("view", Module.POLICY))
+    if not (client_files or policy_files):
+        return None
+    listed = Q(pk__in=[])
+    if client_files:
+        listed |= Q(client_id=client_id, policy__isnull=True)
+    if policy_files:
+        listed |= Q(policy_id__in=list(policy_ids))
     documents = (
         Document.objects.for_user(user)
         .live()
-        .filter(Q(client_id=client_id, policy__isnull=True) | Q(policy_id__in=list(policy_ids)))
+        .filter(listed)
         .select_related("policy")
         .order_by("-uploaded_at", "id")
     )
-    return [
+    policy_numbers = user.has_perm(view_permission(Policy))
+    rows = [
         {
             "file_name": d.file_name,
             "module": d.get_module_display(),
-            "policy": d.policy.policy_number if d.policy_id else "",
+            "policy": d.policy.policy_number if d.policy_id and policy_numbers else "",
             "size": human_size(d.size),
             "uploaded_at": when(d.uploaded_at),
             "url": reverse("admin:documents_document_download", args=[d.pk]),
@@ -112,6 +150,7 @@ def _documents(user, *, client_id: int, policy_ids) -> list[dict]:
         }
         for d in documents
     ]
+    return {"title": DOCUMENTS_TITLES[client_files, policy_files], "rows": rows}
 
 
 _TIMELINE_RELATIONS = ("policy", "policy__coverage_type", "policy__insurer")
@@ -125,44 +164,34 @@ def _periods(coverages) -> list:
 
 
 def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
-    """Coverage timeline, today's verification, drivers, lienholder, documents, audit."""
+    """Coverage timeline, today's verification, drivers, lienholder, documents, audit; each
+    section as `shows` allows (the module's docstring)."""
+    shows = {
+        "verification": user.has_perms(VEHICLE_VERIFICATION_PERMISSIONS),
+        "policies": user.has_perm(view_permission(Policy)),
+        "drivers": user.has_perm(view_permission(Driver)),
+        "certificate": user.has_perms(VEHICLE_CERTIFICATE_PERMISSIONS),
+    }
     periods = _periods(VehicleCoverage.objects.filter(vehicle=vehicle))
-    timeline = _timeline(periods, on, unit=vehicle)
-    # Today's verification is the verification endpoint's own answer for this VIN.
-    matches = [
-        r
-        for r in verify_vehicles(user=user, on=on, vin=vehicle.serial_number)
-        if r.vehicle.id == vehicle.pk
-    ]
-    links = list(
-        DriverVehicle.objects.filter(vehicle=vehicle)
-        .select_related("driver", "driver__client")
-        .order_by("driver__last_name", "driver__first_name", "id")
-    )
-    driver_coverages: dict[int, list] = {}
-    for coverage in DriverCoverage.objects.filter(
-        driver_id__in=[link.driver_id for link in links]
-    ).select_related(*_TIMELINE_RELATIONS):
-        driver_coverages.setdefault(coverage.driver_id, []).append(coverage)
-    drivers = [
-        {
-            "name": str(link.driver),
-            "license": link.driver.license_number,
-            "url": admin_url(link.driver),
-            # Verified when an OA/DD period covers them today, as the API says.
-            "verified": bool(
-                periods_covering(link.driver, on, driver_coverages.get(link.driver_id, []))
-            ),
-        }
-        for link in links
-    ]
-    verification = matches[0] if matches else None
+    timeline = _timeline(periods, on, unit=vehicle) if shows["policies"] else []
+    verification = None
+    if shows["verification"]:
+        # Today's verification is the verification endpoint's own answer for this VIN.
+        matches = [
+            r
+            for r in verify_vehicles(user=user, on=on, vin=vehicle.serial_number)
+            if r.vehicle.id == vehicle.pk
+        ]
+        verification = matches[0] if matches else None
     return {
         "on": on,
+        "shows": shows,
         "verification": verification,
         "in_force": [row for row in timeline if row["covered"]],
         "timeline": timeline,
-        "drivers": drivers,
+        "drivers": _vehicle_drivers(vehicle, on, coverage=shows["policies"])
+        if shows["drivers"]
+        else [],
         "lienholder": vehicle.lienholder,
         "lienholder_url": admin_url(vehicle.lienholder) if vehicle.lienholder_id else "",
         "documents": _documents(
@@ -170,23 +199,64 @@ def vehicle_summary(*, user, vehicle, on: dt.date) -> dict:
         ),
         "history": _history(vehicle_history(vehicle, user=user, newest=AUDIT_ROWS), user=user),
         "history_url": admin_url(vehicle, "history"),
-        "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk]),
+        "certificate_url": reverse("admin:vehicles_vehicle_certificate", args=[vehicle.pk])
+        if shows["certificate"]
+        else "",
     }
 
 
-def driver_summary(*, user, driver, on: dt.date) -> dict:
-    """The driver's OA/DD timeline, today's verification, vehicles, documents, audit."""
-
-    periods = _periods(DriverCoverage.objects.filter(driver=driver))
-    timeline = _timeline(periods, on, unit=driver)
-    vehicles = [
-        {"name": str(link.vehicle), "url": admin_url(link.vehicle)}
-        for link in DriverVehicle.objects.filter(driver=driver)
-        .select_related("vehicle")
-        .order_by("vehicle__unit", "id")
+def _vehicle_drivers(vehicle, on: dt.date, *, coverage: bool) -> list[dict]:
+    """The drivers linked to the vehicle, each with whether an OA/DD period covers them today
+    when `coverage` (policy data) may be shown."""
+    links = list(
+        DriverVehicle.objects.filter(vehicle=vehicle)
+        .select_related("driver", "driver__client")
+        .order_by("driver__last_name", "driver__first_name", "id")
+    )
+    driver_coverages: dict[int, list] = {}
+    if coverage:
+        for period in DriverCoverage.objects.filter(
+            driver_id__in=[link.driver_id for link in links]
+        ).select_related(*_TIMELINE_RELATIONS):
+            driver_coverages.setdefault(period.driver_id, []).append(period)
+    return [
+        {
+            "name": str(link.driver),
+            "license": link.driver.license_number,
+            "url": admin_url(link.driver),
+            # Verified when an OA/DD period covers them today, as the API says.
+            "verified": bool(
+                periods_covering(link.driver, on, driver_coverages.get(link.driver_id, []))
+            )
+            if coverage
+            else None,
+        }
+        for link in links
     ]
+
+
+def driver_summary(*, user, driver, on: dt.date) -> dict:
+    """The driver's OA/DD timeline, today's verification, vehicles, documents, audit; each
+    section as `shows` allows (the module's docstring)."""
+    shows = {
+        "policies": user.has_perm(view_permission(Policy)),
+        "vehicles": user.has_perm(view_permission(Vehicle)),
+    }
+    periods = _periods(DriverCoverage.objects.filter(driver=driver))
+    timeline = _timeline(periods, on, unit=driver) if shows["policies"] else []
+    vehicles = (
+        [
+            {"name": str(link.vehicle), "url": admin_url(link.vehicle)}
+            for link in DriverVehicle.objects.filter(driver=driver)
+            .select_related("vehicle")
+            .order_by("vehicle__unit", "id")
+        ]
+        if shows["vehicles"]
+        else []
+    )
     return {
         "on": on,
+        "shows": shows,
         "verified": any(row["covered"] for row in timeline),
         "in_force": [row for row in timeline if row["covered"]],
         "timeline": timeline,
@@ -200,23 +270,41 @@ def driver_summary(*, user, driver, on: dt.date) -> dict:
 
 
 def client_summary(*, user, client, on: dt.date) -> dict:
-    """Policies in force, units covered and not covered today, and a certificate link."""
-
-    in_force = list(
-        Policy.objects.filter(client=client)
-        .in_force_on(on)
-        .select_related("coverage_type", "insurer")
-        .order_by("coverage_type__code", "policy_number")
-    )
-    # Counted in SQL, as the lists count (kept under the data version until a write): the
-    # 250,000-unit fleet's page read a flag per unit (258 ms) on every view (issue 18).
-    units = Vehicle.objects.live().filter(client=client)
-    total = counting.count(units)
-    covered = counting.count(units.filter(covered_today_filter(on)))
-    verification = _client_verification(user=user, client=client, on=on)
+    """Policies in force, today's verification and compliance, units covered and not covered
+    today, and a certificate link; each section as `shows` allows (the module's docstring)."""
+    verifies = user.has_perms(CLIENT_VERIFICATION_PERMISSIONS)
+    shows = {
+        "verification": verifies,
+        # The units' coverage, in the verification's box: what vehicle verification answers.
+        "units": verifies and user.has_perms(VEHICLE_VERIFICATION_PERMISSIONS),
+        "compliance": verifies and user.has_perm(PROFILE_PERMISSION),
+        "policies": user.has_perm(view_permission(Policy)),
+        "certificate": user.has_perms(CLIENT_CERTIFICATE_PERMISSIONS),
+    }
+    in_force = []
+    if shows["policies"]:
+        in_force = list(
+            Policy.objects.filter(client=client)
+            .in_force_on(on)
+            .select_related("coverage_type", "insurer")
+            .order_by("coverage_type__code", "policy_number")
+        )
+    total = covered = 0
+    if shows["units"]:
+        # Counted in SQL, as the lists count (kept under the data version until a write): the
+        # 250,000-unit fleet's page read a flag per unit (258 ms) on every view (issue 18).
+        units = Vehicle.objects.live().filter(client=client)
+        total = counting.count(units)
+        covered = counting.count(units.filter(covered_today_filter(on)))
+    verification = None
+    if shows["verification"]:
+        verification = _client_verification(
+            user=user, client=client, on=on, compliance=shows["compliance"]
+        )
     changelist = reverse("admin:vehicles_vehicle_changelist")
     return {
         "on": on,
+        "shows": shows,
         "verification": verification,
         "compliance": verification.compliance if verification else None,
         "policies": [
@@ -234,15 +322,19 @@ def client_summary(*, user, client, on: dt.date) -> dict:
         "not_covered": total - covered,
         "covered_url": f"{changelist}?client__id__exact={client.pk}&covered=yes",
         "not_covered_url": f"{changelist}?client__id__exact={client.pk}&covered=no",
-        "certificate_url": reverse("admin:clients_client_certificate", args=[client.pk]),
+        "certificate_url": reverse("admin:clients_client_certificate", args=[client.pk])
+        if shows["certificate"]
+        else "",
     }
 
 
-def _client_verification(*, user, client, on: dt.date) -> ClientVerification | None:
-    """Verification's own answer for the client, with its compliance under the agency's
-    built-in `federal-minimum` profile (contract section 15), resolved as the API resolves
-    `profile=federal-minimum`."""
+def _client_verification(
+    *, user, client, on: dt.date, compliance: bool
+) -> ClientVerification | None:
+    """Verification's own answer for the client, with (when `compliance`) its compliance under
+    the agency's built-in `federal-minimum` profile (contract section 15), resolved as the API
+    resolves `profile=federal-minimum`."""
 
-    profile = requirement_profile_resolve(user=user, ref="federal-minimum")
+    profile = requirement_profile_resolve(user=user, ref="federal-minimum") if compliance else None
     results = verify_clients(user=user, on=on, client_id=client.pk, profile=profile)
     return results[0] if results else None

@@ -1,4 +1,5 @@
-"""Admin actions that download certificate PDFs, through the same builder as the API."""
+"""Admin actions that download certificate PDFs, through the same builder as the API and
+under the same permissions (apps.certificates.permissions)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ import io
 import zipfile
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from rest_framework.exceptions import NotFound
 
 from apps.certificates.builder import client_certificate, vehicle_certificate
 from apps.certificates.pdf import certificate_pdf
+from apps.certificates.permissions import (
+    CLIENT_CERTIFICATE_PERMISSIONS,
+    VEHICLE_CERTIFICATE_PERMISSIONS,
+)
 from apps.core.admin import nothing_done
 from apps.core.dates import today
 
@@ -68,11 +74,17 @@ def _cannot_certify(refused: list[str], selected: int) -> str:
     )
 
 
-def _download_action(build, id_argument: str, kind: str):
+def _download_action(build, id_argument: str, kind: str, permissions: tuple[str, ...]):
     """The admin action: the certificate PDF of each selected record (a ZIP when several),
-    from `build(user=, on=today, <id_argument>=the record's id)`."""
+    from `build(user=, on=today, <id_argument>=the record's id)`, for staff holding
+    `permissions` (the certificate endpoint's) and no one else: offered only to them (Django
+    asks the model admin's `has_certificate_permission`, apps.core.admin_display's
+    OneClickCertificateMixin, which reads them as the action's `required_permissions`), and
+    refused (403) to anyone else however it is reached."""
 
     def download(modeladmin, request, queryset):
+        if not request.user.has_perms(permissions):
+            raise PermissionDenied("You may not download this kind of certificate.")
         return _download(
             modeladmin,
             request,
@@ -82,8 +94,14 @@ def _download_action(build, id_argument: str, kind: str):
 
     download.__name__ = f"download_{kind}_certificates"
     download.short_description = "Download certificate (ACORD 25 PDF)"
+    download.required_permissions = permissions
+    download.allowed_permissions = ("certificate",)
     return download
 
 
-download_client_certificates = _download_action(client_certificate, "client_id", "client")
-download_vehicle_certificates = _download_action(vehicle_certificate, "vehicle_id", "vehicle")
+download_client_certificates = _download_action(
+    client_certificate, "client_id", "client", CLIENT_CERTIFICATE_PERMISSIONS
+)
+download_vehicle_certificates = _download_action(
+    vehicle_certificate, "vehicle_id", "vehicle", VEHICLE_CERTIFICATE_PERMISSIONS
+)

@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Callable
 
 from django.contrib import admin
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
@@ -246,9 +246,16 @@ class AutocompleteFilterMedia:
 
 class OneClickCertificateMixin:
     """A "Download certificate" button on the change page: the list's certificate action,
-    run on this one record (same builder, same scoping, same PDF)."""
+    run on this one record (same builder, same scoping, same PDF), under the same permissions:
+    the action's `required_permissions`, the certificate endpoint's."""
 
     certificate_action = None  # staticmethod(download_<model>_certificates)
+
+    def has_certificate_permission(self, request, obj=None) -> bool:
+        """Whether the staff member may download certificates (the action is offered, the
+        button's view answers): the certificate endpoint's permissions, on top of seeing the
+        record."""
+        return request.user.has_perms(self.certificate_action.required_permissions)
 
     def get_urls(self):
         from django.urls import path
@@ -271,6 +278,8 @@ class OneClickCertificateMixin:
         obj = queryset.first()
         if obj is None or not self.has_view_permission(request, obj):
             raise Http404("No such record.")
+        if not self.has_certificate_permission(request, obj):
+            raise PermissionDenied("You may not download this kind of certificate.")
         response = self.certificate_action(self, request, queryset)
         if response is None:  # no certificate today; the action said why in a message
             return redirect(admin_url(obj))

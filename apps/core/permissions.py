@@ -44,6 +44,17 @@ class ModelPermissions(DjangoModelPermissions):
         return request.user.has_perms(perms)
 
 
+def view_permission(model) -> str:
+    """The permission reading `model` needs (`app_label.view_<model>`), as ModelPermissions asks
+    it of a GET: for what shows a model's records outside its own endpoints (the back-office's
+    change-page summaries)."""
+    meta = model._meta
+    return ModelPermissions.perms_map["GET"][0] % {
+        "app_label": meta.app_label,
+        "model_name": meta.model_name,
+    }
+
+
 class HasPermissions(BasePermission):
     """Requires the permissions listed in the view's `required_permissions`."""
 

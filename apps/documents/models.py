@@ -24,6 +24,13 @@ class Module(models.TextChoices):
     POLICY = "policy", "Policy"
 
 
+def module_permission(action: str, module: str) -> str:
+    """The permission an `action` ("view", "edit", "delete") on a module's documents needs
+    (`Document.Meta.permissions`): the API's document endpoints ask it, and the back-office
+    lists a module's documents on a change page only to staff holding its "view"."""
+    return f"documents.{action}_{module}_documents"
+
+
 # The one rule of a live document: it is not deleted, and neither is the owner it goes with.
 # A document goes with its owner: while the client (a client document) or the policy (a policy
 # document) is deleted every route answers for it as for a deleted document, and it is back when

@@ -12,6 +12,10 @@ from rest_framework.views import APIView
 from apps.certificates.builder import Certificate, client_certificate, vehicle_certificate
 from apps.certificates.numbers import certificate_kind, parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
+from apps.certificates.permissions import (
+    CLIENT_CERTIFICATE_PERMISSIONS,
+    VEHICLE_CERTIFICATE_PERMISSIONS,
+)
 from apps.certificates.serializers import CertificateSerializer
 from apps.core.params import (
     AsOfParam,
@@ -123,7 +127,7 @@ class CertificateIssueView(CertificateView):
 class ClientCertificateView(CertificateIssueView):
     """The ACORD 25 certificate of a client, from the policies in force."""
 
-    required_permissions = ("clients.view_client", "policies.view_policy")
+    required_permissions = CLIENT_CERTIFICATE_PERMISSIONS
     builder = staticmethod(client_certificate)
     params_class = ClientCertificateParams
     id_keyword = "client_id"
@@ -135,7 +139,7 @@ class ClientCertificateView(CertificateIssueView):
 class VehicleCertificateView(CertificateIssueView):
     """The ACORD 25 certificate of one vehicle: only the coverages it is scheduled on."""
 
-    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+    required_permissions = VEHICLE_CERTIFICATE_PERMISSIONS
     builder = staticmethod(vehicle_certificate)
     params_class = VehicleCertificateParams
     id_keyword = "vehicle_id"

@@ -37,6 +37,7 @@ from apps.coverages.choices import (
     CoverageStatus,
 )
 from apps.coverages.models import VehicleCoverage
+from apps.coverages.permissions import PROFILE_PERMISSION
 from apps.coverages.rows import LimitRow
 from apps.coverages.selectors import (
     ClientVerification,
@@ -112,7 +113,7 @@ def profile_choice(request, raw) -> ProfileChoice | None:
     """The profile a verification names; unknown or another agency's: 400 on `profile`."""
     if raw is None or raw == "":
         return None
-    if not request.user.has_perm("compliance.view_requirementprofile"):
+    if not request.user.has_perm(PROFILE_PERMISSION):
         raise PermissionDenied("Checking against a profile needs permission to view profiles.")
     choice = None
     if len(str(raw)) <= 50:

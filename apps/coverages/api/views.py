@@ -11,6 +11,10 @@ from rest_framework.views import APIView
 from apps.core.dates import today
 from apps.core.permissions import HasPermissions
 from apps.coverages.api import serializers as s
+from apps.coverages.permissions import (
+    CLIENT_VERIFICATION_PERMISSIONS,
+    VEHICLE_VERIFICATION_PERMISSIONS,
+)
 from apps.coverages.selectors import (
     VerificationAnswer,
     verify_clients,
@@ -24,7 +28,7 @@ class ClientVerificationView(APIView):
     """Is this carrier insured? By DOT number(s) or client id."""
 
     permission_classes = [HasPermissions]
-    required_permissions = ("clients.view_client", "policies.view_policy")
+    required_permissions = CLIENT_VERIFICATION_PERMISSIONS
     params_class = s.ClientVerificationParams
 
     @extend_schema(
@@ -57,7 +61,7 @@ class VehicleVerificationView(APIView):
     """Is this truck insured? By VIN or license plate."""
 
     permission_classes = [HasPermissions]
-    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+    required_permissions = VEHICLE_VERIFICATION_PERMISSIONS
     params_class = s.VehicleVerificationParams
 
     @extend_schema(
@@ -80,7 +84,7 @@ class FleetVerificationView(APIView):
 
     schema_read_only_post = True  # a POST that only reads: never a conflict
     permission_classes = [HasPermissions]
-    required_permissions = ("vehicles.view_vehicle", "policies.view_policy")
+    required_permissions = VEHICLE_VERIFICATION_PERMISSIONS
 
     @extend_schema(
         request=s.FleetRequestSerializer,

@@ -27,7 +27,7 @@ from apps.documents.api.serializers import (
     PolicyUploadSerializer,
     ReplaceSerializer,
 )
-from apps.documents.models import Document, DocumentVersion, Module
+from apps.documents.models import Document, DocumentVersion, Module, module_permission
 from apps.documents.selectors import client_documents, document_queryset, policy_documents
 from apps.documents.services import document_delete, document_replace, document_upload
 from apps.documents.storage import download_link, read_link
@@ -61,7 +61,7 @@ class DocumentView(GenericAPIView):
         if not offers_method(request, self):
             return  # DRF answers 405 with Allow, whatever the caller's permissions
         action = ACTIONS.get(request.method, "view")
-        if not request.user.has_perm(f"documents.{action}_{self.module_of()}_documents"):
+        if not request.user.has_perm(module_permission(action, self.module_of())):
             raise PermissionDenied(
                 f"You need the {action} permission on {self.module_of()} documents."
             )
