@@ -75,6 +75,12 @@ def refused_strings(data, path: str = "") -> dict[str, list[str]]:
     return refused
 
 
+def _no_json_value(literal: str):
+    """`parse_constant` of json.loads: Python reads NaN, Infinity and -Infinity as floats, but
+    RFC 8259 has no such values, so a body holding one is invalid JSON."""
+    raise ValueError(f"{literal} is not a JSON value (RFC 8259)")
+
+
 class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
     """JSON nested deeper than MAX_JSON_DEPTH levels is a 400, before it reaches the parser; a
     string holding a lone surrogate or NUL is a 400 naming its path (`refused_strings`), before
@@ -86,6 +92,9 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
     exchanged between systems is UTF-8, and application/json defines no charset parameter):
     the parameter is accepted and ignored. Read in the charset it named, the UTF-8 bytes of
     "Café" were stored as "CafÃ©", and a charset naming no text codec (`bz2_codec`) was a 500.
+
+    The body follows RFC 8259: `NaN`, `Infinity` and `-Infinity`, which Python's json module
+    reads as floats, are the same 400 "JSON parse error" as any invalid JSON.
 
     Otherwise the library's parser (its errors), with the keys converted by
     apps.core.camel_case.underscoreize: the same data, without the library's walk of every
@@ -100,7 +109,7 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
         if json_depth(text) > MAX_JSON_DEPTH:
             raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels is refused.")
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_constant=_no_json_value)
         except ValueError as exc:  # the library's wording
             raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:  # defence in depth: never a 500
