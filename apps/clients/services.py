@@ -211,17 +211,18 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             client.vehicles.exclude(lienholder=None).exclude(
                 lienholder__agency_id=agency_id
             ).update(lienholder=None)
-    if not changed:
-        return client  # nothing to announce: an event means the client's fields changed
-    kind = "updated"
-    if client.deleted != was_deleted:
-        kind = "deleted" if client.deleted else "restored"
-    record_event_emit(
-        type=f"client.{kind}",
-        gone_type="client.deleted",
-        client=client,
-        data=record("client", client),
-        was=was,
-        last_seen=last_seen,
-    )
+        if not changed:
+            return client  # nothing to announce: an event means the client's fields changed
+        kind = "updated"
+        if client.deleted != was_deleted:
+            kind = "deleted" if client.deleted else "restored"
+        # In the block: the client's event, then the statuses it changed (status_watch).
+        record_event_emit(
+            type=f"client.{kind}",
+            gone_type="client.deleted",
+            client=client,
+            data=record("client", client),
+            was=was,
+            last_seen=last_seen,
+        )
     return client

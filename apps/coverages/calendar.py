@@ -136,8 +136,11 @@ def _items(wanted: list[tuple[str, dict, dict]], day: dt.date) -> list[dict]:
 
 
 def calendar_events_emit(*, day: dt.date) -> int:
-    """Emit the day's calendar events and the status changes they cause; how many.
-    Call inside a transaction that has claimed the day (see `calendar_run`)."""
+    """Emit the day's calendar events and the status and compliance changes they cause; how
+    many. In the order a write announces (apps.coverages.status): what the day brought
+    (`policy.effective`, `policy.expired`), then the statuses and verdicts it changed, then
+    the notices (`policy.expiring`). Call inside a transaction that has claimed the day (see
+    `calendar_run`)."""
     policies = _day_policies(
         day,
         Q(effective_date=day)
@@ -160,7 +163,20 @@ def calendar_events_emit(*, day: dt.date) -> int:
         .values_list("vehicle_id", flat=True)
         .distinct()
     )
-    if not client_ids and not vehicle_ids and not wanted:
+    notices = [w for w in wanted if w[0] == "policy.expiring"]
+    came = [w for w in wanted if w[0] != "policy.expiring"]
+    emitted = _statuses_emit(day, came, client_ids, vehicle_ids)
+    # What time alone changed in compliance verdicts (contract section 15).
+    emitted += compliance_changes_for_day(day=day)
+    if notices:
+        emitted += len(events_emit_many(_items(notices, day)))
+    return emitted
+
+
+def _statuses_emit(day: dt.date, came: list, client_ids: set, vehicle_ids: set) -> int:
+    """Emit what the day brought (`came`) and the status changes of these clients and units
+    since yesterday, but those a write announced already on the day; how many."""
+    if not client_ids and not vehicle_ids and not came:
         return 0
     yesterday = day - DAY
     before_c, after_c = client_statuses(client_ids, yesterday), client_statuses(client_ids, day)
@@ -173,7 +189,7 @@ def calendar_events_emit(*, day: dt.date) -> int:
             "vehicle.status_changed": Watched(before_v, after_v, ("vehicleId",), 2),
         },
     )
-    items = _items(wanted, day) + status_events(before_c, after_c, before_v, after_v, day)
+    items = _items(came, day) + status_events(before_c, after_c, before_v, after_v, day)
     if not items:
         return 0
     return len(events_emit_many(items))
@@ -237,9 +253,7 @@ def calendar_run(*, day: dt.date) -> int:
         with transaction.atomic():
             _calendar_lock(shared=False)
             CalendarMark.objects.create(**CalendarMark.DAY_RUN, day=day)
-            emitted = calendar_events_emit(day=day)
-            # What time alone changed in compliance verdicts (contract section 15).
-            return emitted + compliance_changes_for_day(day=day)
+            return calendar_events_emit(day=day)
     except IntegrityError:
         return 0
 

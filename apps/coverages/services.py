@@ -224,7 +224,7 @@ def coverage_assign(
     with status_watch(vehicle_ids=_watched(subject, target.pk)):
         coverage.save()
         _log(coverage, subject, user=user, effective_date=added)
-    _emit(coverage, subject, "scheduled", policy.client)
+        _emit(coverage, subject, "scheduled", policy.client)  # then the unit's status
     return coverage
 
 
@@ -321,11 +321,11 @@ def coverage_update(
         coverage.policy_added_date = added
         effective = added
     coverage.updated_by = user
+    kind = {1: "removed", 2: "declined"}.get(status, "rescheduled")
     with status_watch(vehicle_ids=_watched(subject, target_id)):
         coverage.save()
         _log(coverage, subject, user=user, effective_date=effective)
-    kind = {1: "removed", 2: "declined"}.get(status, "rescheduled")
-    _emit(coverage, subject, kind, coverage.policy.client)
+        _emit(coverage, subject, kind, coverage.policy.client)  # then the unit's status
     return coverage
 
 

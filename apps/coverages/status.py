@@ -11,6 +11,12 @@ queries per call, whatever the number of records.
 (and `compliance.changed`) for what the write changed, `status_events_of_new` announces what
 a write created; the daily calendar job (apps.coverages.calendar) emits what the day alone
 changed.
+
+The order of a write's events (one transaction: one feed position, ordered by id, so the order
+they are written in is the order the feed and the deliveries show): the record's own event
+first, then the status and compliance events it caused, then notices (`policy.expiring`). So a
+writer emits its record's event inside the `status_watch` block, as the block's last step, and
+its notices after the block.
 """
 
 from __future__ import annotations
@@ -81,7 +87,8 @@ def status_watch(
     """Emit `carrier.status_changed` / `vehicle.status_changed` for every client or unit whose
     verification status (ACTIVE/INACTIVE, as verification computes it) differs after the block,
     and `compliance.changed` for every watched (client, profile) verdict that differs; a
-    constant number of queries whatever the number of clients or units."""
+    constant number of queries whatever the number of clients or units. They follow what the
+    block emitted: the write announces its record inside the block (the module's docstring)."""
     day = on or today()
     clients = {pk for pk in client_ids if pk is not None}
     vehicles = {pk for pk in vehicle_ids if pk is not None}

@@ -151,12 +151,12 @@ def policy_create(
     policy.producer = _producer(client.agency_id, producer_id, producer_name) or client.producer
     policy.mark_deleted(deleted)
     policy.full_clean()
-    with status_watch(client_ids=[client.pk]):
+    with status_watch(client_ids=[client.pk]):  # its event, then the statuses it changed
         policy.save()
         _replace_limits(policy, limits or [])
         _replace_rates(policy, rates or [])
-    client_event_emit(type="policy.created", client=client, data=record("policy", policy))
-    expiring_notice_on_write(policy=policy)
+        client_event_emit(type="policy.created", client=client, data=record("policy", policy))
+    expiring_notice_on_write(policy=policy)  # a notice comes last
     return policy
 
 
@@ -219,6 +219,8 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
     not_started = policy.status_on(today()) == PolicyStatus.FUTURE
     left = (policy.client.agency_id, policy.client_id)  # where it was
     last_seen = record("policy", policy) if moves else None  # what the agency it leaves saw
+    # The policy's event first, then what it moved (its periods), then the statuses it changed
+    # (status_watch, when the block ends), then its notice.
     with status_watch(client_ids=[was[0], client.pk], vehicle_ids=list(units)):
         _, changed = model_update(
             instance=policy,
@@ -226,6 +228,17 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             data=data,
             user=user,
         )
+        replaced = False
+        if "limits" in changes:
+            replaced = _replace_limits(policy, changes["limits"] or [])
+        if "rates" in changes:
+            replaced = _replace_rates(policy, changes["rates"] or []) or replaced
+        if not (changed or replaced):
+            return policy  # nothing to announce: an event means the policy changed
+        if not changed:
+            policy.updated_by = user  # the limits and rates are the policy's: it changed
+            policy.save(update_fields=["updated_by", "updated_at"])
+        _policy_event_emit(policy, was=was, left=left, last_seen=last_seen)
         if not_started and policy.effective_date != was_start:
             coverage_periods_follow_start(user=user, policy=policy, was=was_start)
         if policy.expiration_date < was_end:
@@ -234,16 +247,13 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
             for document in policy.documents.all():  # a policy's documents follow it
                 document.client = client
                 document.save(update_fields=["client"])
-        replaced = False
-        if "limits" in changes:
-            replaced = _replace_limits(policy, changes["limits"] or [])
-        if "rates" in changes:
-            replaced = _replace_rates(policy, changes["rates"] or []) or replaced
-        if not changed and replaced:
-            policy.updated_by = user  # the limits and rates are the policy's: it changed
-            policy.save(update_fields=["updated_by", "updated_at"])
-    if not (changed or replaced):
-        return policy  # nothing to announce: an event means the policy changed
+    expiring_notice_on_write(policy=policy)
+    return policy
+
+
+def _policy_event_emit(policy: Policy, *, was: tuple, left: tuple, last_seen: dict | None) -> None:
+    """`policy.updated`, or `.deleted`, `.restored` or `.cancelled` when the write did that
+    (`was`: its client, deleted flag and cancellation date before)."""
     kind = "updated"
     if policy.deleted != was[1]:
         kind = "deleted" if policy.deleted else "restored"
@@ -257,5 +267,3 @@ def policy_update(*, user, instance: Policy, **changes: Unpack[PolicyChanges]) -
         was=left,
         last_seen=last_seen,
     )
-    expiring_notice_on_write(policy=policy)
-    return policy

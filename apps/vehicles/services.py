@@ -130,15 +130,15 @@ def vehicle_update(*, user, instance: Vehicle, **changes: Unpack[VehicleChanges]
             user=user,
             check=_model_year_check if new_year else None,
         )
-    if changed:  # an event means the unit's fields changed
-        record_event_emit(
-            type="vehicle.updated",
-            gone_type="vehicle.updated",
-            client=vehicle.client,
-            data=record("vehicle", vehicle),
-            was=left,
-            last_seen=last_seen,
-        )
+        if changed:  # an event means the unit's fields changed; then its status (status_watch)
+            record_event_emit(
+                type="vehicle.updated",
+                gone_type="vehicle.updated",
+                client=vehicle.client,
+                data=record("vehicle", vehicle),
+                was=left,
+                last_seen=last_seen,
+            )
     return vehicle
 
 

@@ -53,8 +53,8 @@ def test_policy_write_emits_created_and_carrier_status_change(api, carrier):
     )
     assert response.status_code == 201, response.content
     body = feed(api)
-    assert types_of(body) == ["carrier.status_changed", "policy.created"]
-    status, created = body["results"]
+    assert types_of(body) == ["policy.created", "carrier.status_changed"]
+    created, status = body["results"]
     assert status["data"] == {
         "clientId": carrier.id,
         "from": "INACTIVE",
@@ -76,9 +76,9 @@ def test_policy_write_emits_created_and_carrier_status_change(api, carrier):
     )
     assert cancel.status_code == 200, cancel.content
     after = feed(api, after=body["next"])
-    assert types_of(after) == ["carrier.status_changed", "policy.cancelled"]
-    assert after["results"][0]["data"]["from"] == "ACTIVE"
-    assert after["results"][0]["data"]["to"] == "INACTIVE"
+    assert types_of(after) == ["policy.cancelled", "carrier.status_changed"]
+    assert after["results"][1]["data"]["from"] == "ACTIVE"
+    assert after["results"][1]["data"]["to"] == "INACTIVE"
     # Nothing new: the same cursor comes back, nothing repeats.
     again = feed(api, after=after["next"])
     assert again == {"results": [], "next": after["next"]}
@@ -95,9 +95,9 @@ def test_vehicle_scheduling_emits_scheduled_and_unit_status(api, carrier):
     )
     assert response.status_code == 201, response.content
     body = feed(api, after=start) if start else feed(api)
-    assert types_of(body)[-2:] == ["vehicle.status_changed", "vehicle.scheduled"]
-    assert body["results"][-2]["data"]["vehicleId"] == unit.id
-    assert body["results"][-1]["data"]["policyId"] == policy.id
+    assert types_of(body)[-2:] == ["vehicle.scheduled", "vehicle.status_changed"]
+    assert body["results"][-1]["data"]["vehicleId"] == unit.id
+    assert body["results"][-2]["data"]["policyId"] == policy.id
     removed = api.put(
         "/v1/vehicles/coverages",
         {"vehicleId": unit.id, "policyId": policy.id, "coverageStatus": 1},
@@ -105,8 +105,8 @@ def test_vehicle_scheduling_emits_scheduled_and_unit_status(api, carrier):
     )
     assert removed.status_code == 200, removed.content
     later = feed(api, after=body["next"])
-    assert types_of(later) == ["vehicle.status_changed", "vehicle.removed"]
-    assert later["results"][0]["data"]["to"] == "INACTIVE"
+    assert types_of(later) == ["vehicle.removed", "vehicle.status_changed"]
+    assert later["results"][1]["data"]["to"] == "INACTIVE"
 
 
 def test_rolled_back_change_leaves_no_event(manager, carrier):

@@ -75,12 +75,12 @@ def test_deleting_and_restoring_a_client_announces_its_units(api, carrier, priva
         assert deleted.status_code == 200, deleted.content
         events = feed(api, after=start)
         assert [e["type"] for e in events] == [
+            "client.deleted",
             "carrier.status_changed",
             "vehicle.status_changed",
             "vehicle.status_changed",
-            "client.deleted",
         ]
-        carrier_event, unit_event, spare_event, _ = events
+        _, carrier_event, unit_event, spare_event = events
         # Verification no longer finds the client nor any of its units: NOT_FOUND, as it
         # answers (the spare unit, INACTIVE before, is not found either).
         assert carrier_event["data"] == {
