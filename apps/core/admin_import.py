@@ -30,8 +30,15 @@ import re
 from uuid import uuid4
 
 from django.contrib import messages
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.views.main import ERROR_FLAG
 from django.core.cache import cache
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
+from django.core.exceptions import (
+    BadRequest,
+    ObjectDoesNotExist,
+    PermissionDenied,
+    ValidationError,
+)
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -542,6 +549,19 @@ class StaffImportExportMixin(ImportExportMixin):
         return storage
 
     def export_action(self, request):
+        """The export page and its file (`export_of_query`). Its records are the changelist's
+        for the same query (the library builds them through the changelist), so a query the
+        changelist refuses as no filter of its own (an unknown field, `export_items` sent in
+        the URL) is answered as the changelist answers it: back to the page without it
+        (`?e=1`), and a 400 should that URL carry it still."""
+        try:
+            return self.export_of_query(request)
+        except IncorrectLookupParameters as refused:
+            if ERROR_FLAG in request.GET:
+                raise BadRequest("These export parameters are no filter of the list.") from refused
+            return HttpResponseRedirect(f"{request.path}?{ERROR_FLAG}=1")
+
+    def export_of_query(self, request):
         """The export page and its file, as the library's. A selection posted with it
         (`export_items`, as the library's export action posts it) is narrowed first to the
         records the staff member may see: the file holds those, and a selection of none

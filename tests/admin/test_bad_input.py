@@ -133,3 +133,30 @@ def test_view_on_site_leads_only_to_records_the_staff_member_sees(
     assert response.status_code == 302
     assert response["Location"].endswith(f"/carriers/{mine.pk}/")
     assert staff_client.get(f"/admin/r/{clients}/{rival.pk}/").status_code == 404
+
+
+EXPORTS = ["/admin/vehicles/vehicle/export/", "/admin/drivers/driver/export/"]
+# What the changelist refuses as no filter of its own (a field the model lacks, the export
+# action's own field sent in the URL, repeated or not a number).
+NOT_A_FILTER = ["foo=1", "export_items=1&export_items=2", "export_items=abc"]
+
+
+@pytest.mark.parametrize("url", EXPORTS)
+@pytest.mark.parametrize("query", NOT_A_FILTER)
+def test_an_export_page_given_what_no_filter_is_answers_as_its_changelist(staff_client, url, query):
+    changelist = url.removesuffix("export/")
+    assert staff_client.get(f"{changelist}?{query}")["Location"] == f"{changelist}?e=1"
+    for response in (
+        staff_client.get(f"{url}?{query}"),
+        staff_client.post(f"{url}?{query}", {"format": "0", "resource": "0"}),
+    ):
+        assert response.status_code == 302
+        assert response["Location"] == f"{url}?e=1"
+    page = staff_client.get(f"{url}?e=1")
+    assert page.status_code == 200
+    assert b'name="format"' in page.content
+
+
+@pytest.mark.parametrize("url", EXPORTS)
+def test_an_export_page_still_refused_after_the_redirect_is_a_400(staff_client, url):
+    assert staff_client.get(f"{url}?foo=1&e=1").status_code == 400
