@@ -455,6 +455,23 @@ def refusal_message(exc: Exception) -> str:
     return str(detail)
 
 
+def in_staff_words(exc: ValidationError, code: str, **params) -> ValidationError:
+    """A service's refusal with its errors of `code` told as staff act: their `params`
+    replaced (how to do what the message asks, through the admin's pages where the service
+    names the API's way); the rule and the rest of the message stay the service's."""
+
+    def reworded(error: ValidationError) -> ValidationError:
+        if error.code != code:
+            return error
+        return ValidationError(error.message, code=code, params={**(error.params or {}), **params})
+
+    if hasattr(exc, "error_dict"):
+        return ValidationError(
+            {key: [reworded(e) for e in errors] for key, errors in exc.error_dict.items()}
+        )
+    return ValidationError([reworded(e) for e in exc.error_list])
+
+
 def _deletes_all_or_nothing(delete_selected):
     """Django's "Delete selected" action run in one transaction, as its delete page is: a record
     the service refuses (in use since the confirmation page was shown) leaves every selected

@@ -1,6 +1,7 @@
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 
-from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin
+from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin, in_staff_words
 from apps.core.admin_display import (
     CoverageStatusFilter,
     DriverCoverageStatusFilter,
@@ -8,7 +9,14 @@ from apps.core.admin_display import (
 )
 from apps.core.admin_people import WhoColumnsMixin
 from apps.coverages.models import LATEST_FIRST, CoverageEvent, DriverCoverage, VehicleCoverage
-from apps.coverages.services import DRIVER, VEHICLE, Subject, coverage_assign, coverage_update
+from apps.coverages.services import (
+    DRIVER,
+    SCHEDULE_AGAIN,
+    VEHICLE,
+    Subject,
+    coverage_assign,
+    coverage_update,
+)
 
 
 class CoverageEventInline(WhoColumnsMixin, admin.TabularInline):
@@ -48,6 +56,9 @@ class CoverageAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
 
     subject: Subject
     client_path = "policy__client"  # a scheduling write locks the policy's client first
+    # How staff schedule an ended period's unit or driver again, where the API says "with
+    # POST" (`SCHEDULE_AGAIN`).
+    schedule_again: str
     # Subclasses put the unit or the driver first.
     list_display = ["policy", "status", "policy_added_date", "policy_removed_date"]
     list_select_related = ["policy", "policy__coverage_type"]
@@ -100,20 +111,24 @@ class CoverageAdmin(ScopedHistoryAdmin, ServiceFormAdmin):
                 policy_id=cleaned_data["policy"].pk if cleaned_data["policy"] else None,
                 policy_added_date=cleaned_data.get("policy_added_date"),
             )
-        return coverage_update(
-            user=request.user,
-            subject=self.subject,
-            target_id=getattr(instance, f"{field}_id"),
-            policy_id=instance.policy_id,
-            coverage_status=cleaned_data["coverage_status"],
-            policy_added_date=cleaned_data.get("policy_added_date"),
-            policy_removed_date=cleaned_data.get("policy_removed_date"),
-        )
+        try:
+            return coverage_update(
+                user=request.user,
+                subject=self.subject,
+                target_id=getattr(instance, f"{field}_id"),
+                policy_id=instance.policy_id,
+                coverage_status=cleaned_data["coverage_status"],
+                policy_added_date=cleaned_data.get("policy_added_date"),
+                policy_removed_date=cleaned_data.get("policy_removed_date"),
+            )
+        except ValidationError as refused:
+            raise in_staff_words(refused, SCHEDULE_AGAIN, how=self.schedule_again) from refused
 
 
 @admin.register(VehicleCoverage)
 class VehicleCoverageAdmin(CoverageAdmin):
     subject = VEHICLE
+    schedule_again = "(Add vehicle coverage, or the vehicles' Assign action)"
     list_display = ["vehicle", *CoverageAdmin.list_display]
     list_filter = [CoverageStatusFilter, "policy__coverage_type", "policy_added_date"]
     search_fields = ["vehicle__serial_number", "vehicle__unit", "policy__policy_number"]
@@ -125,6 +140,7 @@ class VehicleCoverageAdmin(CoverageAdmin):
 @admin.register(DriverCoverage)
 class DriverCoverageAdmin(CoverageAdmin):
     subject = DRIVER
+    schedule_again = "(Add driver coverage)"
     list_display = ["driver", *CoverageAdmin.list_display]
     list_filter = [DriverCoverageStatusFilter, "policy__coverage_type"]
     search_fields = ["driver__last_name", "driver__license_number", "policy__policy_number"]

@@ -99,6 +99,18 @@ def _emit(coverage, subject: Subject, kind: str, client) -> None:
     )
 
 
+# A period that ended stays ended: the unit (or driver) is scheduled again instead. The refusal
+# says so, with how (`params["how"]`) in the caller's words: the API's by default ("with
+# POST"); the admin puts its own (apps.coverages.admin) on the errors of this code.
+SCHEDULE_AGAIN = "schedule_again"
+
+
+def _schedule_again(message: str, **params) -> ValidationError:
+    """The refusal of a change that would reopen an ended period; `message` ends with
+    "…again %(how)s."."""
+    return ValidationError(message, code=SCHEDULE_AGAIN, params={**params, "how": "with POST"})
+
+
 def _watched(subject: Subject, pk: int) -> list[int]:
     return [pk] if subject is VEHICLE else []
 
@@ -245,9 +257,10 @@ def coverage_update(
     none) changes nothing, and an end that has come may move earlier, never later (one still
     ahead may move either way). A later date, or the other ending status, would declare the
     unit covered, or differently uncovered, for days already answered; the unit is scheduled
-    again with POST instead. An open period moved to the added date it has changes nothing
-    either (no save, no logged change, no event). A removal or decline takes effect by the
-    policy's end at the latest (`_check_removable`)."""
+    again instead (`SCHEDULE_AGAIN`: the refusal says how, in the caller's words). An open
+    period moved to the added date it has changes nothing either (no save, no logged change,
+    no event). A removal or decline takes effect by the policy's end at the latest
+    (`_check_removable`)."""
     status = coverage_status
     if status not in subject.allowed_statuses:
         allowed = ", ".join(str(s) for s in sorted(subject.allowed_statuses))
@@ -281,13 +294,13 @@ def coverage_update(
         # (the same removal sent again).
         policy_removed_date = policy_removed_date or (ended if came else default_end)
         if came and (status != coverage.coverage_status or policy_removed_date > ended):
-            raise ValidationError(
-                {
-                    "coverage_status": f"The {subject.noun} was removed or declined on "
-                    f"{ended.isoformat()}; an end that has come may only move earlier. "
-                    "Schedule it again with POST."
-                }
+            refused = _schedule_again(
+                "The %(noun)s was removed or declined on %(ended)s; an end that has come may "
+                "only move earlier. Schedule it again %(how)s.",
+                noun=subject.noun,
+                ended=ended.isoformat(),
             )
+            raise ValidationError({"coverage_status": refused})
         if policy_removed_date == ended and status == coverage.coverage_status:
             return coverage  # sent again: nothing changes, nothing is announced
     if status in ENDING_STATUSES:
@@ -303,12 +316,11 @@ def coverage_update(
         if added is None:
             raise ValidationError({"policy_added_date": "Required to change the added date."})
         if coverage.policy_removed_date is not None:
-            raise ValidationError(
-                {
-                    "coverage_status": f"The {subject.noun} was removed or declined; "
-                    "schedule it again with POST."
-                }
+            refused = _schedule_again(
+                "The %(noun)s was removed or declined; schedule it again %(how)s.",
+                noun=subject.noun,
             )
+            raise ValidationError({"coverage_status": refused})
         _check_schedulable(coverage.policy, added)
         _check_after_earlier_periods(
             subject.coverage.objects.filter(

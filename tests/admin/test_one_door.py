@@ -16,7 +16,7 @@ from apps.documents.models import Module
 from apps.documents.services import document_upload
 from apps.drivers.models import DriverVehicle
 from apps.events.models import Event
-from apps.masterdata.models import City, UnitType
+from apps.masterdata.models import City, CoverageType, UnitType
 from apps.policies.models import PolicyLimit
 from apps.reports.models import PolicyPremiumReport
 from apps.vehicles.models import Vehicle
@@ -554,3 +554,61 @@ def test_a_model_year_too_far_ahead_is_refused_in_the_admin_as_in_the_api(staff_
     assert change(staff_client, unit, model_year=str(today().year + 2)).status_code == 302
     unit.refresh_from_db()
     assert unit.model_year == today().year + 2
+
+
+def _removed_today(api, subject: str, target, policy) -> None:
+    """Scheduled a week ago and removed today, over the API (what another tab did)."""
+    body = {f"{subject}Id": target.id, "policyId": policy.id}
+    added = (today() - dt.timedelta(days=7)).isoformat()
+    created = api.post(f"/v1/{subject}s/coverages", {**body, "policyAddedDate": added}, "json")
+    assert created.status_code == 201, created.content
+    removed = api.put(f"/v1/{subject}s/coverages", {**body, "coverageStatus": 1}, "json")
+    assert removed.status_code == 200, removed.content
+
+
+SCHEDULE_AGAIN = {
+    "vehicle": "(Add vehicle coverage, or the vehicles' Assign action)",
+    "driver": "(Add driver coverage)",
+}
+
+
+@pytest.mark.parametrize("subject", ["vehicle", "driver"])
+def test_a_removed_period_tells_staff_how_to_schedule_again_in_the_admin(
+    api, staff_client, agency, subject
+):
+    carrier = ClientFactory(agency=agency)
+    if subject == "vehicle":
+        target, line, status = VehicleFactory(client=carrier), "AL", 4
+    else:
+        target, line, status = DriverFactory(client=carrier), "OA", 7
+    policy = PolicyFactory(client=carrier, coverage_type=CoverageType.objects.get(code=line))
+    _removed_today(api, subject, target, policy)
+    period = target.coverages.get()
+    noun = "unit" if subject == "vehicle" else "driver"
+    how = SCHEDULE_AGAIN[subject]
+
+    moved = change(
+        staff_client,
+        period,
+        coverage_status=status,
+        policy_added_date=(today() - dt.timedelta(days=3)).isoformat(),
+    )
+    assert moved.status_code == 200
+    assert moved.context["adminform"].form.errors["coverage_status"] == [
+        f"The {noun} was removed or declined; schedule it again {how}."
+    ]
+    declined = change(staff_client, period, coverage_status=2)
+    assert declined.status_code == 200
+    assert declined.context["adminform"].form.errors["coverage_status"] == [
+        f"The {noun} was removed or declined on {today().isoformat()}; an end that has come "
+        f"may only move earlier. Schedule it again {how}."
+    ]
+
+    # The API, for the same refusal, names its own way: POST.
+    body = {f"{subject}Id": target.id, "policyId": policy.id, "coverageStatus": status}
+    body["policyAddedDate"] = (today() - dt.timedelta(days=3)).isoformat()
+    refused = api.put(f"/v1/{subject}s/coverages", body, "json")
+    assert refused.status_code == 400
+    assert {e["field"]: e["message"] for e in refused.json()["errors"]} == {
+        "coverageStatus": f"The {noun} was removed or declined; schedule it again with POST."
+    }
