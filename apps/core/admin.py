@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import IntegrityError, router, transaction
-from django.db.models import DecimalField, Field, Model, QuerySet
+from django.db.models import DateField, DateTimeField, DecimalField, Field, Model, QuerySet
 from django.forms.models import BaseInlineFormSet, _get_foreign_key
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
@@ -41,6 +41,7 @@ from apps.core.admin_versions import (
     stale_version_refusal,
     version_token,
 )
+from apps.core.date_forms import DateFormField
 from apps.core.history import versions_for_user, versions_marked, versions_with_previous
 from apps.core.models import AgencyScopedQuerySet, IdempotencyRecord, of_a_client, referable
 from apps.core.money_forms import MoneyFormField
@@ -156,6 +157,9 @@ class _ScopedRows(WhoColumnsMixin):
         if isinstance(db_field, DecimalField):
             # Every amount of every form and inline is money, judged as the API judges it.
             kwargs.setdefault("form_class", MoneyFormField)
+        elif isinstance(db_field, DateField) and not isinstance(db_field, DateTimeField):
+            # Every date of every form and inline is read as the API reads one.
+            kwargs.setdefault("form_class", DateFormField)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):

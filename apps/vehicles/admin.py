@@ -21,6 +21,7 @@ from apps.core.admin_display import (
     field_column,
 )
 from apps.core.admin_import import StaffImportExportMixin
+from apps.core.date_forms import DateFormField
 from apps.core.dates import today
 from apps.coverages.selectors import covered_today_filter, covered_vehicle_ids
 from apps.coverages.services import VEHICLE, coverage_assign
@@ -60,7 +61,7 @@ def mark_covered_today(vehicles: list) -> list:
 
 class AssignToPolicyForm(forms.Form):
     policy = forms.ModelChoiceField(queryset=Policy.objects.none())
-    policy_added_date = forms.DateField(
+    policy_added_date = DateFormField(
         required=False, help_text="Required for an active policy; a future one uses its start."
     )
 
