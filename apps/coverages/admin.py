@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
-from apps.core.admin import ScopedHistoryAdmin, ServiceFormAdmin, in_staff_words
+from apps.core.admin import NamedRowsInline, ScopedHistoryAdmin, ServiceFormAdmin, in_staff_words
 from apps.core.admin_display import (
     CoverageStatusFilter,
     DriverCoverageStatusFilter,
@@ -19,7 +19,7 @@ from apps.coverages.services import (
 )
 
 
-class CoverageEventInline(WhoColumnsMixin, admin.TabularInline):
+class CoverageEventInline(WhoColumnsMixin, NamedRowsInline):
     model = CoverageEvent
     fk_name = "vehicle_coverage"
     extra = 0

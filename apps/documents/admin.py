@@ -13,6 +13,7 @@ from apps.clients.models import Client
 from apps.core.admin import (
     AgencyScopedInline,
     KeyCheckedAutocompleteSelect,
+    NamedRowsInline,
     ReadOnlyAdminMixin,
     ScopedHistoryAdmin,
     service_errors,
@@ -55,7 +56,7 @@ class SizeAndTimesMixin:
         return format_html('<a href="{}" class="bo-download">download</a>', url)
 
 
-class DocumentVersionInline(SizeAndTimesMixin, admin.TabularInline):
+class DocumentVersionInline(SizeAndTimesMixin, NamedRowsInline):
     model = DocumentVersion
     extra = 0
     can_delete = False
