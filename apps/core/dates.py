@@ -39,7 +39,8 @@ def us_text(day: dt.date, sep: str = "-") -> str:
 
 # What a date input that is not one is told, wherever it is sent (a query's `asOf`, a body's
 # dates): the formats it takes, as the contract writes them.
-DATE_MESSAGE = "Expected a date as YYYY-MM-DD or MM-dd-yyyy."
+DATE_FORMS = "YYYY-MM-DD or MM-dd-yyyy"
+DATE_MESSAGE = f"Expected a date as {DATE_FORMS}."
 
 # A date is read as the contract writes it (section 6), YYYY-MM-DD or MM-dd-yyyy, in exactly
 # those digits: ASCII (strptime reads any script's digits, a fullwidth 2) and zero-padded

@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.widgets import AdminDateWidget
 from django.db.models import Count
 from django.template.response import TemplateResponse
 
@@ -22,7 +23,7 @@ from apps.core.admin_display import (
 )
 from apps.core.admin_import import StaffImportExportMixin
 from apps.core.date_forms import DateFormField
-from apps.core.dates import today
+from apps.core.dates import DATE_FORMS, iso_text, today
 from apps.coverages.selectors import covered_today_filter, covered_vehicle_ids
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
@@ -59,13 +60,32 @@ def mark_covered_today(vehicles: list) -> list:
     return vehicles
 
 
+class PolicyOfTheUnitsField(forms.ModelChoiceField):
+    """A policy named as staff tell policies apart: its client, line, number and term
+    ("Lone Star Freight — AL GWC-1 (2026-01-01 to 2027-01-01)", the term as the service's
+    refusals write it), from the one query of the choices (client and line joined)."""
+
+    def label_from_instance(self, obj: Policy) -> str:
+        term = f"{iso_text(obj.effective_date)} to {iso_text(obj.ends_on)}"
+        return f"{obj.client.client_name} — {obj} ({term})"
+
+
 class AssignToPolicyForm(forms.Form):
-    policy = forms.ModelChoiceField(queryset=Policy.objects.none())
+    """The Assign action's form: a policy that may schedule the selected units, those of
+    their clients only (the service refuses a policy of another client, so offering one only
+    led to a refusal after the submit), and the added date."""
+
+    policy = PolicyOfTheUnitsField(
+        queryset=Policy.objects.none(),
+        help_text="A policy of the selected vehicles' client, in force or starting later.",
+    )
     policy_added_date = DateFormField(
-        required=False, help_text="Required for an active policy; a future one uses its start."
+        required=False,
+        widget=AdminDateWidget,
+        help_text=f"As {DATE_FORMS}. Required for an active policy; a future one uses its start.",
     )
 
-    def __init__(self, *args, user, **kwargs):
+    def __init__(self, *args, user, vehicles, **kwargs):
         super().__init__(*args, **kwargs)
         on = today()
         self.fields["policy"].queryset = (
@@ -73,8 +93,9 @@ class AssignToPolicyForm(forms.Form):
             .live()
             .not_ended_on(on)
             .filter(coverage_type__schedules_units=True)
+            .filter(client_id__in=vehicles.values("client_id"))
             .select_related("client", "coverage_type")
-            .order_by("client__client_name", "coverage_type__code", "policy_number")
+            .order_by("client__client_name", "coverage_type__code", "policy_number", "pk")
         )
 
 
@@ -149,7 +170,9 @@ class VehicleAdmin(
     @admin.action(description="Assign selected vehicles to a policy", permissions=["change"])
     def assign_to_policy(self, request, queryset):
         form = AssignToPolicyForm(
-            request.POST if "apply" in request.POST else None, user=request.user
+            request.POST if "apply" in request.POST else None,
+            user=request.user,
+            vehicles=queryset,
         )
         if "apply" in request.POST and form.is_valid():
             policy = form.cleaned_data["policy"]
@@ -177,8 +200,10 @@ def _assign_page(request, model_admin, queryset, form):
         {
             **model_admin.admin_site.each_context(request),
             "title": "Assign vehicles to a policy",
-            "vehicles": queryset,
+            "vehicles": queryset.select_related("client"),
             "form": form,
+            # The date widget's calendar: Django's admin script it needs, then the widget's.
+            "media": forms.Media(js=["admin/js/core.js"]) + form.media,
             "opts": model_admin.model._meta,
             "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
         },

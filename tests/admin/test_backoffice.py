@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
+import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.clients.models import Client
 from apps.core.dates import today
@@ -266,6 +270,76 @@ def test_assign_form_offers_only_the_agencys_policies(staff_client, agency, othe
         "/admin/vehicles/vehicle/", {"action": "assign_to_policy", "_selected_action": [unit.pk]}
     ).content.decode()
     assert "MINE-1" in page and "THEIRS-1" not in page
+
+
+def _assign_page(staff_client, units) -> tuple[str, int]:
+    """The Assign action's page for these units, and how many queries it took."""
+    with CaptureQueriesContext(connection) as queries:
+        response = staff_client.post(
+            "/admin/vehicles/vehicle/",
+            {"action": "assign_to_policy", "_selected_action": [u.pk for u in units]},
+        )
+    assert response.status_code == 200
+    return response.content.decode(), len(queries.captured_queries)
+
+
+def _options(page: str) -> list[str]:
+    select = re.search(r'<select name="policy"[^>]*>(.*?)</select>', page, re.S).group(1)
+    return [
+        html.unescape(o) for o in re.findall(r'<option value="\d+"[^>]*>(.*?)</option>', select)
+    ]
+
+
+def test_assign_form_offers_the_selected_units_clients_policies_named_by_client(
+    staff_client, agency
+):
+    lone_star = ClientFactory(agency=agency, client_name="Lone Star Freight")
+    prairie = ClientFactory(agency=agency, client_name="Prairie Haulers")
+    ClientFactory(agency=agency, client_name="Gulf Tankers")
+    start = today() - dt.timedelta(days=10)
+    end = start + dt.timedelta(days=365)
+    PolicyFactory(client=lone_star, policy_number="LS-1", effective_date=start, expiration_date=end)
+    theirs = PolicyFactory(client=prairie, policy_number="PH-1")
+    PolicyFactory(client=Client.objects.get(client_name="Gulf Tankers"), policy_number="GT-1")
+    unit = VehicleFactory(client=lone_star)
+
+    page, _ = _assign_page(staff_client, [unit])
+    assert _options(page) == [f"Lone Star Freight — AL LS-1 ({start} to {end})"]
+    both, _ = _assign_page(staff_client, [unit, VehicleFactory(client=prairie)])
+    assert _options(both) == [
+        f"Lone Star Freight — AL LS-1 ({start} to {end})",
+        f"Prairie Haulers — AL PH-1 ({theirs.effective_date} to {theirs.expiration_date})",
+    ]
+
+
+def test_assign_form_says_the_date_forms_and_where_it_is(staff_client, agency):
+    unit = VehicleFactory(client=ClientFactory(agency=agency))
+    page, _ = _assign_page(staff_client, [unit])
+    date_input = re.search(r'<input[^>]*name="policy_added_date"[^>]*>', page).group(0)
+    assert "vDateField" in date_input  # the admin's date widget, with its calendar
+    assert "YYYY-MM-DD or MM-dd-yyyy" in page
+    crumbs = re.search(r'<div class="breadcrumbs">(.*?)</div>', page, re.S).group(1)
+    trail = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.unescape(crumbs))).strip()
+    assert trail.split(" \N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK} ") == [
+        "Home",
+        "Vehicles",
+        "Assign to a policy",
+    ]
+    assert 'href="/admin/vehicles/vehicle/"' in crumbs
+
+
+def test_assign_form_queries_do_not_grow_with_the_policies(staff_client, agency):
+    carrier = ClientFactory(agency=agency)
+    units = [VehicleFactory(client=carrier) for _ in range(2)]
+    PolicyFactory(client=carrier)
+    _, few = _assign_page(staff_client, units)
+    for _ in range(6):
+        PolicyFactory(client=ClientFactory(agency=agency))
+        PolicyFactory(client=carrier)
+    units += [VehicleFactory(client=ClientFactory(agency=agency)) for _ in range(3)]
+    page, many = _assign_page(staff_client, units)
+    assert len(_options(page)) == 7
+    assert many == few
 
 
 def test_autocomplete_is_scoped(staff_client, agency, other_agency):

@@ -173,7 +173,10 @@ def test_a_staff_members_day(live_server, demo_world, page, shots, tmp_path):
     page.select_option("select[name=action]", "assign_to_policy")
     page.click("button[name=index]")
     page.wait_for_selector("select[name=policy]")
-    page.select_option("select[name=policy]", label="AL GWC-AL-2026-0142")
+    # Only the unit's client's policies are offered, each named by its client and term.
+    option = page.locator("select[name=policy] option", has_text="AL GWC-AL-2026-0142")
+    assert option.inner_text().startswith("Lone Star Freight LLC — AL GWC-AL-2026-0142 (")
+    page.select_option("select[name=policy]", value=option.get_attribute("value"))
     # The service's today (TIME_ZONE), not the browser's UTC date: from 00:00 to 06:00 UTC the
     # two differ, and a unit added "tomorrow" is not covered today.
     page.fill("input[name=policy_added_date]", timezone.localdate().isoformat())
