@@ -28,7 +28,7 @@ from apps.core.admin_display import (
     when,
 )
 from apps.core.request_bodies import MAX_FILE_BYTES
-from apps.documents.models import Document, DocumentVersion, Module
+from apps.documents.models import Document, DocumentVersion, Module, module_permission
 from apps.documents.services import document_delete, document_upload
 from apps.documents.storage import ALLOWED_CONTENT_TYPES
 from apps.documents.uploads import FileTooLarge, LimitedUploadHandler, prepare_upload
@@ -67,14 +67,11 @@ class DocumentVersionInline(SizeAndTimesMixin, NamedRowsInline):
         return False
 
 
-UPLOAD_PERMISSION = {
-    Module.CLIENT: "documents.edit_client_documents",
-    Module.POLICY: "documents.edit_policy_documents",
-}
-DELETE_PERMISSION = {
-    Module.CLIENT: "documents.delete_client_documents",
-    Module.POLICY: "documents.delete_policy_documents",
-}
+def _may(user, action: str, module: str | None = None) -> bool:
+    """Whether `user` may do `action` to a module's documents (any module's, without one): the
+    permission the API's document endpoints ask (`module_permission`)."""
+    modules = Module.values if module is None else [module]
+    return any(user.has_perm(module_permission(action, m)) for m in modules)
 
 
 class DocumentUploadForm(forms.Form):
@@ -117,7 +114,7 @@ class DocumentUploadForm(forms.Form):
         if (client is None) == (policy is None):
             raise ValidationError("Choose a client or a policy, not both.")
         module = Module.CLIENT if client is not None else Module.POLICY
-        if not self.user.has_perm(UPLOAD_PERMISSION[module]):
+        if not _may(self.user, "edit", module):
             raise ValidationError(f"You need the edit permission on {module} documents.")
         data["module"], data["owner"] = module, client or policy
         return data
@@ -201,10 +198,10 @@ class DocumentAdmin(
 
     @staticmethod
     def may_upload(request) -> bool:
-        return any(request.user.has_perm(p) for p in UPLOAD_PERMISSION.values())
+        return _may(request.user, "edit")
 
     def has_delete_documents_permission(self, request) -> bool:
-        return any(request.user.has_perm(p) for p in DELETE_PERMISSION.values())
+        return _may(request.user, "delete")
 
     @admin.action(
         description="Delete the selected documents (their files are removed)",
@@ -228,7 +225,7 @@ class DocumentAdmin(
             )
 
         def delete(document):
-            if not request.user.has_perm(DELETE_PERMISSION[document.module]):
+            if not _may(request.user, "delete", document.module):
                 raise PermissionDenied(
                     f"You need the delete permission on {document.module} documents."
                 )
