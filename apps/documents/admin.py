@@ -74,6 +74,11 @@ def _may(user, action: str, module: str | None = None) -> bool:
     return any(user.has_perm(module_permission(action, m)) for m in modules)
 
 
+def _viewable(queryset, user):
+    """The documents of the modules `user` may view, as the API's lists and downloads allow."""
+    return queryset.filter(module__in=[m for m in Module.values if _may(user, "view", m)])
+
+
 class DocumentUploadForm(forms.Form):
     """A file for a client or one of its policies, as `POST /v1/documents/clients|policies`
     takes it: the same service judges the owner, the size, the type and the name."""
@@ -312,6 +317,9 @@ class DocumentAdmin(
             status=status,
         )
 
+    def get_queryset(self, request):
+        return _viewable(super().get_queryset(request), request.user)
+
     def download_view(self, request, pk: int):
         document = self.get_queryset(request).live().filter(pk=pk).first()
         if document is None or not self.has_view_permission(request, document):
@@ -332,7 +340,7 @@ class DocumentInline(SizeAndTimesMixin, AgencyScopedInline):
     can_delete = False
 
     def get_queryset(self, request):
-        return super().get_queryset(request).live()
+        return _viewable(super().get_queryset(request).live(), request.user)
 
     def has_add_permission(self, request, obj=None):
         return False

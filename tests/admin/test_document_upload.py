@@ -19,7 +19,7 @@ from apps.documents.services import document_upload
 from apps.events.models import Event
 from tests.conftest import staff_member
 from tests.documents.test_api import PDF, stored_files
-from tests.factories import PolicyFactory
+from tests.factories import PolicyFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 URL = "/admin/documents/document/upload/"
@@ -230,3 +230,26 @@ def test_deletion_needs_the_module_delete_permission(client, groups, agency, car
     document.refresh_from_db()
     policy_document.refresh_from_db()
     assert (document.live, policy_document.live) == (False, True)
+
+
+def test_staff_see_only_the_modules_documents_they_may_view(client, groups, agency, carrier):
+    """The API lists and serves a module's documents to holders of its view permission; the
+    back-office's list, download and change-page inlines do the same."""
+    uploader = staff_member([agency], groups, "uploader")
+    client_document = stored(uploader, carrier, name="permit.pdf")
+    policy = PolicyFactory(client=carrier, policy_number="DEC-9")
+    policy_document = stored(uploader, policy, "policy", name="declarations.pdf")
+    staff = UserFactory(username="client-files", agencies=[agency], is_staff=True)
+    staff.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["view_document", "view_client_documents", "view_client", "view_policy"]
+        )
+    )
+    client.force_login(staff)
+    listed = client.get("/admin/documents/document/").content.decode()
+    assert "permit.pdf" in listed and "declarations.pdf" not in listed
+    download = "/admin/documents/document/{}/download/"
+    assert client.get(download.format(client_document.pk)).status_code == 200
+    assert client.get(download.format(policy_document.pk)).status_code == 404
+    page = client.get(f"/admin/clients/client/{carrier.pk}/change/").content.decode()
+    assert "permit.pdf" in page and "declarations.pdf" not in page
