@@ -8,6 +8,7 @@ import time
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -20,6 +21,14 @@ from tests.factories import AgencyFactory, ClientFactory, UserFactory
 from tests.processes import free_port, stop, wait_for_port
 
 API_KEY = "test-api-key-0123456789"
+# A test of writers racing on connections of their own (threads), where the database arbitrates
+# as between two server processes: PostgreSQL (CI's second pass); SQLite serialises writers.
+CONCURRENT_WRITERS = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
+    ),
+]
 
 
 @pytest.fixture(scope="session")

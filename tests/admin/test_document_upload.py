@@ -38,6 +38,9 @@ def test_a_client_document_is_stored_as_the_api_stores_it(staff_client, carrier,
     page = staff_client.get(URL, {"client": carrier.pk})
     assert page.status_code == 200
     assert f'<option value="{carrier.pk}" selected>' in page.content.decode()
+    assert '<a href="/admin/documents/document/">Documents</a>\n&rsaquo; Upload a document' in (
+        page.content.decode()
+    )
 
     response = send(staff_client, client=carrier.pk, description="Certificate from the broker")
     assert response.status_code == 302

@@ -10,21 +10,15 @@ import threading
 import time
 from decimal import Decimal
 
-import pytest
 from django.db import connection
 from django.test import Client as BrowserClient
 
 from apps.core.admin import ServiceFormAdmin
 from tests.admin.test_stale_forms import STALE, change_url, opened
-from tests.conftest import staff_member
+from tests.conftest import CONCURRENT_WRITERS, staff_member
 from tests.factories import ClientFactory, PolicyFactory
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
-    ),
-]
+pytestmark = CONCURRENT_WRITERS
 
 
 def browser_of(user) -> BrowserClient:

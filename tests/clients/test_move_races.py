@@ -19,14 +19,10 @@ from apps.clients.models import Client
 from apps.clients.services import client_update
 from apps.policies.models import Policy
 from apps.vehicles.models import Vehicle
+from tests.conftest import CONCURRENT_WRITERS
 from tests.factories import ClientFactory, PolicyFactory, UserFactory, VehicleFactory
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
-    ),
-]
+pytestmark = CONCURRENT_WRITERS
 
 
 @pytest.mark.parametrize(

@@ -9,20 +9,15 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from apps.documents import services
 from apps.documents.models import Document
+from tests.conftest import CONCURRENT_WRITERS
 from tests.factories import ClientFactory
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
-    ),
-]
+pytestmark = CONCURRENT_WRITERS
 
 
 def test_simultaneous_twins_store_one_document(

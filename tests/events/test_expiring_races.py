@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import threading
 
-import pytest
 from django.db import connection, transaction
 
 from apps.core.dates import today
@@ -20,14 +19,10 @@ from apps.coverages.calendar import calendar_run
 from apps.events.models import Event
 from apps.masterdata.models import CoverageType
 from apps.policies.services import policy_create
+from tests.conftest import CONCURRENT_WRITERS
 from tests.events.races import while_holding
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
-    ),
-]
+pytestmark = CONCURRENT_WRITERS
 DAY = dt.timedelta(days=1)
 
 

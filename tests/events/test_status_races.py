@@ -13,23 +13,16 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pytest
-from django.db import connection
-
 from apps.core.dates import today
 from apps.coverages.services import VEHICLE, coverage_update
 from apps.events.models import Event
 from apps.masterdata.models import CoverageType
 from apps.policies.services import policy_update
+from tests.conftest import CONCURRENT_WRITERS
 from tests.events.races import while_holding
 from tests.factories import PolicyFactory, VehicleCoverageFactory, VehicleFactory
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="needs a server database (PostgreSQL)"
-    ),
-]
+pytestmark = CONCURRENT_WRITERS
 
 
 def _statuses(type_, **data) -> list[tuple[str, str]]:
