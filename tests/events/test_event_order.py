@@ -80,6 +80,14 @@ def al_policy(client, amount: str, **dates):
     return policy
 
 
+def scheduled(api, client, policy, **body):
+    """A new unit of `client` scheduled on `policy` over the API."""
+    unit = VehicleFactory(client=client)
+    body = {"vehicleId": unit.id, "policyId": policy.id, **body}
+    assert api.post("/v1/vehicles/coverages", body, format="json").status_code == 201
+    return unit
+
+
 def test_a_raised_limit_is_announced_before_the_verdict_it_passes(api, carrier, hook):
     policy = al_policy(carrier, "500000")
     start, since = head(api), last_delivery(hook)
@@ -123,9 +131,7 @@ def test_the_expiring_notice_of_a_write_comes_after_the_status_it_changes(api, c
 
 def test_a_cancellation_is_announced_before_the_statuses_it_ends(api, carrier, hook):
     policy = al_policy(carrier, "1000000")
-    unit = VehicleFactory(client=carrier)
-    body = {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": today().isoformat()}
-    assert api.post("/v1/vehicles/coverages", body, format="json").status_code == 201
+    scheduled(api, carrier, policy, policyAddedDate=today().isoformat())
     start = head(api)
     body = {"cancellationDate": today().isoformat()}
     response = api.put(f"/v1/policies/{policy.id}", body, format="json")
@@ -142,9 +148,7 @@ def test_a_start_moved_to_today_comes_before_the_periods_and_statuses_it_moves(a
     renewal = al_policy(
         carrier, "1000000", effective_date=today() + 30 * DAY, expiration_date=today() + 395 * DAY
     )
-    unit = VehicleFactory(client=carrier)
-    body = {"vehicleId": unit.id, "policyId": renewal.id}
-    assert api.post("/v1/vehicles/coverages", body, format="json").status_code == 201
+    scheduled(api, carrier, renewal)
     start = head(api)
     body = {"effectiveDate": today().isoformat()}
     response = api.put(f"/v1/policies/{renewal.id}", body, format="json")
