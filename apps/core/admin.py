@@ -25,6 +25,7 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.text import capfirst
 from rest_framework.exceptions import APIException
+from rest_framework.exceptions import ValidationError as DRFValidationError
 from simple_history.admin import SimpleHistoryAdmin
 from simple_history.models import DeletedObject
 from simple_history.template_utils import HistoricalRecordContextHelper
@@ -522,16 +523,27 @@ def trial_refusal(service_call) -> Exception | None:
 
 def service_errors(form, exc: Exception) -> None:
     """Put a service's refusal on the form: on the field it names where the form has one
-    (`parent_client_id` is the form's `parent_client`), else above the form."""
+    (`parent_client_id` is the form's `parent_client`), else above the form. A refusal is
+    Django's (`error_dict`) or the API's (a DRF ValidationError whose detail names fields:
+    the document storage's "The file is empty."), never shown as its Python repr."""
     if isinstance(exc, ValidationError) and hasattr(exc, "error_dict"):
-        for key, errors in exc.error_dict.items():
-            field = next((f for f in (key, key.removesuffix("_id")) if f in form.fields), None)
-            if field is not None and form.fields[field].widget.is_hidden:
-                field = None  # an inline's parent key: its errors would not be displayed
-            for error in errors:
-                form.add_error(field, error.messages)
+        named = {
+            key: [message for error in errors for message in error.messages]
+            for key, errors in exc.error_dict.items()
+        }
+    elif isinstance(exc, DRFValidationError) and isinstance(exc.detail, dict):
+        named = {
+            key: [str(m) for m in (errors if isinstance(errors, list) else [errors])]
+            for key, errors in exc.detail.items()
+        }
+    else:
+        form.add_error(None, refusal_message(exc))
         return
-    form.add_error(None, refusal_message(exc))
+    for key, messages_ in named.items():
+        field = next((f for f in (key, key.removesuffix("_id")) if f in form.fields), None)
+        if field is not None and form.fields[field].widget.is_hidden:
+            field = None  # an inline's parent key: its errors would not be displayed
+        form.add_error(field, messages_)
 
 
 class ServiceFormAdmin(AgencyScopedAdmin):

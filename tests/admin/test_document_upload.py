@@ -112,6 +112,7 @@ def test_a_refused_upload_says_why_and_stores_nothing(
     response = send(staff_client, content=content, name=name, **owner)
     assert response.status_code == 400
     assert message in response.content.decode()
+    assert "ErrorDetail" not in response.content.decode()  # the message, not a repr
     assert not Document.objects.exists()
     assert stored_files(settings) == []
 
@@ -256,3 +257,32 @@ def test_staff_see_only_the_modules_documents_they_may_view(client, groups, agen
     assert client.get(download.format(policy_document.pk)).status_code == 404
     page = client.get(f"/admin/clients/client/{carrier.pk}/change/").content.decode()
     assert "permit.pdf" in page and "declarations.pdf" not in page
+
+
+def _raw_upload(browser, owner_id: int, *, file_name: bytes, description: bytes):
+    boundary = "b0undary"
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="client"\r\n\r\n{owner_id}\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="description"\r\n\r\n'
+    ).encode() + description
+    body += (
+        f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="'.encode()
+        + file_name
+        + b'"\r\nContent-Type: application/pdf\r\n\r\n'
+        + PDF
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    return browser.generic("POST", URL, body, f"multipart/form-data; boundary={boundary}")
+
+
+def test_the_form_is_read_as_the_apis_upload_routes_read_theirs(staff_client, carrier, settings):
+    """Text that is not UTF-8 is refused, not stored with U+FFFD in its place; a file whose
+    name is not UTF-8 is kept, under a name made readable (the API's parser, both)."""
+    refused = _raw_upload(staff_client, carrier.pk, file_name=b"coi.pdf", description=b"caf\xe9")
+    assert refused.status_code == 400
+    assert "description: Not UTF-8" in refused.content.decode()
+    assert not Document.objects.exists() and stored_files(settings) == []
+
+    kept = _raw_upload(staff_client, carrier.pk, file_name=b"caf\xe9.pdf", description=b"ok")
+    assert kept.status_code == 302, kept.content.decode()[:2000]
+    assert Document.objects.get().file_name == "caf.pdf"
