@@ -7,7 +7,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import ValidationError as DRFValidationError
 
 from apps.clients.models import Client
 from apps.core.admin import (
@@ -31,7 +32,7 @@ from apps.core.request_bodies import MAX_FILE_BYTES
 from apps.documents.models import Document, DocumentVersion, Module, module_permission
 from apps.documents.services import document_delete, document_upload
 from apps.documents.storage import ALLOWED_CONTENT_TYPES
-from apps.documents.uploads import FileTooLarge, LimitedUploadHandler, prepare_upload
+from apps.documents.uploads import FileTooLarge, LimitedUploadHandler, read_upload_form
 from apps.policies.models import Policy
 
 
@@ -72,6 +73,13 @@ def _may(user, action: str, module: str | None = None) -> bool:
     permission the API's document endpoints ask (`module_permission`)."""
     modules = Module.values if module is None else [module]
     return any(user.has_perm(module_permission(action, m)) for m in modules)
+
+
+def _said(exc) -> str:
+    """An API exception's detail as a sentence: "The file is …", or "description: Not UTF-8 …"."""
+    if isinstance(exc.detail, dict):
+        return " ".join(f"{key}: {' '.join(map(str, v))}" for key, v in exc.detail.items())
+    return str(exc.detail)
 
 
 def _viewable(queryset, user):
@@ -252,11 +260,14 @@ class DocumentAdmin(
         handler = None
         try:
             if request.method == "POST":
-                handler = prepare_upload(request)
+                handler = read_upload_form(request)
             return csrf_protect(self.upload_view)(request, handler)
-        except FileTooLarge as exc:  # the form's fields were not read: it is shown empty
+        except (FileTooLarge, ParseError, DRFValidationError) as exc:
+            # Nothing was stored, and the form's fields are not shown again (not read, or not
+            # text that can be shown): the page says why.
             form = DocumentUploadForm(user=request.user, admin_site=self.admin_site)
-            return self._upload_page(request, form, status=413, refused=str(exc.detail))
+            status = 413 if isinstance(exc, FileTooLarge) else 400
+            return self._upload_page(request, form, status=status, refused=_said(exc))
 
     def upload_view(self, request, handler: LimitedUploadHandler | None):
         if request.method != "POST":

@@ -231,6 +231,27 @@ class UploadFormParser(CamelCaseMultiPartParser):
         return DataAndFiles(_snake_keys(data, QueryDict(mutable=True)), _snake_keys(files))
 
 
+def read_upload_form(request, limit: int = MAX_FILE_BYTES) -> LimitedUploadHandler:
+    """A multipart upload outside /v1 (the back-office's, apps.documents.admin) read as the
+    upload routes read theirs: the size limit and the digests (`prepare_upload`), a file kept
+    whatever its name, the text parts as UTF-8 (one that is not: a ValidationError naming it,
+    nothing stored). Installed as the request's POST and FILES, so that what reads them next
+    (the CSRF check, the form) reads these; call before anything reads the body."""
+    handler = prepare_upload(request, limit)
+    if request.content_type != "multipart/form-data":
+        return handler  # Django's own parsing: no file, which the form refuses
+    try:
+        parser = NamedFilePartParser(
+            request.META, request, request.upload_handlers, FORM_TEXT_ENCODING
+        )
+        data, files = parser.parse()
+    except MultiPartParserError as exc:
+        raise ParseError(f"Multipart form parse error - {exc}") from exc
+    request._post, request._files = data, files
+    _refuse_text_not_utf8(data)
+    return handler
+
+
 def _snake_keys(parts: MultiValueDict, into: MultiValueDict | None = None) -> MultiValueDict:
     """`parts` under snake_case names, every part kept: two parts of one name (`clientId`
     twice, or `clientId` and `client_id`) stay two values of it, for the form to refuse
