@@ -17,9 +17,14 @@ from apps.core.admin_display import (
     DeletedFilter,
     DropdownFilter,
     OneClickCertificateMixin,
+    PermittedColumnsMixin,
     YesNoFilter,
 )
 from apps.core.dates import today
+from apps.coverages.permissions import (
+    CLIENT_VERIFICATION_PERMISSIONS,
+    VEHICLE_VERIFICATION_PERMISSIONS,
+)
 from apps.documents.admin import ClientDocumentInline
 from apps.drivers.models import Driver
 from apps.policies.models import Policy
@@ -57,8 +62,9 @@ class CoveredRowsFormSet(FirstRowsFormSet):
         return mark_covered_today(rows)
 
 
-class VehicleInline(ReadOnlyInline):
+class VehicleInline(PermittedColumnsMixin, ReadOnlyInline):
     model = Vehicle
+    needs = {"covered_today": VEHICLE_VERIFICATION_PERMISSIONS}
     fields = [
         "unit",
         "serial_number",
@@ -100,6 +106,7 @@ class InForceFilter(YesNoFilter):
 
 @admin.register(Client)
 class ClientAdmin(
+    PermittedColumnsMixin,
     PageRowsMixin,
     OneClickCertificateMixin,
     DeletedColumnMixin,
@@ -112,6 +119,11 @@ class ClientAdmin(
     service_fields = (*CLIENT_FIELDS, "deleted")
     service_relations = ("agency", "producer", "parent_client")
     certificate_action = staticmethod(download_client_certificates)
+    needs = {
+        "live_policies": ("policies.view_policy",),
+        "in_force": CLIENT_VERIFICATION_PERMISSIONS,
+        InForceFilter: CLIENT_VERIFICATION_PERMISSIONS,
+    }
     list_display = [
         "client_name",
         "dot",

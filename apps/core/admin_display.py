@@ -162,6 +162,36 @@ class DeletedFilter(admin.SimpleListFilter):
         return queryset.live()
 
 
+class PermittedColumnsMixin:
+    """Columns, list filters and inline fields that show another record's data (a client's
+    policies, whether a unit is covered today) only to staff holding the permissions the API
+    asks for that data: `needs` maps a column or field name, or a list filter's class, to
+    them. A filter left out refuses its URL typed by hand as any unknown parameter (`?e=1`)."""
+
+    needs: dict = {}
+
+    def _permitted(self, request, names):
+        user = request.user
+        return [n for n in names if user.has_perms(self.needs.get(_filter_key(n), ()))]
+
+    def get_list_display(self, request):
+        return self._permitted(request, super().get_list_display(request))
+
+    def get_list_filter(self, request):
+        return self._permitted(request, super().get_list_filter(request))
+
+    def get_fields(self, request, obj=None):
+        return self._permitted(request, super().get_fields(request, obj))
+
+    def get_readonly_fields(self, request, obj=None):
+        return self._permitted(request, super().get_readonly_fields(request, obj))
+
+
+def _filter_key(entry):
+    # A list filter is a class, a field name, or (field name, filter class).
+    return entry[0] if isinstance(entry, tuple) else entry
+
+
 class DeletedColumnMixin:
     """The "deleted" column appears only when deleted records are listed, as a word, never
     as a red cross on every healthy row."""

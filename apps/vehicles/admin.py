@@ -18,12 +18,14 @@ from apps.core.admin_display import (
     DeletedFilter,
     DropdownFilter,
     OneClickCertificateMixin,
+    PermittedColumnsMixin,
     YesNoFilter,
     field_column,
 )
 from apps.core.admin_import import StaffImportExportMixin
 from apps.core.date_forms import DateFormField
 from apps.core.dates import DATE_FORMS, iso_text, today
+from apps.coverages.permissions import VEHICLE_VERIFICATION_PERMISSIONS
 from apps.coverages.selectors import covered_today_filter, covered_vehicle_ids
 from apps.coverages.services import VEHICLE, coverage_assign
 from apps.policies.models import Policy
@@ -101,6 +103,7 @@ class AssignToPolicyForm(forms.Form):
 
 @admin.register(Vehicle)
 class VehicleAdmin(
+    PermittedColumnsMixin,
     PageRowsMixin,
     AutocompleteFilterMedia,
     StaffImportExportMixin,
@@ -110,6 +113,10 @@ class VehicleAdmin(
     ServiceFormAdmin,
 ):
     certificate_action = staticmethod(download_vehicle_certificates)
+    needs = {
+        "covered": VEHICLE_VERIFICATION_PERMISSIONS,
+        CoveredFilter: VEHICLE_VERIFICATION_PERMISSIONS,
+    }
     create_service = staticmethod(vehicle_create)
     update_service = staticmethod(vehicle_update)
     service_fields = (*VEHICLE_FIELDS, "deleted")

@@ -276,3 +276,34 @@ def test_a_manager_sees_every_section(staff_client, fleet):
     shown = driver_page(staff_client, fleet)
     assert "GWC-OA-0145" in shown and "Unit 101" in shown
     assert today().strftime("%m/%d/%Y") in shown
+
+
+# -- the lists and the dashboard ----------------------------------------------------------------
+
+
+def test_lists_and_dashboard_show_coverage_only_to_who_may_verify(agency, fleet, manager):
+    """Whether a client has a policy in force, how many it has, whether a unit is covered today
+    and the dashboard's counts of them are verification's and the policies' answers: a staff
+    member without the permissions those need (`policies.view_policy`) is shown neither the
+    columns nor the filters (a filter's URL typed by hand is refused as any unknown one), nor
+    the counts; a full manager sees them all."""
+    limited = staff_with(agency, *LIMITED)
+    clients = page(limited, "/admin/clients/client/")
+    assert "Lone Star Freight LLC" in clients
+    for text in ("live policies", "in force", "in_force="):
+        assert text not in clients, text
+    vehicles = page(limited, "/admin/vehicles/vehicle/")
+    assert "1FUJGLDR7CLBP8834" in vehicles
+    assert "covered today" not in vehicles.lower() and "covered=" not in vehicles
+    for url in ("/admin/clients/client/?in_force=yes", "/admin/vehicles/vehicle/?covered=no"):
+        assert limited.get(url)["Location"].endswith("?e=1"), url
+    assert "NOT covered" not in client_page(limited, fleet)  # its units' column
+    index = page(limited, "/admin/")
+    assert "Units in force" not in index and "Policies expiring" not in index
+    assert "Clients" in index
+
+    full = staff_with(agency, *LIMITED, "policies.view_policy", username="verifier")
+    assert "in force" in page(full, "/admin/clients/client/")
+    assert "covered today" in page(full, "/admin/vehicles/vehicle/").lower()
+    index = page(full, "/admin/")
+    assert "Units in force" in index and "Policies expiring" in index
