@@ -17,9 +17,9 @@ from django.test import Client
 
 from apps.core.dates import today
 from apps.coverages.models import DriverCoverage
-from apps.documents.models import Document
 from apps.drivers.models import DriverVehicle
 from apps.masterdata.models import CoverageType
+from tests.admin.test_daily_tool import _document
 from tests.factories import (
     ClientFactory,
     DriverFactory,
@@ -35,20 +35,7 @@ LIMITED = ("clients.view_client", "vehicles.view_vehicle")
 POLICY_NUMBERS = ("GWC-AL-0142", "GWC-OA-0145")
 INSURER = "Great West Casualty Company"
 DRIVER = "Gonzalez"
-CLIENT_FILE, POLICY_FILE = "coi-2026.pdf", "schedule.pdf"
-
-
-def _document(carrier, policy=None) -> Document:
-    return Document.objects.create(
-        module="policy" if policy else "client",
-        client=carrier,
-        policy=policy,
-        file_name=POLICY_FILE if policy else CLIENT_FILE,
-        storage_name="documents/x/coi.pdf",
-        content_type="application/pdf",
-        size=48_213,
-        sha256="0" * 64,
-    )
+CLIENT_FILE, POLICY_FILE = "coi-2026.pdf", "schedule.pdf"  # the names `_document` gives
 
 
 @pytest.fixture

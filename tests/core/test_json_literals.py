@@ -14,13 +14,14 @@ pytestmark = pytest.mark.django_db
 LITERALS = ["NaN", "Infinity", "-Infinity"]
 
 
-def post_json(api, path: str, text: str):
-    return api.generic("POST", path, text.encode(), content_type="application/json")
+def send_json(api, path: str, text: str, method: str = "POST"):
+    """`text` sent as it is (the test client would encode a Python value as valid JSON)."""
+    return api.generic(method, path, text.encode(), content_type="application/json")
 
 
 @pytest.mark.parametrize("literal", LITERALS)
 def test_a_non_standard_literal_in_a_search_body_is_a_parse_error(api, carrier, literal):
-    response = post_json(api, "/v1/drivers/search", f'{{"pageIndex": 1, "agencyId": {literal}}}')
+    response = send_json(api, "/v1/drivers/search", f'{{"pageIndex": 1, "agencyId": {literal}}}')
     detail = assert_problem(response, 400)["detail"]
     assert detail.startswith("JSON parse error - ") and literal in detail
 
@@ -28,28 +29,20 @@ def test_a_non_standard_literal_in_a_search_body_is_a_parse_error(api, carrier, 
 @pytest.mark.parametrize("literal", LITERALS)
 def test_a_non_standard_literal_nested_anywhere_is_a_parse_error(api, carrier, literal):
     body = f'{{"pageIndex": 1, "filter": {{"clientId": [1, {literal}]}}}}'
-    response = post_json(api, "/v1/policies/search", body)
+    response = send_json(api, "/v1/policies/search", body)
     assert "JSON parse error" in assert_problem(response, 400)["detail"]
 
 
 def test_a_non_standard_literal_on_a_write_is_a_parse_error_and_writes_nothing(api, carrier):
-    response = api.generic(
-        "PUT",
-        f"/v1/clients/{carrier.id}",
-        b'{"clientName": "Renamed", "producerId": NaN}',
-        content_type="application/json",
-    )
+    body = '{"clientName": "Renamed", "producerId": NaN}'
+    response = send_json(api, f"/v1/clients/{carrier.id}", body, "PUT")
     assert "JSON parse error" in assert_problem(response, 400)["detail"]
     carrier.refresh_from_db()
     assert carrier.client_name == "Lone Star Freight"
 
 
 def test_the_words_inside_a_string_are_text(api, carrier):
-    response = api.generic(
-        "PUT",
-        f"/v1/clients/{carrier.id}",
-        b'{"clientName": "NaN Infinity Freight"}',
-        content_type="application/json",
-    )
+    body = '{"clientName": "NaN Infinity Freight"}'
+    response = send_json(api, f"/v1/clients/{carrier.id}", body, "PUT")
     assert response.status_code == 200, response.content
     assert response.json()["clientName"] == "NaN Infinity Freight"

@@ -80,6 +80,12 @@ def al_policy(client, amount: str, **dates):
     return policy
 
 
+def put(api, path: str, body: dict) -> None:
+    """A PUT over the API that succeeds."""
+    response = api.put(path, body, format="json")
+    assert response.status_code == 200, response.content
+
+
 def scheduled(api, client, policy, **body):
     """A new unit of `client` scheduled on `policy` over the API."""
     unit = VehicleFactory(client=client)
@@ -92,8 +98,7 @@ def test_a_raised_limit_is_announced_before_the_verdict_it_passes(api, carrier, 
     policy = al_policy(carrier, "500000")
     start, since = head(api), last_delivery(hook)
     limits = [{"name": CSL, "amount": "1000000.00"}]
-    response = api.put(f"/v1/policies/{policy.id}", {"limits": limits}, format="json")
-    assert response.status_code == 200, response.content
+    put(api, f"/v1/policies/{policy.id}", {"limits": limits})
     assert types_after(api, start) == ["policy.updated", "compliance.changed"]
     assert delivered_types(hook, since) == ["policy.updated", "compliance.changed"]
 
@@ -134,8 +139,7 @@ def test_a_cancellation_is_announced_before_the_statuses_it_ends(api, carrier, h
     scheduled(api, carrier, policy, policyAddedDate=today().isoformat())
     start = head(api)
     body = {"cancellationDate": today().isoformat()}
-    response = api.put(f"/v1/policies/{policy.id}", body, format="json")
-    assert response.status_code == 200, response.content
+    put(api, f"/v1/policies/{policy.id}", body)
     assert types_after(api, start) == [
         "policy.cancelled",
         "carrier.status_changed",
@@ -151,8 +155,7 @@ def test_a_start_moved_to_today_comes_before_the_periods_and_statuses_it_moves(a
     scheduled(api, carrier, renewal)
     start = head(api)
     body = {"effectiveDate": today().isoformat()}
-    response = api.put(f"/v1/policies/{renewal.id}", body, format="json")
-    assert response.status_code == 200, response.content
+    put(api, f"/v1/policies/{renewal.id}", body)
     assert types_after(api, start) == [
         "policy.updated",
         "vehicle.rescheduled",
@@ -169,8 +172,7 @@ def test_a_unit_scheduled_then_removed_is_announced_before_its_status(api, carri
     body = {"vehicleId": unit.id, "policyId": policy.id, "policyAddedDate": today().isoformat()}
     assert api.post("/v1/vehicles/coverages", body, format="json").status_code == 201
     body = {"vehicleId": unit.id, "policyId": policy.id, "coverageStatus": 1}
-    response = api.put("/v1/vehicles/coverages", body, format="json")
-    assert response.status_code == 200, response.content
+    put(api, "/v1/vehicles/coverages", body)
     assert types_after(api, start) == [
         "vehicle.scheduled",
         "vehicle.status_changed",
@@ -182,8 +184,7 @@ def test_a_unit_scheduled_then_removed_is_announced_before_its_status(api, carri
 def test_a_deleted_unit_is_announced_before_its_status(api, carrier, hook):
     unit = VehicleFactory(client=carrier)
     start = head(api)
-    response = api.put(f"/v1/vehicles/{unit.id}", {"deleted": True}, format="json")
-    assert response.status_code == 200, response.content
+    put(api, f"/v1/vehicles/{unit.id}", {"deleted": True})
     assert types_after(api, start) == ["vehicle.updated", "vehicle.status_changed"]
 
 
@@ -191,8 +192,7 @@ def test_a_deleted_client_is_announced_before_its_and_its_units_statuses(api, ca
     al_policy(carrier, "1000000")
     VehicleFactory(client=carrier)
     start = head(api)
-    response = api.put(f"/v1/clients/{carrier.id}", {"deleted": True}, format="json")
-    assert response.status_code == 200, response.content
+    put(api, f"/v1/clients/{carrier.id}", {"deleted": True})
     assert types_after(api, start) == [
         "client.deleted",
         "carrier.status_changed",
