@@ -31,7 +31,9 @@ def EXAMPLES(Example, *, refresh: str):
             "Who am I",
             "GET",
             "/v1/me",
-            note="Your agencies (their `id` is the `agencyId` of writes) and permissions.",
+            note="Your agencies (their `id` is the `agencyId` of writes) and permissions. Every "
+            "counted answer carries `RateLimit-*` headers (Conventions, Rate limits).",
+            show_headers=("RateLimit-Limit", "RateLimit-Policy"),
         ),
         Example(
             "A missing apiKey",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.cache import cache
@@ -33,28 +34,57 @@ from apps.core.memo import BoundedMemo
 from apps.core.shared_counters import locked
 
 # KEYS: one per limit. ARGV: for each limit, its period in seconds and its request count.
-# Returns 0 when every limit allows the request (and counts it), else the seconds to wait.
+# Returns {wait, limit, period, remaining, reset}: `wait` 0 when every limit allows the request
+# (and counts it), else the seconds to wait; then the limit the caller is closest to (the one
+# that refused, or the one with the fewest requests left), its requests left after this one,
+# and the seconds until its oldest counted request leaves the window (one more is allowed).
 _SCRIPT = """
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
-local wait = 0
+local function reset_of(key, period)
+  local oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+  return math.max(math.ceil(oldest + period - now), 1)
+end
+local wait, shown = 0, 1
+local counts = {}
 for i = 1, #KEYS do
   local period = tonumber(ARGV[2 * i - 1])
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - period)
-  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[2 * i]) then
-    local oldest = tonumber(redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')[2])
-    wait = math.max(wait, math.ceil(oldest + period - now), 1)
+  counts[i] = redis.call('ZCARD', KEYS[i])
+  if counts[i] >= tonumber(ARGV[2 * i]) then
+    local refused = reset_of(KEYS[i], period)
+    if refused > wait then wait, shown = refused, i end
   end
 end
-if wait > 0 then return wait end
+if wait > 0 then
+  return {wait, tonumber(ARGV[2 * shown]), tonumber(ARGV[2 * shown - 1]), 0, wait}
+end
 local member = clock[1] .. '.' .. clock[2]
+local remaining
 for i = 1, #KEYS do
   local period = tonumber(ARGV[2 * i - 1])
-  redis.call('ZADD', KEYS[i], now, member .. ':' .. redis.call('ZCARD', KEYS[i]))
+  redis.call('ZADD', KEYS[i], now, member .. ':' .. counts[i])
   redis.call('PEXPIRE', KEYS[i], math.ceil(period * 1000))
+  local left = tonumber(ARGV[2 * i]) - counts[i] - 1
+  if remaining == nil or left < remaining then remaining, shown = left, i end
 end
-return 0
+local period = tonumber(ARGV[2 * shown - 1])
+return {0, tonumber(ARGV[2 * shown]), period, remaining, reset_of(KEYS[shown], period)}
 """
+
+
+class Allowance(NamedTuple):
+    """What one request left of the caller's limits: `wait` 0 when it was allowed, else the
+    seconds before it would be; the limit shown to the caller (`limit` requests in `period`
+    seconds), the requests `remaining` in it after this one, and the seconds until `reset`,
+    when its oldest counted request leaves the window (the `RateLimit-*` headers)."""
+
+    wait: int
+    limit: int
+    period: int
+    remaining: int
+    reset: int
+
 
 _DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _redis_script = None  # (client, script), built once per process
@@ -87,7 +117,7 @@ def _redis():
     return _redis_script[1]
 
 
-def _run_script(script, keys: list[str], args: list[int]) -> int:
+def _run_script(script, keys: list[str], args: list[int]) -> Allowance:
     """The script's answer: its EVALSHA, packed once per caller, on this thread's connection."""
     signature = (tuple(keys), tuple(args))
     client = script.registered_client
@@ -101,10 +131,10 @@ def _run_script(script, keys: list[str], args: list[int]) -> int:
         fallback=lambda: script(keys=keys, args=args),  # loads the script again, or reconnects
         not_run=(NoScriptError,),
     )
-    return int(answer)
+    return Allowance(*(int(part) for part in answer))
 
 
-def _hit_cache_api(keys: list[str], args: list[float]) -> int:
+def _hit_cache_api(keys: list[str], args: list[float]) -> Allowance:
     """The script's rule on the cache API, for back-ends other than Redis: read and written
     under the counters' lock (apps.core.shared_counters), or every request of a burst read the
     same history and passed."""
@@ -112,20 +142,30 @@ def _hit_cache_api(keys: list[str], args: list[float]) -> int:
         return _hit_histories(keys, args)
 
 
-def _hit_histories(keys: list[str], args: list[float]) -> int:
+def _hit_histories(keys: list[str], args: list[float]) -> Allowance:
     now = time.time()
-    wait, histories = 0, []
+    refused: Allowance | None = None
+    histories = []
     for i, key in enumerate(keys):
         period, count = args[2 * i], args[2 * i + 1]
         history = [moment for moment in cache.get(key) or [] if moment > now - period]
         if len(history) >= count:
-            wait = max(wait, math.ceil(history[0] + period - now), 1)
-        histories.append((key, history, period))
-    if wait:
-        return wait
-    for key, history, period in histories:
-        cache.set(key, [*history, now], math.ceil(period))
-    return 0
+            wait = max(math.ceil(history[0] + period - now), 1)
+            if refused is None or wait > refused.wait:
+                refused = Allowance(wait, count, period, 0, wait)
+        histories.append((key, history, period, count))
+    if refused is not None:
+        return refused
+    shown: Allowance | None = None
+    for key, history, period, count in histories:
+        history.append(now)
+        cache.set(key, history, math.ceil(period))
+        remaining = count - len(history)
+        if shown is None or remaining < shown.remaining:
+            reset = max(math.ceil(history[0] + period - now), 1)
+            shown = Allowance(0, count, period, remaining, reset)
+    assert shown is not None  # at least one limit
+    return shown
 
 
 class CallerRateThrottle(BaseThrottle):
@@ -163,11 +203,13 @@ class CallerRateThrottle(BaseThrottle):
             return True
         script = _redis()
         if script is not None:
-            wait = _run_script(script, [cache.make_key(key) for key in keys], args)
+            allowance = _run_script(script, [cache.make_key(key) for key in keys], args)
         else:
-            wait = _hit_cache_api(keys, args)
-        if wait:
-            self._wait = wait
+            allowance = _hit_cache_api(keys, args)
+        # For the answer's RateLimit-* headers (apps.core.middleware.rate_limit_headers).
+        getattr(request, "_request", request).rate_limit = allowance
+        if allowance.wait:
+            self._wait = allowance.wait
             return False
         return True
 

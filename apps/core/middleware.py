@@ -86,11 +86,31 @@ class RequestIdMiddleware:
             request_id.unbind(token)
 
 
+def rate_limit_headers(response: HttpResponse, allowance) -> None:
+    """The caller's rate limit on every answer it was counted for, a 429 included (the
+    `RateLimit-*` fields of the IETF httpapi draft, as gateways send them): the limit the caller
+    is closest to, of its API key's and its user's (`RateLimit-Policy`: `<requests>;w=<seconds>`),
+    the requests left in it, and the seconds until one more is allowed (its oldest counted
+    request leaves the window; on a 429, `Retry-After`). Set by
+    apps.accounts.rate_limits.CallerRateThrottle."""
+    response["RateLimit-Limit"] = str(allowance.limit)
+    response["RateLimit-Remaining"] = str(allowance.remaining)
+    response["RateLimit-Reset"] = str(allowance.reset)
+    response["RateLimit-Policy"] = f"{allowance.limit};w={allowance.period}"
+
+
 class ProblemDetailsMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self._answer(request)
+        allowance = getattr(request, "rate_limit", None)
+        if allowance is not None:
+            rate_limit_headers(response, allowance)
+        return response
+
+    def _answer(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         api = is_api_path(request.path)
         if api and not response.has_header("Cache-Control"):

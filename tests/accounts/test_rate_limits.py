@@ -58,11 +58,23 @@ def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
             login = {"username": f"ghost{n}", "password": "wrong"}
             return nodes.call(node, "/v1/auth/token", {"apiKey": key}, json=login)
 
-        statuses = [attempt(n % 2, n).status_code for n in range(6)]
-        assert statuses == [401] * 6  # wrong passwords, counted against the key
+        answers = [attempt(n % 2, n) for n in range(6)]
+        assert [answer.status_code for answer in answers] == [401] * 6  # counted against the key
+        # Each answer shows what is left of the key's limit, counted on both nodes.
+        assert [answer.headers["RateLimit-Remaining"] for answer in answers] == [
+            "5",
+            "4",
+            "3",
+            "2",
+            "1",
+            "0",
+        ]
+        assert {answer.headers["RateLimit-Policy"] for answer in answers} == {"6;w=60"}
         response = attempt(0, 6)
         assert response.status_code == 429
         assert int(response.headers["Retry-After"]) > 0
+        assert response.headers["RateLimit-Remaining"] == "0"
+        assert response.headers["RateLimit-Reset"] == response.headers["Retry-After"]
         assert response.headers["Content-Type"].startswith("application/problem+json")
         assert attempt(1, 7).status_code == 429
 
@@ -75,15 +87,20 @@ def test_the_redis_round_trip_counts_per_caller_and_recovers(redis_url):
     client = RedisCache(redis_url, {})._cache.get_client(write=True)
     script = client.register_script(rate_limits._SCRIPT)
     limit = [60, 3]  # 3 per minute
-    assert [rate_limits._run_script(script, ["k:a"], limit) for _ in range(3)] == [0, 0, 0]
-    assert 0 < rate_limits._run_script(script, ["k:a"], limit) <= 60  # the fourth waits
-    assert rate_limits._run_script(script, ["k:b"], limit) == 0  # another caller's count
+    answers = [rate_limits._run_script(script, ["k:a"], limit) for _ in range(3)]
+    assert [answer.wait for answer in answers] == [0, 0, 0]
+    assert [answer.remaining for answer in answers] == [2, 1, 0]
+    assert all(answer[1:3] == (3, 60) and 0 < answer.reset <= 60 for answer in answers)
+    refused = rate_limits._run_script(script, ["k:a"], limit)
+    assert 0 < refused.wait <= 60  # the fourth waits
+    assert refused == (refused.wait, 3, 60, 0, refused.wait)
+    assert rate_limits._run_script(script, ["k:b"], limit).wait == 0  # another caller's count
 
     client.script_flush()
-    assert rate_limits._run_script(script, ["k:b"], limit) == 0
+    assert rate_limits._run_script(script, ["k:b"], limit).wait == 0
     client.client_kill_filter(_type="normal", skipme=True)  # every other connection dropped
-    assert rate_limits._run_script(script, ["k:b"], limit) == 0
-    assert rate_limits._run_script(script, ["k:b"], limit) > 0
+    assert rate_limits._run_script(script, ["k:b"], limit).wait == 0
+    assert rate_limits._run_script(script, ["k:b"], limit).wait > 0
     assert client.zcard("k:a") == 3 and client.zcard("k:b") == 3
 
     # Two callers at once (a user's limit and a key's) in another thread, on its own connection.
@@ -98,9 +115,27 @@ def test_the_redis_round_trip_counts_per_caller_and_recovers(redis_url):
     )
     worker.start()
     worker.join()
-    assert answers[0][0] > 0  # k:a is full: refused, and k:c not counted
+    assert answers[0][0].wait > 0  # k:a is full: refused, and k:c not counted
+    assert answers[0][0][1:4] == (3, 60, 0)  # the limit that refused
     assert answers[0][1] is not core_cache.thread_connection(client)
     assert client.zcard("k:c") == 0
+
+
+@needs_redis
+def test_the_script_shows_the_limit_the_caller_is_closest_to(redis_url):
+    client = RedisCache(redis_url, {})._cache.get_client(write=True)
+    script = client.register_script(rate_limits._SCRIPT)
+    limits = [60, 100, 3600, 4]  # 100 a minute (the key's), 4 an hour (the user's)
+    first = rate_limits._run_script(script, ["k:key", "k:user"], limits)
+    assert first[:4] == (0, 4, 3600, 3) and 3590 < first.reset <= 3600
+    for _ in range(3):
+        last = rate_limits._run_script(script, ["k:key", "k:user"], limits)
+    assert last[:4] == (0, 4, 3600, 0)
+    other_user = rate_limits._run_script(script, ["k:key", "k:other"], [60, 100, 3600, 400])
+    assert other_user[:4] == (0, 100, 60, 95)  # the key's five requests of this minute
+    refused = rate_limits._run_script(script, ["k:key", "k:user"], limits)
+    assert refused.wait > 0 and refused[1:4] == (4, 3600, 0)
+    assert client.zcard("k:key") == 5  # a refused request is not counted
 
 
 @needs_redis
@@ -116,7 +151,7 @@ def test_an_answer_lost_after_sending_is_not_counted_twice(redis_url, monkeypatc
     read = connection.read_response
     for error in (RedisTimeoutError("Timeout reading"), RedisConnectionError("lost")):
         # Connected (again) by a request that goes through, then one whose answer is lost.
-        assert rate_limits._run_script(script, ["k:lost"], limit) == 0
+        assert rate_limits._run_script(script, ["k:lost"], limit).wait == 0
 
         def answer_lost(*args, error=error, **kwargs):
             read(*args, **kwargs)  # the script ran and answered
@@ -127,7 +162,7 @@ def test_an_answer_lost_after_sending_is_not_counted_twice(redis_url, monkeypatc
             rate_limits._run_script(script, ["k:lost"], limit)
         assert connection._sock is None  # dropped: whatever arrives later is not read
     assert client.zcard("k:lost") == 4  # four requests, one count each
-    assert rate_limits._run_script(script, ["k:lost"], limit) > 0  # full, on a new connection
+    assert rate_limits._run_script(script, ["k:lost"], limit).wait > 0  # full, on a new connection
 
 
 @needs_redis
@@ -138,7 +173,7 @@ def test_a_command_not_sent_goes_through_redis_py_once(redis_url, monkeypatch):
     client = RedisCache(redis_url, {})._cache.get_client(write=True)
     script = client.register_script(rate_limits._SCRIPT)
     limit = [60, 5]
-    assert rate_limits._run_script(script, ["k:send"], limit) == 0
+    assert rate_limits._run_script(script, ["k:send"], limit).wait == 0
     connection = core_cache.thread_connection(client)
 
     def broken_send(*args, **kwargs):
@@ -147,13 +182,72 @@ def test_a_command_not_sent_goes_through_redis_py_once(redis_url, monkeypatch):
 
     with monkeypatch.context() as patch:
         patch.setattr(connection, "send_packed_command", broken_send)
-        assert rate_limits._run_script(script, ["k:send"], limit) == 0
+        assert rate_limits._run_script(script, ["k:send"], limit).wait == 0
     assert client.zcard("k:send") == 2
 
-    assert rate_limits._run_script(script, ["k:send"], limit) == 0  # reconnected
+    assert rate_limits._run_script(script, ["k:send"], limit).wait == 0  # reconnected
     client.client_kill_filter(_type="normal", skipme=True)  # closed while idle
-    assert rate_limits._run_script(script, ["k:send"], limit) == 0
+    assert rate_limits._run_script(script, ["k:send"], limit).wait == 0
     assert client.zcard("k:send") == 4
+
+
+def _limit_headers(response) -> tuple[str, str, str]:
+    return tuple(response[f"RateLimit-{name}"] for name in ("Limit", "Remaining", "Policy"))
+
+
+@pytest.mark.django_db
+def test_every_counted_answer_shows_what_is_left_of_the_limit(monkeypatch, api):
+    monkeypatch.setattr(CallerRateThrottle, "api_key_rate", "3/minute")
+    monkeypatch.setattr(CallerRateThrottle, "user_rate", "100/minute")
+    answers = [
+        api.get("/v1/me"),
+        api.get("/v1/clients?limit=1"),
+        api.post("/v1/clients", {}, format="json"),
+    ]
+    assert [answer.status_code for answer in answers] == [200, 200, 400]
+    assert [_limit_headers(answer) for answer in answers] == [
+        ("3", "2", "3;w=60"),
+        ("3", "1", "3;w=60"),
+        ("3", "0", "3;w=60"),
+    ]
+    assert all(0 < int(answer["RateLimit-Reset"]) <= 60 for answer in answers)
+    refused = api.get("/v1/me")
+    assert_problem(refused, 429)
+    assert _limit_headers(refused) == ("3", "0", "3;w=60")
+    assert refused["RateLimit-Reset"] == refused["Retry-After"]
+
+
+@pytest.mark.django_db
+def test_the_headers_show_the_limit_the_caller_is_closest_to(
+    monkeypatch, make_api, manager, viewer
+):
+    monkeypatch.setattr(CallerRateThrottle, "api_key_rate", "10/minute")
+    monkeypatch.setattr(CallerRateThrottle, "user_rate", "2/hour")
+    first, second = make_api(manager), make_api(viewer)
+    assert _limit_headers(first.get("/v1/me")) == ("2", "1", "2;w=3600")  # the user's
+    assert _limit_headers(second.get("/v1/me")) == ("2", "1", "2;w=3600")  # its own user's
+    response = first.get("/v1/me")
+    assert _limit_headers(response) == ("2", "0", "2;w=3600")
+    assert 3590 < int(response["RateLimit-Reset"]) <= 3600
+    monkeypatch.setattr(CallerRateThrottle, "user_rate", "100/hour")
+    assert _limit_headers(second.get("/v1/me")) == ("10", "6", "10;w=60")  # now the key's
+
+
+@pytest.mark.django_db
+def test_an_answer_not_counted_shows_no_limit(make_api, api_key):
+    anonymous = APIClient()
+    refused = anonymous.get("/v1/me")  # no API key: refused before any count
+    assert_problem(refused, 401)
+    assert not refused.has_header("RateLimit-Limit")
+    token_only = make_api()  # the key alone, on a route that needs a user
+    answer = token_only.get("/v1/me")
+    assert_problem(answer, 401)
+    assert not answer.has_header("RateLimit-Remaining")
+    login = token_only.post(
+        "/v1/auth/token", {"username": "nobody", "password": "x"}, format="json"
+    )
+    assert_problem(login, 401)  # a token request is counted against its key
+    assert login["RateLimit-Policy"].endswith(";w=60")
 
 
 class _SlowGets:
