@@ -14,6 +14,7 @@ from apps.core.admin import (
     ServiceFormAdmin,
 )
 from apps.events.admin import EventTypeFilter
+from apps.events.permissions import FEED_PERMISSIONS
 from apps.webhooks.models import Webhook, WebhookDelivery
 from apps.webhooks.services import (
     delivery_redeliver,
@@ -58,8 +59,31 @@ class WebhookForm(forms.ModelForm):
             self.initial.setdefault("profile", self.instance.profile_id)
 
 
+class FeedPermissionMixin:
+    """Subscriptions and their deliveries carry the change feed's events: their pages and
+    actions need the feed's permission too, as the API's webhook endpoints do."""
+
+    def _receives_feed(self, request) -> bool:
+        return request.user.has_perms(FEED_PERMISSIONS)
+
+    def has_module_permission(self, request):
+        return self._receives_feed(request) and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._receives_feed(request) and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return self._receives_feed(request) and super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._receives_feed(request) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._receives_feed(request) and super().has_delete_permission(request, obj)
+
+
 @admin.register(Webhook)
-class WebhookAdmin(PageRowsMixin, ServiceFormAdmin):
+class WebhookAdmin(FeedPermissionMixin, PageRowsMixin, ServiceFormAdmin):
     """Subscriptions are written through the same services as the API (URL guard and profile
     check included); the secret is shown once, in the message after creating or rotating it."""
 
@@ -147,7 +171,7 @@ class DeliveryEventTypeFilter(EventTypeFilter):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(ReadOnlyAdminMixin, AgencyScopedAdmin):
+class WebhookDeliveryAdmin(FeedPermissionMixin, ReadOnlyAdminMixin, AgencyScopedAdmin):
     """The delivery log: read-only (the record of what was sent: nobody edits or deletes it),
     with a redeliver action."""
 
@@ -178,12 +202,15 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, AgencyScopedAdmin):
         return obj.event.type
 
     def has_view_permission(self, request, obj=None):
-        return request.user.has_perm("webhooks.view_webhook") or super().has_view_permission(
-            request, obj
+        # The log is the subscriptions' (`view_webhook`), with the feed's permission.
+        return self._receives_feed(request) and (
+            request.user.has_perm("webhooks.view_webhook")
+            or super().has_view_permission(request, obj)
         )
 
     def has_redeliver_permission(self, request) -> bool:
-        return request.user.has_perm("webhooks.change_webhook")  # who may manage the hook
+        # Who may manage the hook.
+        return self._receives_feed(request) and request.user.has_perm("webhooks.change_webhook")
 
     @admin.action(description="Deliver again now", permissions=["redeliver"])
     def redeliver(self, request, queryset):

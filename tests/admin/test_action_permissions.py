@@ -101,7 +101,7 @@ def test_viewing_a_webhook_does_not_allow_redelivering_or_rotating(client, agenc
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         status=DeliveryStatus.FAILED, next_attempt_at=later
     )
-    client.force_login(_staff_with(agency, "hook-viewer", "view_webhook"))
+    client.force_login(_staff_with(agency, "hook-viewer", "view_webhook", "view_client"))
     deliveries, hooks = "/admin/webhooks/webhookdelivery/", "/admin/webhooks/webhook/"
     assert "redeliver" not in offered(client, deliveries)
     assert "rotate_secret" not in offered(client, hooks)
@@ -110,7 +110,9 @@ def test_viewing_a_webhook_does_not_allow_redelivering_or_rotating(client, agenc
     delivery.refresh_from_db()
     webhook.refresh_from_db()
     assert delivery.status == DeliveryStatus.FAILED and webhook.secret == "whsec_x"
-    client.force_login(_staff_with(agency, "hook-manager", "view_webhook", "change_webhook"))
+    client.force_login(
+        _staff_with(agency, "hook-manager", "view_webhook", "change_webhook", "view_client")
+    )
     assert "redeliver" in offered(client, deliveries)
     act(client, deliveries, "redeliver", delivery.pk)
     delivery.refresh_from_db()

@@ -286,7 +286,10 @@ def test_a_staff_member_who_may_only_view_sees_the_profile(client, agency):
         agency=agency, url="https://93.184.216.34/hook", secret="whsec_x", profile_id=shipper.pk
     )
     viewer = UserFactory(username="hook-viewer", agencies=[agency], is_staff=True)
-    viewer.user_permissions.set(Permission.objects.filter(codename="view_webhook"))
+    # With the feed's permission, which the subscriptions' pages need too.
+    viewer.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_webhook", "view_client"])
+    )
     client.force_login(viewer)
     page = client.get(f"/admin/webhooks/webhook/{webhook.pk}/change/")
     assert page.status_code == 200 and 'name="profile"' not in page.content.decode()

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from apps.core.params import PositiveIntParam, QueryParam, QueryParameters
 from apps.core.permissions import HasPermissions
+from apps.events.permissions import FEED_PERMISSIONS
 from apps.events.selectors import (
     NOT_IN_FEED,
     BadCursor,
@@ -64,7 +65,7 @@ class EventFeedView(APIView):
     """The caller's agencies' change events, oldest first, by cursor."""
 
     permission_classes = [HasPermissions]
-    required_permissions = ("clients.view_client",)
+    required_permissions = FEED_PERMISSIONS
     params_class = EventFeedParams
 
     @extend_schema(responses=EventFeedSerializer, operation_id="events_feed")

@@ -12,9 +12,10 @@ from rest_framework.reverse import reverse
 
 from apps.core.converters import ID_SEGMENT
 from apps.core.pagination import PagePagination
-from apps.core.permissions import ModelPermissions
+from apps.core.permissions import ModelPermissions, offers_method
 from apps.core.sorting import SortFilter
 from apps.core.viewsets import ScopedViewSet
+from apps.events.permissions import FEED_PERMISSIONS
 from apps.webhooks.api.serializers import (
     DeliverySerializer,
     WebhookSerializer,
@@ -32,7 +33,9 @@ from apps.webhooks.services import (
 
 
 class WebhookPermissions(ModelPermissions):
-    """CRUD by method; the log is a read, rotate/ping/redeliver are changes."""
+    """CRUD by method; the log is a read, rotate/ping/redeliver are changes. Every operation also
+    needs the change feed's permission (apps.events.permissions): a subscription receives the
+    feed's events."""
 
     action_perms = {
         "deliveries": "webhooks.view_webhook",
@@ -44,8 +47,14 @@ class WebhookPermissions(ModelPermissions):
     def has_permission(self, request, view):
         perm = self.action_perms.get(getattr(view, "action", None))
         if perm is None:
-            return super().has_permission(request, view)
-        return bool(request.user and request.user.is_authenticated and request.user.has_perm(perm))
+            allowed = super().has_permission(request, view)
+        else:
+            allowed = bool(
+                request.user and request.user.is_authenticated and request.user.has_perm(perm)
+            )
+        if not allowed or request.method == "OPTIONS" or not offers_method(request, view):
+            return allowed  # a method the route does not offer: DRF's 405
+        return request.user.has_perms(FEED_PERMISSIONS)
 
 
 # The delivery log's sorts (contract section 7), beside `id` and `createdAt`; a delivery
