@@ -2,7 +2,10 @@
 
 Everything is written through the services, as the superuser "admin" (the documented demo's
 records are created by "admin" and announced in the change feed like any other write); what
-exists already is left as it is, so seeding twice changes nothing.
+exists already is left as it is, so seeding twice changes nothing. The access (groups, users,
+their passwords, the API key, master data) is ensured on every run; the world (clients, their
+policies, units, drivers, documents, report, profiles) is written once, in the run that finds
+the demo agencies without clients, and is staff's from then on.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class DemoWorld:
     agency: Agency
     other_agency: Agency
     clients: dict[str, Client] = field(default_factory=dict)
+    # Seeded by an earlier run: the clients are the demo agencies' as staff left them.
+    found: bool = False
 
 
 def _client(
@@ -111,6 +116,18 @@ def _seed_as(admin, manager, viewer) -> DemoWorld:
     for name, naic, address in INSURERS:
         if not Insurer.objects.by_name(name).exists():
             masterdata_create(user=admin, model=Insurer, name=name, naic=naic, address=address)
+
+    world = DemoWorld(agency=agency, other_agency=other)
+    seeded = Client.objects.filter(agency__in=(agency, other)).order_by("pk")
+    if seeded.exists():
+        # Seeded before (the world is written in one transaction: all of it, or none): what
+        # staff have done to it since (a DOT or a policy number changed, a unit deleted) is
+        # theirs, and seeding it again around their changes would collide with them (a unit
+        # scheduled on a policy that moved) or copy it (a client under its old DOT).
+        # `make demo-reset` brings the documented world back.
+        world.found = True
+        world.clients = {str(client.pk): client for client in seeded.live()}
+        return world
     producer = Producer.objects.filter(agency=agency, name="Demo Producer").first()
     producer = producer or producer_create(
         user=admin,
@@ -122,7 +139,6 @@ def _seed_as(admin, manager, viewer) -> DemoWorld:
         address="100 Main St, Dallas, TX 75201",
     )
 
-    world = DemoWorld(agency=agency, other_agency=other)
     agencies = {"demo": agency, "other": other}
     for key, at, name, dot, city, state, address, zip_code, contact in CLIENTS:
         # The demo agency's clients are its producer's.

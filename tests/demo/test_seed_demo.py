@@ -86,3 +86,42 @@ def test_the_demo_is_written_through_the_services():
     events = Event.objects.count()
     seed_demo()
     assert Event.objects.count() == events
+
+
+def test_seeding_again_after_staff_edited_the_world_keeps_their_edits(settings):
+    """`make run` seeds on every start: a world staff have changed (a DOT, a policy number, a
+    unit deleted) starts again as they left it, with its credentials, and gains no copy."""
+    from apps.clients.services import client_update
+    from apps.demo.seed import seed_demo
+    from apps.events.models import Event
+    from apps.policies.models import Policy
+    from apps.policies.services import policy_update
+    from apps.vehicles.models import Vehicle
+    from apps.vehicles.services import vehicle_update
+
+    world = seed_demo()
+    admin = world.clients["lone_star"].created_by
+    client_update(user=admin, instance=world.clients["lone_star"], dot="3456000")
+    policy = Policy.objects.filter(client=world.clients["prairie"]).first()
+    policy_update(user=admin, instance=policy, policy_number="EDITED-1")
+    unit = Vehicle.objects.filter(client=world.clients["gulf"]).first()
+    vehicle_update(user=admin, instance=unit, deleted=True)
+    counts = (Client.objects.count(), Policy.objects.count(), Vehicle.objects.count())
+    events = Event.objects.count()
+
+    out = StringIO()
+    call_command("seed_demo", "--force", stdout=out)
+
+    assert (Client.objects.count(), Policy.objects.count(), Vehicle.objects.count()) == counts
+    assert Event.objects.count() == events
+    assert Client.objects.get(pk=world.clients["lone_star"].pk).dot == "3456000"
+    assert Policy.objects.get(pk=policy.pk).policy_number == "EDITED-1"
+    assert Vehicle.objects.get(pk=unit.pk).deleted
+    printed = out.getvalue()
+    assert "left as it is" in printed and DEMO_API_KEY in printed
+    assert f"Client {world.clients['prairie'].pk}: Prairie Haulers Inc" in printed
+    assert "Lone Star Freight LLC, DOT 3456000" in printed  # as staff left it
+    client = APIClient()
+    client.credentials(HTTP_APIKEY=DEMO_API_KEY)
+    login = {"username": "demo-admin", "password": DEMO_PASSWORD}
+    assert client.post("/v1/auth/token", login, format="json").status_code == 200

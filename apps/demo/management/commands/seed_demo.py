@@ -28,7 +28,15 @@ class Command(BaseCommand):
             demo_reset()
             self.stdout.write("Demo data emptied (master data kept).")
         world = seed_demo()
-        self.stdout.write(self.style.SUCCESS("Demo world ready."))
+        if world.found:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    "Demo world found: left as it is (make demo-reset brings the documented "
+                    "one back)."
+                )
+            )
+        else:
+            self.stdout.write(self.style.SUCCESS("Demo world ready."))
         self.stdout.write(f"  API key:   {DEMO_API_KEY}")
         self.stdout.write(
             f"  Users:     demo-admin, demo-viewer, other-admin, admin (password {DEMO_PASSWORD})"
