@@ -11,6 +11,7 @@ from apps.core.exceptions import UnprocessableEntity
 from apps.core.services import client_lock_first, locked_for_update, rows_lock
 from apps.documents.models import Document, DocumentVersion, Module
 from apps.documents.storage import check_upload, clean_file_name, remove, store
+from apps.events.records import record
 from apps.events.services import event_emit
 from apps.policies.models import Policy
 
@@ -47,24 +48,13 @@ def _owner_locked(*, user, module: str, owner_id: int) -> tuple[Client, Policy |
 
 
 def _emit(kind: str, document: Document, agency_id: int) -> None:
-    """`document.uploaded|replaced|deleted`, with the document's metadata (never the file)."""
-
+    """`document.uploaded|replaced|deleted`, with the document as the API lists it (metadata,
+    never the file nor a link to it)."""
     event_emit(
         type=f"document.{kind}",
         agency_id=agency_id,
         client_id=document.client_id,
-        data={
-            "id": document.pk,
-            "module": document.module,
-            "client_id": document.client_id,
-            "policy_id": document.policy_id,
-            "file_name": document.file_name,
-            "content_type": document.content_type,
-            "size": document.size,
-            "sha256": document.sha256,
-            "description": document.description,
-            "deleted": document.deleted,
-        },
+        data=record("document", document, agency_id=agency_id),
     )
 
 

@@ -20,14 +20,16 @@ def record_serializer_register(kind: str, serializer_class: type) -> None:
     SERIALIZERS[kind] = serializer_class
 
 
-def record(kind: str, obj) -> dict[str, Any]:
+def record(kind: str, obj, *, agency_id: int | None = None) -> dict[str, Any]:
     """`obj` as the API shows it, by the serializer its app registered for `kind`, to the
-    agency it is in now (its `agency_id`), which the event carrying it is for: its who fields
-    name only that agency's people (apps.core.people; a record that moved in keeps the stamps
-    of the agency it left)."""
+    agency it is in now (its `agency_id`, or `agency_id` for a record that holds none, a
+    document), which the event carrying it is for: its who fields name only that agency's
+    people (apps.core.people; a record that moved in keeps the stamps of the agency it left)."""
     from apps.core.people import people_of_agency  # models: not while apps load (`ready`)
 
-    people = people_of_agency(getattr(obj, "agency_id", None))
+    if agency_id is None:
+        agency_id = getattr(obj, "agency_id", None)
+    people = people_of_agency(agency_id)
     return dict(SERIALIZERS[kind](obj, context={"people": people}).data)
 
 

@@ -66,6 +66,17 @@ class DownloadSerializer(ShapedSerializer):
         }
 
 
+class DocumentRecordSerializer(DocumentSerializer):
+    """A document as its events show it (`document.uploaded|replaced|deleted`): as listed,
+    without the download link (signed for minutes; an event is kept for 30 days and pushed to
+    receivers: a link in it would be stale, or a way to the file for whoever sees the event),
+    and with whether it is deleted."""
+
+    download_url = None
+    expires_at_utc = None
+    deleted = serializers.BooleanField(read_only=True)
+
+
 class UploadSerializer(SingleValuedFormSerializer):
     file = serializers.FileField(allow_empty_file=True, use_url=False)
     description = StrictCharField(required=False, allow_blank=True, max_length=500)
