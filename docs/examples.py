@@ -629,8 +629,10 @@ def EXAMPLES(Example, *, refresh: str):
             "POST",
             "/v1/webhooks",
             {"url": "http://169.254.169.254/latest/meta-data"},
-            note="Unless WEBHOOK_ALLOW_PRIVATE_TARGETS is on (by default with DJANGO_DEBUG, "
-            "and under `make run`, which delivers to receivers on your machine).",
+            note="A cloud's metadata address (link-local), multicast and unspecified "
+            "addresses are refused always. Private and loopback addresses are refused too, "
+            "unless WEBHOOK_ALLOW_PRIVATE_TARGETS is on (by default with DJANGO_DEBUG, and "
+            "under `make run`, which delivers to receivers on your machine).",
         ),
         Example("List webhooks", "GET", "/v1/webhooks"),
         Example("Get a webhook", "GET", "/v1/webhooks/1"),

@@ -137,6 +137,21 @@ def _private(address: str) -> bool:
     )
 
 
+def _never_a_receiver(address: str) -> bool:
+    """An address no webhook receiver listens on, even on the developer's machine or network:
+    link-local (169.254.0.0/16 and fe80::/10, where cloud metadata services answer), multicast,
+    unspecified; also wrapped in an IPv6 address. WEBHOOK_ALLOW_PRIVATE_TARGETS admits private
+    and loopback receivers, never these."""
+    ip = ipaddress.ip_address(address)
+    if ip.version == 6:
+        wrapped = ip.ipv4_mapped or ip.sixtofour
+        if wrapped is None and ip in NAT64:
+            wrapped = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if wrapped is not None:
+            return _never_a_receiver(str(wrapped))
+    return ip.is_link_local or ip.is_multicast or ip.is_unspecified
+
+
 # A lookup outside an attempt (creating or changing a subscription: the API's 400) takes at
 # most this long; an attempt's lookup takes at most what is left of the attempt's timeout.
 RESOLVE_SECONDS = 5.0
@@ -186,7 +201,8 @@ def _resolve(host: str, port: int, timeout: float) -> list:
 def target_check(url: str, *, timeout: float | None = None) -> Target:
     """Resolve the URL's host once, within `timeout` seconds (default RESOLVE_SECONDS); refuse
     it when any address is private, loopback, link-local or multicast (unless
-    WEBHOOK_ALLOW_PRIVATE_TARGETS); the caller connects to the returned address, so a second
+    WEBHOOK_ALLOW_PRIVATE_TARGETS, which admits private and loopback ones, never link-local,
+    multicast or unspecified ones); the caller connects to the returned address, so a second
     resolution cannot swap in another one."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -210,6 +226,11 @@ def target_check(url: str, *, timeout: float | None = None) -> Target:
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     if not addresses:
         raise TargetRefused(f"The host {parts.hostname} does not resolve.")
+    if any(_never_a_receiver(a) for a in addresses):
+        raise TargetRefused(
+            "The host resolves to a link-local, multicast or unspecified address, where no "
+            "receiver listens (a cloud metadata service answers on link-local addresses)."
+        )
     if not settings.WEBHOOK_ALLOW_PRIVATE_TARGETS and any(_private(a) for a in addresses):
         raise TargetRefused(
             "The host resolves to a private, loopback, link-local or multicast address."

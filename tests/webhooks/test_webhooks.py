@@ -509,3 +509,37 @@ def test_a_ping_goes_to_its_subscription_only_not_to_the_feed(api, viewer_api, p
         assert "webhook.ping" not in [e["type"] for e in feed.json()["results"]]
         refused = assert_problem(reader.get("/v1/events", {"type": "webhook.ping"}), 400)
         assert refused["detail"] == "type: Unknown event type: webhook.ping."
+
+
+def test_receivers_on_this_machine_are_allowed_but_never_link_local_or_multicast(api, private_ok):
+    """WEBHOOK_ALLOW_PRIVATE_TARGETS (on under `make run`) admits receivers on the developer's
+    machine and network, never an address no receiver listens on: a cloud's metadata service
+    (link-local), multicast, unspecified, also wrapped in IPv6; refused at creation, on a
+    change, and at delivery."""
+    for url in ("http://127.0.0.1:9/hook", "http://10.0.0.5/hook", "http://[::1]:9/hook"):
+        assert api.post("/v1/webhooks", {"url": url}, format="json").status_code == 201, url
+    hook_id = Webhook.objects.order_by("pk").first().pk
+    for url in (
+        "http://169.254.169.254/latest/meta-data",
+        "http://[fe80::1]/hook",
+        "http://224.0.0.1/hook",
+        "http://0.0.0.0:9/hook",
+        "http://[::ffff:169.254.169.254]/latest/meta-data",
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data",
+    ):
+        for refused in (
+            api.post("/v1/webhooks", {"url": url}, format="json"),
+            api.put(f"/v1/webhooks/{hook_id}", {"url": url}, format="json"),
+        ):
+            body = assert_problem(refused, 400)
+            assert "no receiver listens" in str(body), (url, body)
+    assert Webhook.objects.get(pk=hook_id).url == "http://127.0.0.1:9/hook"
+    assert Webhook.objects.count() == 3
+
+
+def test_a_link_local_target_is_not_called_at_delivery(private_ok):
+    from apps.webhooks.delivery import TargetRefused, target_check
+
+    with pytest.raises(TargetRefused, match="no receiver listens"):
+        target_check("http://169.254.169.254/latest/meta-data")
+    assert target_check("http://127.0.0.1:9/x").address == "127.0.0.1"
