@@ -20,6 +20,7 @@ from apps.core.exceptions import Conflict
 from apps.core.params import MAX_BIGINT
 from apps.core.services import model_update
 from apps.events.models import Event
+from apps.events.selectors import NOT_IN_FEED
 from apps.events.services import EVENT_TYPES, event_emit
 from apps.webhooks.delivery import (
     PAUSED,
@@ -92,6 +93,15 @@ def _check(webhook: Webhook, fields=("event_types", "client_ids", "profile_id", 
     unknown = sorted(set(webhook.event_types) - set(EVENT_TYPES)) if "event_types" in fields else []
     if unknown:
         raise ValidationError({"event_types": f"Unknown event types: {', '.join(unknown)}."})
+    pings = sorted(NOT_IN_FEED & set(webhook.event_types)) if "event_types" in fields else []
+    if pings:
+        # A subscription of pings alone would hear nothing else; a ping needs no filter.
+        raise ValidationError(
+            {
+                "event_types": f"{', '.join(pings)} is no type to subscribe to: a ping "
+                "(POST /v1/webhooks/{id}/ping) reaches the subscription whatever its event types."
+            }
+        )
     if (
         {"event_types", "profile_id"} & set(fields)
         and webhook.profile_id is None

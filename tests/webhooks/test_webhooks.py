@@ -543,3 +543,17 @@ def test_a_link_local_target_is_not_called_at_delivery(private_ok):
     with pytest.raises(TargetRefused, match="no receiver listens"):
         target_check("http://169.254.169.254/latest/meta-data")
     assert target_check("http://127.0.0.1:9/x").address == "127.0.0.1"
+
+
+def test_a_ping_is_no_event_type_to_subscribe_to(api, private_ok):
+    """The feed refuses `type=webhook.ping`; a subscription refuses it as a filter too (one of
+    pings alone would hear nothing else), on creation and on a change, and keeps what it had."""
+    body = {"url": "http://127.0.0.1:9/x", "eventTypes": ["webhook.ping", "policy.updated"]}
+    refused = assert_problem(api.post("/v1/webhooks", body, format="json"), 400)
+    assert "webhook.ping is no type to subscribe to" in str(refused), refused
+    assert Webhook.objects.count() == 0
+    hook = subscribe(api, "http://127.0.0.1:9/x", eventTypes=["policy.updated"])
+    change = {"eventTypes": ["webhook.ping"]}
+    assert_problem(api.put(f"/v1/webhooks/{hook['id']}", change, format="json"), 400)
+    assert Webhook.objects.get(pk=hook["id"]).event_types == ["policy.updated"]
+    assert api.post(f"/v1/webhooks/{hook['id']}/ping").status_code == 202
