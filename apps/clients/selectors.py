@@ -3,16 +3,32 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.clients.models import Client
+
+CLIENT_RELATIONS = (
+    "agency",
+    "producer",
+    "client_type",
+    "state",
+    "city",
+    "mailing_state",
+    "mailing_city",
+)
 
 
 def client_queryset(*, user) -> QuerySet[Client]:
     """Every client the user may see, with the relations its representation needs."""
-    return Client.objects.for_user(user).select_related(
-        "agency", "producer", "client_type", "state", "city", "mailing_state", "mailing_city"
-    )
+    return Client.objects.for_user(user).select_related(*CLIENT_RELATIONS)
+
+
+def live_clients_naming(naming: Q) -> QuerySet[Client]:
+    """The live clients that `naming` selects (those of an agency renamed), with what their
+    representation reads, in id order: the records a change of a row they show announces
+    (apps.events.records, `shows`). A deleted client is not announced: verification does not
+    find it, and its restoration's event carries it as it is then."""
+    return Client.objects.live().filter(naming).select_related(*CLIENT_RELATIONS).order_by("id")
 
 
 def visible_client(user, client_id: int, *, field: str = "client_id", lock: bool = True) -> Client:

@@ -122,3 +122,41 @@ def people_of_agency(agency_id) -> People:
     """The people the staff of one agency may see named: the viewer of what is written for
     that agency alone (a change-feed event's record)."""
     return People([] if agency_id is None else [agency_id])
+
+
+def people_of_agencies(records_by_agency: dict) -> dict:
+    """`people_of_agency` for each agency of many records (an insurer renamed: its policies in
+    every agency), each knowing the names its records' who fields may show, read for them all
+    in one query, whatever the number of records and agencies."""
+    peoples = {agency_id: people_of_agency(agency_id) for agency_id in records_by_agency}
+    wanted: set[int] = set()
+    for agency_id, records in records_by_agency.items():
+        peoples[agency_id].expect(records)
+        wanted |= peoples[agency_id]._expected
+    if not wanted:
+        return peoples
+    field = get_user_model().USERNAME_FIELD
+    rows = (
+        get_user_model()
+        ._default_manager.filter(pk__in=wanted)
+        .order_by()
+        .values_list("pk", field, "is_superuser", "agency_memberships__agency_id")
+    )
+    names: dict[int, str] = {}
+    superusers: set[int] = set()
+    members: set[tuple[int, int]] = set()
+    for pk, name, superuser, agency_id in rows:
+        names[pk] = name
+        if superuser:
+            superusers.add(pk)
+        if agency_id is not None:
+            members.add((pk, agency_id))
+    for agency_id, people in peoples.items():
+        people._names.update(
+            {
+                pk: names.get(pk) if pk in superusers or (pk, agency_id) in members else None
+                for pk in people._expected
+            }
+        )
+        people._expected.clear()
+    return peoples

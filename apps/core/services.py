@@ -8,12 +8,19 @@ from typing import Any, TypeVar
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import connection, models
 from django.db.models.deletion import ProtectedError, RestrictedError
+from django.db.models.signals import ModelSignal
 from django.http import Http404
 
 from apps.core.exceptions import Conflict
 from apps.core.models import referable
 
 M = TypeVar("M", bound=models.Model)
+
+# Sent by `model_update` once it saved a record that changed: `sender` its model, `instance`
+# the record, `fields` the names that changed. How an app above the one that owns a row (master
+# data, an agency, a producer) follows a change of it in the same transaction, as post_save is
+# for a new row: the records that show the row are announced (apps.events.records, `shows`).
+fields_changed = ModelSignal(use_caching=True)
 
 
 def model_update(
@@ -61,6 +68,7 @@ def model_update(
     # A whole save, not HackSoft's update_fields: several models derive columns in save()
     # (a policy's agency, a plate's search key, a normalized VIN) that must follow.
     instance.save()
+    fields_changed.send(sender=type(instance), instance=instance, fields=tuple(changed))
     return instance, True
 
 

@@ -33,13 +33,70 @@ def record(kind: str, obj, *, agency_id: int | None = None) -> dict[str, Any]:
     return dict(SERIALIZERS[kind](obj, context={"people": people}).data)
 
 
+def records(kind: str, objs: list) -> list[dict[str, Any]]:
+    """`record` of many records at once (a master-data change announced for each record that
+    shows it), each to its own agency: the names of their who fields read in one query for
+    all (`people_of_agencies`); the records come with the relations their serializer reads."""
+    from apps.core.people import people_of_agencies
+
+    by_agency: dict = {}
+    for obj in objs:
+        by_agency.setdefault(getattr(obj, "agency_id", None), []).append(obj)
+    peoples = people_of_agencies(by_agency)
+    serializer = SERIALIZERS[kind]
+    return [
+        dict(serializer(obj, context={"people": peoples[getattr(obj, "agency_id", None)]}).data)
+        for obj in objs
+    ]
+
+
 class RecordsAppConfig(AppConfig):
     """The AppConfig of an app whose records events show: `record_serializers` maps each kind
     to the dotted path of its serializer, registered once the app is ready (the serializers
-    import models, which cannot load while the app registry is being populated)."""
+    import models, which cannot load while the app registry is being populated).
+
+    `shows` declares the rows of other models a kind of record shows (an insurer's name and
+    NAIC in a policy): {kind: (path of the selector of the live records whose lookups name the
+    rows, {"app.Model": (fields shown, (lookups naming the row, ...))})}. A change of those
+    fields by `model_update` (apps.core.services.fields_changed: the services behind the API,
+    the admin and the commands) announces `<kind>.updated` for each of these records, in the
+    same transaction (apps.events.services.shown_row_changed)."""
 
     record_serializers: dict[str, str] = {}
+    shows: dict[str, tuple[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]] = {}
 
     def ready(self):
+        from apps.core.services import fields_changed
+
         for kind, path in self.record_serializers.items():
             record_serializer_register(kind, import_string(path))
+        for kind, (selector, rows) in self.shows.items():
+            for sender, (fields, lookups) in rows.items():
+                fields_changed.connect(
+                    _ShownRow(kind, selector, frozenset(fields), lookups),
+                    sender=sender,
+                    weak=False,
+                    dispatch_uid=f"events-shown-{kind}-{sender}",
+                )
+
+
+class _ShownRow:
+    """The receiver of a change of a row that records of `kind` show (`RecordsAppConfig.shows`):
+    when a shown field changed, each live record naming the row is announced."""
+
+    def __init__(self, kind: str, selector: str, fields: frozenset, lookups: tuple[str, ...]):
+        self.kind, self.selector, self.fields, self.lookups = kind, selector, fields, lookups
+
+    def __call__(self, sender, instance, fields, **kwargs):
+        if not self.fields.intersection(fields):
+            return  # nothing the records show (an insurer's address, its rating)
+        from django.db.models import Q
+
+        from apps.events.services import shown_row_changed
+
+        naming = Q()
+        for lookup in self.lookups:
+            naming |= Q(**{lookup: instance.pk})
+        objs = list(import_string(self.selector)(naming))
+        if objs:
+            shown_row_changed(kind=self.kind, records=objs, data=records(self.kind, objs))

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from apps.core.dates import today
 from apps.core.models import live_q
 from apps.policies.models import Policy, PolicyLimit, in_force_q
 
 
-def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:
-    """Every policy the user may see, annotated with its status on `on` (default today)."""
+def _shown(policies: QuerySet[Policy], on: dt.date) -> QuerySet[Policy]:
+    """With their status on `on` and what their representation reads."""
     return (
-        Policy.objects.for_user(user)
-        .with_status(on or today())
+        policies.with_status(on)
         .select_related(
             "client",
             "client__agency",
@@ -30,6 +29,20 @@ def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:
             Prefetch("limits", queryset=PolicyLimit.objects.order_by("position", "id"))
         )
     )
+
+
+def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:
+    """Every policy the user may see, annotated with its status on `on` (default today)."""
+    return _shown(Policy.objects.for_user(user), on or today())
+
+
+def live_policies_naming(naming: Q) -> QuerySet[Policy]:
+    """The live policies of live clients that `naming` selects (those of an insurer renamed),
+    in every agency, as the API shows them today, in id order: the records a change of a row
+    they show announces (apps.events.records, `shows`). A deleted policy, or one of a deleted
+    client, is not announced: neither verification nor the lists show it, and its restoration's
+    event carries it as it is then."""
+    return _shown(Policy.objects.live("client").filter(naming), today()).order_by("id")
 
 
 def client_policy_counts(client_ids: list[int], on: dt.date) -> dict[int, tuple[int, bool]]:

@@ -16,6 +16,19 @@ class VehiclesConfig(records.RecordsAppConfig):
     verbose_name = "Vehicles"
     # Events show a vehicle as the API does.
     record_serializers = {"vehicle": "apps.vehicles.api.serializers.VehicleSerializer"}
+    # The rows of other lists its record shows by name: a change of them announces
+    # `vehicle.updated` for each live vehicle naming the row (docs/webhooks.md).
+    shows = {
+        "vehicle": (
+            "apps.vehicles.selectors.live_vehicles_naming",
+            {
+                "masterdata.Make": (("name",), ("make",)),
+                "masterdata.UnitType": (("name", "is_power_unit"), ("unit_type",)),
+                "masterdata.State": (("name", "code"), ("license_plate_state",)),
+                "vehicles.Lienholder": (("name",), ("lienholder",)),
+            },
+        )
+    }
 
     def ready(self):
         super().ready()

@@ -42,6 +42,19 @@ def vehicle_queryset(*, user) -> QuerySet[Vehicle]:
     return Vehicle.objects.for_user(user).select_related(*VEHICLE_RELATIONS)
 
 
+def live_vehicles_naming(naming: Q) -> QuerySet[Vehicle]:
+    """The live units of live clients that `naming` selects (those of a make renamed), in every
+    agency, with what a list row shows, in id order: the records a change of a row they show
+    announces (apps.events.records, `shows`). A deleted unit, or one of a deleted client, is
+    not announced: verification does not find it, and its restoration's event carries it."""
+    return (
+        Vehicle.objects.live("client")
+        .filter(naming)
+        .select_related(*VEHICLE_RELATIONS)
+        .order_by("id")
+    )
+
+
 def vehicle_detail_queryset(*, user) -> QuerySet[Vehicle]:
     """Vehicles with everything the detail shows, in a fixed number of queries."""
     return vehicle_queryset(user=user).prefetch_related(
