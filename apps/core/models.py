@@ -293,7 +293,8 @@ class CopiedColumn:
     def spread(self, model: type[models.Model], row: models.Model) -> int:
         """The row changed (a make renamed): every record pointing to it follows, in one
         statement that writes only the records whose copy differs. A copy is not the record's
-        data: no history row, no event, no new `updated_at`."""
+        data: no history row, no new `updated_at`, no event of its own (the rename itself
+        announces the records that show the row: apps.events.records, `shows`)."""
         field = model._meta.get_field(self.relation)
         value = getattr(row, self.column)
         return (

@@ -59,15 +59,17 @@ def insurer(name="Mutual of Testing", naic="12345") -> Insurer:
 
 
 def test_an_insurer_renamed_in_the_admin_announces_each_live_policy_to_its_agency(
-    root_client, api, other_api, agency, other_agency, carrier, rival
+    root_client, api, other_api, manager, agency, other_agency, carrier, rival
 ):
     mutual = insurer()
-    mine = [PolicyFactory(client=carrier, insurer=mutual) for _ in range(2)]
+    mine = [PolicyFactory(client=carrier, insurer=mutual, created_by=manager) for _ in range(2)]
     PolicyFactory(client=carrier, insurer=mutual, deleted=True)  # not shown: not announced
     gone = ClientFactory(agency=agency, deleted=True)
     PolicyFactory(client=gone, insurer=mutual)  # of a deleted client: verification finds none
     PolicyFactory(client=carrier)  # another insurer's
-    theirs = PolicyFactory(client=rival, insurer=mutual)
+    # Stamped by this agency's manager (as a policy that moved in keeps its stamps): the
+    # other agency's event does not name them.
+    theirs = PolicyFactory(client=rival, insurer=mutual, created_by=manager)
     mark, other_mark = head(api), head(other_api)
 
     url = f"/admin/masterdata/insurer/{mutual.pk}/change/"
@@ -81,6 +83,7 @@ def test_an_insurer_renamed_in_the_admin_announces_each_live_policy_to_its_agenc
         assert event["agencyId"] == agency.pk
         assert (event["data"]["insurerName"], event["data"]["naic"]) == ("Renamed Mutual", "54321")
         assert event["data"]["agencyId"] == agency.pk
+        assert event["data"]["createdBy"] == "manager"
     # As the policy's GET shows it, to that agency.
     assert events[0]["data"] == api.get(f"/v1/policies/{mine[0].pk}").json()
     (other,) = feed(other_api, other_mark)
@@ -89,6 +92,7 @@ def test_an_insurer_renamed_in_the_admin_announces_each_live_policy_to_its_agenc
         other_agency.pk,
         theirs.pk,
     )
+    assert other["data"]["createdBy"] is None
     # What verification answers changed with it.
     body = api.get(f"/v1/coverages/clients?dot={carrier.dot}").json()
     names = {c["insurerName"] for c in body["results"][0]["coverages"]}
@@ -248,8 +252,9 @@ def test_load_masterdata_changes_no_record_and_announces_nothing(api, carrier):
 def _rename_queries(n: int, name: str) -> int:
     mutual = insurer(name=f"Counted {name}", naic="")
     clients = [ClientFactory() for _ in range(3)]  # three agencies
+    members = [UserFactory(agencies=[c.agency]) for c in clients]
     for i in range(n):
-        PolicyFactory(client=clients[i % 3], insurer=mutual)
+        PolicyFactory(client=clients[i % 3], insurer=mutual, created_by=members[i % 3])
     root = UserFactory(username=f"root-{name}", is_superuser=True)
     with CaptureQueriesContext(connection) as queries:
         insurer_update(user=root, instance=mutual, name=f"Recounted {name}")
@@ -267,8 +272,11 @@ def test_the_queries_of_an_insurer_rename_do_not_grow_with_its_policies(db):
 def test_the_queries_of_a_make_rename_do_not_grow_with_its_units(db):
     def queries(n, name):
         make = Make.objects.create(name=name)
-        for _ in range(n):
-            VehicleFactory(make=make)
+        for _ in range(n):  # each of another agency, stamped by one of its members
+            unit = VehicleFactory(make=make)
+            type(unit).objects.filter(pk=unit.pk).update(
+                created_by=UserFactory(agencies=[unit.client.agency])
+            )
         root = UserFactory(username=f"root-{name}", is_superuser=True)
         with CaptureQueriesContext(connection) as captured:
             masterdata_update(user=root, instance=make, name=f"{name} Renamed")
