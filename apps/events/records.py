@@ -43,11 +43,14 @@ def records(kind: str, objs: list) -> list[dict[str, Any]]:
     for obj in objs:
         by_agency.setdefault(getattr(obj, "agency_id", None), []).append(obj)
     peoples = people_of_agencies(by_agency)
-    serializer = SERIALIZERS[kind]
-    return [
-        dict(serializer(obj, context={"people": peoples[getattr(obj, "agency_id", None)]}).data)
-        for obj in objs
-    ]
+    shown: dict[int, dict[str, Any]] = {}
+    for agency_id, agency_objs in by_agency.items():
+        # One serializer per agency (its fields built once, not per record).
+        many = SERIALIZERS[kind](agency_objs, many=True, context={"people": peoples[agency_id]})
+        shown.update(
+            {id(obj): dict(data) for obj, data in zip(agency_objs, many.data, strict=True)}
+        )
+    return [shown[id(obj)] for obj in objs]
 
 
 class RecordsAppConfig(AppConfig):
