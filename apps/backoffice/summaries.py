@@ -293,7 +293,8 @@ def client_summary(*, user, client, on: dt.date) -> dict:
     if shows["units"]:
         # Counted in SQL, as the lists count (kept under the data version until a write): the
         # 250,000-unit fleet's page read a flag per unit (258 ms) on every view (issue 18).
-        units = Vehicle.objects.live().filter(client=client)
+        # The units verification finds (`live("client")`): none of a deleted client.
+        units = Vehicle.objects.live("client").filter(client=client)
         total = counting.count(units)
         covered = counting.count(units.filter(covered_today_filter(on)))
     verification = None

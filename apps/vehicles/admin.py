@@ -42,6 +42,10 @@ from apps.vehicles.services import (
 
 
 class CoveredFilter(YesNoFilter):
+    """Covered today or not, as verification answers (`covered_today_filter`): either way,
+    among the units it finds, the live units of live clients, as the dashboard counts the
+    lists it links to; a deleted unit or one of a deleted client is in neither."""
+
     title = "covered today"
     parameter_name = "covered"
     labels = ("Covered", "Not covered")
@@ -50,7 +54,7 @@ class CoveredFilter(YesNoFilter):
         return covered_today_filter(today())
 
     def filter(self, queryset, yes: bool):
-        return super().filter(queryset.live(), yes)
+        return super().filter(queryset.live("client"), yes)
 
 
 def mark_covered_today(vehicles: list) -> list:

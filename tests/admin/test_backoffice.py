@@ -196,7 +196,7 @@ def test_the_covered_column_is_read_for_the_page_only(staff_client, agency):
         q["sql"] for q in queries.captured_queries if "coverages_vehiclecoverage" in q["sql"]
     ]
     assert len(reading) == 1
-    assert '"vehicle_id" IN (' in reading[0]
+    assert '"vehicles_vehicle"."id" IN (' in reading[0]  # the page's units, by id
     assert all(str(unit.pk) in reading[0] for unit in units)
 
 
@@ -422,7 +422,7 @@ def test_a_big_fleets_page_shows_its_first_units_and_saves(staff_client, agency)
     reading = [
         q["sql"]
         for q in queries.captured_queries
-        if "coverages_vehiclecoverage" in q["sql"] and '"vehicle_id" IN (' in q["sql"]
+        if "coverages_vehiclecoverage" in q["sql"] and '"vehicles_vehicle"."id" IN (' in q["sql"]
     ]
     assert len(reading) == 1
     VehicleFactory.create_batch(2, client=carrier)

@@ -65,3 +65,38 @@ def test_a_period_is_not_coverage_when_its_policy_is_not_in_force(db):
     assert period.covers_on(START + dt.timedelta(days=10))
     assert not period.covered_on(START + dt.timedelta(days=10), unit_live=True)
     assert period.covered_on(START + dt.timedelta(days=4), unit_live=True)
+
+
+def test_the_sql_helpers_cover_only_the_units_periods_covering_covers(db):
+    """The back office's "covered today" (`covered_today_filter` on a list of units,
+    `covered_vehicle_ids` on a page of them) is the one rule: a period covering the day under
+    a policy in force, on a unit that is live and whose client is live (`periods_covering`,
+    verification). A deleted unit, and every unit of a deleted client, is covered by nothing."""
+    from apps.clients.models import Client
+    from apps.coverages.models import periods_covering
+    from apps.coverages.selectors import covered_today_filter, covered_vehicle_ids
+    from apps.vehicles.models import Vehicle
+
+    on = START + dt.timedelta(days=30)
+    live_client, gone_client = ClientFactory(), ClientFactory()
+    units = []
+    for client in (live_client, gone_client):
+        policy = PolicyFactory(client=client, effective_date=START, expiration_date=END)
+        for deleted, scheduled in [(False, True), (True, True), (False, False)]:
+            unit = VehicleFactory(client=client, deleted=deleted)
+            if scheduled:
+                VehicleCoverageFactory(vehicle=unit, policy=policy, policy_added_date=START)
+            units.append(unit)
+    Client.objects.filter(pk=gone_client.pk).update(deleted=True)
+    ids = [unit.pk for unit in units]
+    loaded = Vehicle.objects.filter(pk__in=ids).select_related("client")
+    expected = {
+        u.pk for u in loaded.prefetch_related("coverages__policy") if periods_covering(u, on)
+    }
+
+    assert expected == {units[0].pk}  # the live, scheduled unit of the live client only
+    in_sql = Vehicle.objects.filter(pk__in=ids).filter(covered_today_filter(on))
+    assert set(in_sql.values_list("pk", flat=True)) == expected
+    not_covered = Vehicle.objects.filter(pk__in=ids).exclude(covered_today_filter(on))
+    assert set(not_covered.values_list("pk", flat=True)) == set(ids) - expected
+    assert covered_vehicle_ids(ids, on) == expected
