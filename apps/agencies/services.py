@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypedDict, Unpack
 
 from django.contrib.auth import get_user_model
@@ -133,13 +134,27 @@ def producer_update(*, user, instance: Producer, **changes: Unpack[ProducerChang
     return agency_record_update(user=user, instance=instance, fields=fields, changes=changes)
 
 
+# What a producer's deletion releases first: the records that name it (clients, policies),
+# each cleared by its own app's service, with its history version and change event, rather
+# than nulled behind the audit by the database's SET_NULL. Registered by those apps when they
+# are ready (agencies sit below them and cannot call them), as events' FAN_OUT is.
+PRODUCER_RELEASES: dict[str, Callable] = {}
+
+
+def producer_release_register(name: str, release: Callable) -> None:
+    """Name a service that, given `user=` and `producer=`, clears the producer from the records
+    of an app that names producers, inside the deletion's transaction."""
+    PRODUCER_RELEASES[name] = release
+
+
 @transaction.atomic
 def producer_delete(*, user, instance: Producer) -> None:
-    """Delete a producer; the clients and policies that named it keep no producer."""
-    delete_unused(
-        Producer.objects.for_user(user).get(pk=instance.pk),
-        "The producer is in use and cannot be deleted.",
-    )
+    """Delete a producer; the clients and policies that named it keep no producer, each
+    cleared through its app's service (`PRODUCER_RELEASES`): audited and announced."""
+    producer = Producer.objects.for_user(user).get(pk=instance.pk)
+    for release in PRODUCER_RELEASES.values():
+        release(user=user, producer=producer)
+    delete_unused(producer, "The producer is in use and cannot be deleted.")
 
 
 @transaction.atomic

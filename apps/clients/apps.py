@@ -21,3 +21,12 @@ class ClientsConfig(records.RecordsAppConfig):
             },
         )
     }
+
+    def ready(self):
+        super().ready()
+        # A producer's deletion (apps.agencies, below this app) clears it from the clients and
+        # policies that name it through their services first.
+        from apps.agencies.services import producer_release_register
+        from apps.clients.services import producer_release
+
+        producer_release_register("clients", producer_release)

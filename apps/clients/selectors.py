@@ -7,6 +7,7 @@ from django.db.models import Q, QuerySet
 
 from apps.clients.models import Client
 
+# The relations the API's representation of a client reads.
 CLIENT_RELATIONS = (
     "agency",
     "producer",

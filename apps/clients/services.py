@@ -6,19 +6,26 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 
 from apps.agencies.models import Agency, Producer
 from apps.agencies.services import authorized_agency
 from apps.clients.models import Client
-from apps.clients.selectors import visible_client
+from apps.clients.selectors import CLIENT_RELATIONS, visible_client
 from apps.core.models import UNIQUE
-from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
+from apps.core.services import (
+    left_behind,
+    links_clear,
+    locked_for_update,
+    model_update,
+    rows_lock,
+)
 from apps.coverages.status import status_events_of_new, status_watch
-from apps.events.records import record
-from apps.events.services import client_event_emit, record_event_emit
+from apps.events.records import record, records
+from apps.events.services import client_event_emit, events_emit_many, record_event_emit
 from apps.masterdata.models import City, ClientType, State, address_check
 from apps.policies.models import Policy, policy_number_key
+from apps.policies.services import policies_producer_clear
 
 
 class ClientFields(TypedDict, total=False):
@@ -226,3 +233,30 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             last_seen=last_seen,
         )
     return client
+
+
+def producer_release(*, user, producer: Producer) -> None:
+    """Before a producer's deletion (`apps.agencies.services.producer_delete`, in its
+    transaction): the clients and the policies that name it keep none, each as its update
+    service would leave it, with a history version and its `client.updated` or
+    `policy.updated`; in bulk, the same statements for one record or many. The clients are
+    locked first, those that name it and those whose policies do (the order every write
+    takes)."""
+    clients = Client.objects.filter(producer=producer)
+    policies = Policy.objects.filter(producer=producer)
+    rows_lock(Client.objects.filter(Q(producer=producer) | Q(pk__in=policies.values("client_id"))))
+    cleared = list(clients.select_related(*CLIENT_RELATIONS).order_by("pk"))
+    if cleared:
+        links_clear(cleared, "producer", user=user)
+        events_emit_many(
+            [
+                {
+                    "type": "client.updated",
+                    "agency_id": client.agency_id,
+                    "client_id": client.pk,
+                    "data": data,
+                }
+                for client, data in zip(cleared, records("client", cleared), strict=True)
+            ]
+        )
+    policies_producer_clear(user=user, policies=policies)

@@ -10,6 +10,8 @@ from django.db import connection, models
 from django.db.models.deletion import ProtectedError, RestrictedError
 from django.db.models.signals import ModelSignal
 from django.http import Http404
+from django.utils import timezone
+from simple_history.utils import bulk_update_with_history
 
 from apps.core.exceptions import Conflict
 from apps.core.models import referable
@@ -104,6 +106,28 @@ def delete_unused(instance: models.Model, message: str) -> None:
         instance.delete()
     except (ProtectedError, RestrictedError) as exc:
         raise Conflict(message) from exc
+
+
+def links_clear(records: list[M], field: str, *, user) -> None:
+    """Clear the link `field` (a producer, a lienholder: one being deleted, or left behind by a
+    client's move to another agency) of each of `records` (loaded whole, as they are now), as
+    its update service would leave it: stamped (`updated_by`, `updated_at`) and with a history
+    version by `user`, in bulk, two statements however many records (Django's SET_NULL or a
+    queryset's `update()` leave neither). The caller announces each record (its event)."""
+    if not records:
+        return
+    now = timezone.now()
+    for record in records:
+        setattr(record, field, None)
+        record.updated_by = user
+        record.updated_at = now
+    bulk_update_with_history(
+        records,
+        type(records[0]),
+        [field, "updated_by", "updated_at"],
+        batch_size=500,
+        default_user=user,
+    )
 
 
 def left_behind(changes: Mapping[str, Any], key: str, current_id, *, moves: bool) -> bool:

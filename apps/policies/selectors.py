@@ -11,8 +11,9 @@ from apps.core.models import live_q
 from apps.policies.models import Policy, PolicyLimit, in_force_q
 
 
-def _shown(policies: QuerySet[Policy], on: dt.date) -> QuerySet[Policy]:
-    """With their status on `on` and what their representation reads."""
+def with_representation(policies: QuerySet[Policy], on: dt.date) -> QuerySet[Policy]:
+    """These policies with their status on `on` and what the API's representation of each
+    reads (their relations and their limits in order), in two queries whatever their number."""
     return (
         policies.with_status(on)
         .select_related(
@@ -33,7 +34,7 @@ def _shown(policies: QuerySet[Policy], on: dt.date) -> QuerySet[Policy]:
 
 def policy_queryset(*, user, on: dt.date | None = None) -> QuerySet[Policy]:
     """Every policy the user may see, annotated with its status on `on` (default today)."""
-    return _shown(Policy.objects.for_user(user), on or today())
+    return with_representation(Policy.objects.for_user(user), on or today())
 
 
 def live_policies_naming(naming: Q) -> QuerySet[Policy]:
@@ -42,7 +43,7 @@ def live_policies_naming(naming: Q) -> QuerySet[Policy]:
     they show announces (apps.events.records, `shows`). A deleted policy, or one of a deleted
     client, is not announced: neither verification nor the lists show it, and its restoration's
     event carries it as it is then."""
-    return _shown(Policy.objects.live("client").filter(naming), today()).order_by("id")
+    return with_representation(Policy.objects.live("client").filter(naming), today()).order_by("id")
 
 
 def client_policy_counts(client_ids: list[int], on: dt.date) -> dict[int, tuple[int, bool]]:

@@ -8,20 +8,28 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from apps.agencies.models import Producer
 from apps.clients.models import Client
 from apps.clients.selectors import visible_client
 from apps.core.dates import today
-from apps.core.services import left_behind, locked_for_update, model_update, rows_lock
+from apps.core.services import (
+    left_behind,
+    links_clear,
+    locked_for_update,
+    model_update,
+    rows_lock,
+)
 from apps.coverages.calendar import expiring_notice_on_write
 from apps.coverages.services import coverage_periods_check_end, coverage_periods_follow_start
 from apps.coverages.status import status_watch
-from apps.events.records import record
-from apps.events.services import client_event_emit, record_event_emit
+from apps.events.records import record, records
+from apps.events.services import client_event_emit, events_emit_many, record_event_emit
 from apps.masterdata.models import CoverageType, Insurer, State, UnitType
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
+from apps.policies.selectors import with_representation
 
 
 class PolicyFields(TypedDict, total=False):
@@ -267,3 +275,30 @@ def _policy_event_emit(policy: Policy, *, was: tuple, left: tuple, last_seen: di
         was=left,
         last_seen=last_seen,
     )
+
+
+def policies_producer_clear(*, user, policies: QuerySet[Policy]) -> list[Policy]:
+    """The policies among `policies` that name a producer keep none (a producer deleted, or one
+    a client's move to another agency leaves behind), each as `policy_update` would leave it:
+    a history version and the stamps of `user` (`links_clear`), and a `policy.updated`, the
+    policy as it is now, to the agency and client it is in. In bulk: the same statements for
+    one policy or a thousand. For a write in progress, in its transaction, after it locked the
+    policies' clients (the order every write takes); the policies cleared."""
+    named = policies.exclude(producer=None)
+    rows_lock(named)
+    cleared = list(with_representation(named.order_by("pk"), today()))
+    if not cleared:
+        return cleared
+    links_clear(cleared, "producer", user=user)
+    events_emit_many(
+        [
+            {
+                "type": "policy.updated",
+                "agency_id": policy.agency_id,
+                "client_id": policy.client_id,
+                "data": data,
+            }
+            for policy, data in zip(cleared, records("policy", cleared), strict=True)
+        ]
+    )
+    return cleared

@@ -7,16 +7,26 @@ from typing import TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from apps.agencies.services import agency_record_create, agency_record_update
+from apps.clients.models import Client
 from apps.clients.selectors import visible_client
 from apps.core.dates import today
-from apps.core.services import client_lock_first, left_behind, locked_for_update, model_update
+from apps.core.services import (
+    client_lock_first,
+    left_behind,
+    links_clear,
+    locked_for_update,
+    model_update,
+    rows_lock,
+)
 from apps.coverages.status import status_events_of_new, status_watch
-from apps.events.records import record
-from apps.events.services import client_event_emit, record_event_emit
+from apps.events.records import record, records
+from apps.events.services import client_event_emit, events_emit_many, record_event_emit
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.models import Lienholder, Vehicle
+from apps.vehicles.selectors import VEHICLE_RELATIONS
 
 
 class VehicleFields(TypedDict, total=False):
@@ -171,11 +181,40 @@ def lienholder_update(
     return agency_record_update(user=user, instance=instance, fields=fields, changes=changes)
 
 
+def vehicles_lienholder_clear(*, user, vehicles: QuerySet[Vehicle]) -> list[Vehicle]:
+    """The units among `vehicles` that name a lienholder keep none (a lienholder deleted, or one
+    a client's move to another agency leaves behind), each as `vehicle_update` would leave it:
+    a history version and the stamps of `user` (`links_clear`), and a `vehicle.updated`, the
+    unit as it is now, to the agency and client it is in. In bulk: the same statements for one
+    unit or a fleet. For a write in progress, in its transaction, after it locked the units'
+    clients (the order every write takes); the units cleared."""
+    named = vehicles.exclude(lienholder=None)
+    rows_lock(named)
+    cleared = list(named.select_related(*VEHICLE_RELATIONS).order_by("pk"))
+    if not cleared:
+        return cleared
+    links_clear(cleared, "lienholder", user=user)
+    events_emit_many(
+        [
+            {
+                "type": "vehicle.updated",
+                "agency_id": vehicle.agency_id,
+                "client_id": vehicle.client_id,
+                "data": data,
+            }
+            for vehicle, data in zip(cleared, records("vehicle", cleared), strict=True)
+        ]
+    )
+    return cleared
+
+
 @transaction.atomic
 def lienholder_delete(*, user, instance: Lienholder) -> None:
-    """Delete a lienholder; its vehicles are released through vehicle_update first, so each
-    release is audited and announced like any other change of a vehicle."""
+    """Delete a lienholder; its vehicles are released first (`vehicles_lienholder_clear`), each
+    audited and announced as any other change of a vehicle, in the same statements however
+    many they are."""
     lienholder = Lienholder.objects.for_user(user).get(pk=instance.pk)
-    for vehicle in Vehicle.objects.filter(lienholder=lienholder):
-        vehicle_update(user=user, instance=vehicle, lienholder_id=None)
+    vehicles = Vehicle.objects.filter(lienholder=lienholder)
+    rows_lock(Client.objects.filter(pk__in=vehicles.values("client_id")))  # clients first
+    vehicles_lienholder_clear(user=user, vehicles=vehicles)
     lienholder.delete()

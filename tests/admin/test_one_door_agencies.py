@@ -13,6 +13,7 @@ from tests.admin.formdata import form_data
 from tests.factories import (
     ClientFactory,
     LienholderFactory,
+    PolicyFactory,
     ProducerFactory,
     UserFactory,
     VehicleFactory,
@@ -117,3 +118,60 @@ def test_a_membership_is_not_edited_in_place(two_agency_staff, agency, other_age
     response = two_agency_staff.post(url, {"user": newcomer.pk, "agency": other_agency.pk})
     assert response.status_code == 403
     assert AgencyMembership.objects.get(pk=membership.pk).agency_id == agency.pk
+
+
+@pytest.fixture
+def producer_staff(client, groups, agency):
+    """A manager of the agency who may also delete its producers in the admin."""
+    user = UserFactory(username="producer-staff", agencies=[agency], groups=[groups[0]])
+    user.user_permissions.set(
+        Permission.objects.filter(
+            content_type__app_label="agencies", codename__in=["view_producer", "delete_producer"]
+        )
+    )
+    user.is_staff = True
+    user.save()
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+def test_producer_deleted_in_the_admin_is_cleared_from_its_clients_and_policies_with_audit(
+    producer_staff, api, agency
+):
+    """The clients and policies that named the producer keep none, each as its update would
+    leave it: a history version by the staff member, the record stamped, and its
+    `client.updated` / `policy.updated` in the feed (the database's SET_NULL left no trace)."""
+    producer = ProducerFactory(agency=agency, name="Gone Producer")
+    carrier = ClientFactory(agency=agency, producer=producer)
+    policy = PolicyFactory(client=carrier, producer=producer)
+    untouched = PolicyFactory(client=carrier)  # names no producer
+    versions = {
+        record: type(record).history.filter(id=record.pk).count()
+        for record in (carrier, policy, untouched)
+    }
+    seen = len(api.get("/v1/events?limit=500").json()["results"])
+
+    url = f"/admin/agencies/producer/{producer.pk}/delete/"
+    assert producer_staff.post(url, {"post": "yes"}).status_code == 302
+
+    assert not Producer.objects.filter(pk=producer.pk).exists()
+    for record, added in ((carrier, 1), (policy, 1), (untouched, 0)):
+        history = type(record).history.filter(id=record.pk)
+        assert history.count() == versions[record] + added
+    for record in (carrier, policy):
+        record.refresh_from_db()
+        latest = type(record).history.filter(id=record.pk).latest("history_id")
+        assert (record.producer_id, latest.producer_id) == (None, None)
+        assert latest.history_type == "~" and latest.history_user == producer_staff.user
+        assert record.updated_by == producer_staff.user
+    events = api.get("/v1/events?limit=500").json()["results"][seen:]
+    assert [(e["type"], e["agencyId"], e["clientId"], e["data"]["id"]) for e in events] == [
+        ("client.updated", agency.pk, carrier.pk, carrier.pk),
+        ("policy.updated", agency.pk, carrier.pk, policy.pk),
+    ]
+    assert [e["data"]["producerId"] for e in events] == [None, None]
+    assert events[1]["data"]["producerName"] is None
+    assert events[1]["data"]["updatedBy"] == "producer-staff"
+    shown = api.get(f"/v1/policies/{policy.pk}").json()
+    assert (shown["producerId"], shown["updatedBy"]) == (None, "producer-staff")

@@ -200,3 +200,53 @@ def test_deleting_a_lienholder_releases_its_vehicles_through_vehicle_update(
     assert not Lienholder.objects.filter(pk=bank.pk).exists()
     assert Vehicle.objects.get(pk=truck.pk).lienholder_id is None
     assert Event.objects.filter(type="vehicle.updated", client_id=carrier.pk).exists()
+
+
+def _statements(write) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        write()
+    return len(queries.captured_queries)
+
+
+def test_deleting_a_producer_costs_the_same_statements_for_one_record_or_many(manager, agency):
+    """Its clients and policies are cleared in bulk, each with its version and event."""
+    from apps.clients.models import Client
+    from apps.policies.models import Policy
+    from tests.factories import PolicyFactory
+
+    def named_by(clients: int, policies: int) -> Producer:
+        producer = ProducerFactory(agency=agency)
+        for _ in range(clients):
+            client = ClientFactory(agency=agency, producer=producer)
+            for _ in range(policies):
+                PolicyFactory(client=client, producer=producer)
+        return producer
+
+    producer_delete(
+        user=manager, instance=ProducerFactory(agency=agency)
+    )  # the user's agencies read
+    few, many = named_by(1, 1), named_by(4, 3)
+    before = Event.objects.count()
+    statements = _statements(lambda: producer_delete(user=manager, instance=few))
+    assert _statements(lambda: producer_delete(user=manager, instance=many)) == statements
+    assert Event.objects.count() - before == (1 + 1) + (4 + 12)
+    assert not Client.objects.exclude(producer=None).exists()
+    assert not Policy.objects.exclude(producer=None).exists()
+
+
+def test_deleting_a_lienholder_costs_the_same_statements_for_one_unit_or_many(
+    manager, agency, carrier
+):
+    few, many = LienholderFactory(agency=agency), LienholderFactory(agency=agency)
+    VehicleFactory(client=carrier, lienholder=few)
+    units = VehicleFactory.create_batch(6, client=carrier, lienholder=many)
+    versions = Vehicle.history.filter(id__in=[u.pk for u in units]).count()
+    lienholder_delete(user=manager, instance=LienholderFactory(agency=agency))  # agencies read
+    statements = _statements(lambda: lienholder_delete(user=manager, instance=few))
+    assert _statements(lambda: lienholder_delete(user=manager, instance=many)) == statements
+    assert Vehicle.history.filter(id__in=[u.pk for u in units]).count() == versions + 6
+    assert Event.objects.filter(type="vehicle.updated", client_id=carrier.pk).count() == 7
+    assert not Vehicle.objects.exclude(lienholder=None).exists()
