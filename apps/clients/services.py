@@ -26,6 +26,7 @@ from apps.events.services import client_event_emit, events_emit_many, record_eve
 from apps.masterdata.models import City, ClientType, State, address_check
 from apps.policies.models import Policy, policy_number_key
 from apps.policies.services import policies_producer_clear
+from apps.vehicles.services import vehicles_lienholder_clear
 
 
 class ClientFields(TypedDict, total=False):
@@ -209,15 +210,6 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             data=data,
             user=user,
         )
-        if moved:
-            # Its policies and units move with it (Client.save). Producers and lienholders are
-            # kept per agency: the old agency's are left behind, as the client's own producer is.
-            client.policies.exclude(producer=None).exclude(producer__agency_id=agency_id).update(
-                producer=None
-            )
-            client.vehicles.exclude(lienholder=None).exclude(
-                lienholder__agency_id=agency_id
-            ).update(lienholder=None)
         if not changed:
             return client  # nothing to announce: an event means the client's fields changed
         kind = "updated"
@@ -232,6 +224,17 @@ def client_update(*, user, instance: Client, **changes: Unpack[ClientChanges]) -
             was=was,
             last_seen=last_seen,
         )
+        if moved:
+            # Its policies and units moved with it (Client.save). Producers and lienholders are
+            # kept per agency: the old agency's are left behind, as the client's own producer
+            # is, each policy and unit audited and announced after the client's event, to the
+            # agency it is in now (the one it left sees nothing of the new one's records).
+            policies_producer_clear(
+                user=user, policies=client.policies.exclude(producer__agency_id=agency_id)
+            )
+            vehicles_lienholder_clear(
+                user=user, vehicles=client.vehicles.exclude(lienholder__agency_id=agency_id)
+            )
     return client
 
 

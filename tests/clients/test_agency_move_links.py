@@ -231,3 +231,74 @@ def test_a_policy_number_of_another_insurer_or_a_deleted_policy_does_not_refuse_
     moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
     assert moved.status_code == 200, moved.content
     assert other_api.get(f"/v1/clients/{carrier.id}").json()["agencyId"] == other_agency.id
+
+
+def test_the_links_a_move_leaves_behind_are_audited_and_announced_to_the_agency_joined(
+    both, api, other_api, agency, other_agency, carrier
+):
+    """The producer a policy loses and the lienholder a unit loses in the move are changes of
+    theirs, as when a policy or unit moves on its own: a history version by the mover and a
+    `policy.updated` / `vehicle.updated`, the record as it is now, after the client's event.
+    They are the agency it joined's records now: the agency it left hears nothing of them."""
+    from apps.policies.models import Policy
+    from apps.vehicles.models import Vehicle
+
+    policy = PolicyFactory(client=carrier, producer=ProducerFactory(agency=agency))
+    bare_policy = PolicyFactory(client=carrier)
+    unit = VehicleFactory(client=carrier, lienholder=LienholderFactory(agency=agency))
+    bare_unit = VehicleFactory(client=carrier)
+    records = ((Policy, policy), (Policy, bare_policy), (Vehicle, unit), (Vehicle, bare_unit))
+    versions = [model.history.filter(id=r.pk).count() for model, r in records]
+    seen = len(api.get("/v1/events?limit=500").json()["results"])
+
+    moved = both.put(f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json")
+    assert moved.status_code == 200, moved.content
+
+    added = [
+        model.history.filter(id=r.pk).count() - n
+        for (model, r), n in zip(records, versions, strict=True)
+    ]
+    assert added == [1, 0, 1, 0]
+    for model, record_, link in ((Policy, policy, "producer_id"), (Vehicle, unit, "lienholder_id")):
+        latest = model.history.filter(id=record_.pk).latest("history_id")
+        assert (getattr(latest, link), latest.agency_id) == (None, other_agency.pk)
+        assert latest.history_user.username == "both"
+    joined = other_api.get("/v1/events").json()["results"]
+    changes = [e for e in joined if not e["type"].endswith("status_changed")]
+    assert [(e["type"], e["agencyId"], e["clientId"], e["data"]["id"]) for e in changes] == [
+        ("client.updated", other_agency.id, carrier.id, carrier.id),
+        ("policy.updated", other_agency.id, carrier.id, policy.id),
+        ("vehicle.updated", other_agency.id, carrier.id, unit.id),
+    ]
+    assert (changes[1]["data"]["producerId"], changes[1]["data"]["agencyId"]) == (
+        None,
+        other_agency.id,
+    )
+    assert (changes[2]["data"]["lienholderId"], changes[2]["data"]["updatedBy"]) == (None, "both")
+    assert joined.index(changes[-1]) < min(
+        joined.index(e) for e in joined if e["type"].endswith("status_changed")
+    )
+    left = api.get("/v1/events?limit=500").json()["results"][seen:]
+    assert not [e for e in left if e["type"] in ("policy.updated", "vehicle.updated")]
+    assert [e["type"] for e in left if not e["type"].endswith("status_changed")] == [
+        "client.deleted"
+    ]
+
+
+def test_a_moves_statements_do_not_grow_with_the_policies_and_units_it_unlinks(
+    both, agency, other_agency
+):
+    def move_of(records: int) -> int:
+        carrier = ClientFactory(agency=agency)
+        for _ in range(records):
+            PolicyFactory(client=carrier, producer=ProducerFactory(agency=agency))
+            VehicleFactory(client=carrier, lienholder=LienholderFactory(agency=agency))
+        with CaptureQueriesContext(connection) as queries:
+            moved = both.put(
+                f"/v1/clients/{carrier.id}", {"agencyId": other_agency.id}, format="json"
+            )
+        assert moved.status_code == 200, moved.content
+        return len(queries.captured_queries)
+
+    move_of(1)  # the caller's key and permissions remembered
+    assert move_of(6) == move_of(1)
