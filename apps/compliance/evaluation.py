@@ -18,19 +18,20 @@ from decimal import Decimal
 from apps.compliance.rules import (
     ADDITIONAL_INSURED,
     AUTO_LIABILITY,
+    COMBINED_SINGLE_LIMIT,
     COVERAGE,
     EXPIRATION_NOTICE,
     FEDERAL_MINIMUM,
     FEDERAL_MINIMUMS,
     INSURER_RATING,
     NOT_COVER,
+    SPLIT_LIABILITY,
     WAIVER_OF_SUBROGATION,
     required_types,
 )
 from apps.core.dates import shifted
 from apps.core.money import format_money
 from apps.masterdata.models import AM_BEST_ORDER
-from apps.policies.choices import LimitName
 
 PASS, CAUTION, FAIL = "PASS", "CAUTION", "FAIL"
 RESULTS = (PASS, CAUTION, FAIL)  # a verdict's results, best first
@@ -137,6 +138,20 @@ def policy_limit(policy, name: str | None) -> Decimal | None:
     return max((amount for limit, amount in limits if limit not in NOT_COVER), default=None)
 
 
+def liability_limit(policy) -> Decimal | None:
+    """The auto-liability amount of a policy, what the federal minimum is judged on: its
+    Combined Single Limit, else the highest of its split liability lines (bodily injury per
+    person or per accident, property damage), else None. Never another line: a policy listing
+    only physical damage or cargo carries no liability cover."""
+    split = None
+    for limit, amount in _limits(policy):
+        if limit == COMBINED_SINGLE_LIMIT:
+            return amount
+        if limit in SPLIT_LIABILITY and (split is None or amount > split):
+            split = amount
+    return split
+
+
 def _cover_end(policy, day: dt.date, unit_schedule) -> tuple[dt.date, bool] | None:
     """Until when `policy`, in force on `day`, covers from it: the first day out of cover, and
     whether the unit's removal, not the policy's end, is what ends it. For a unit
@@ -224,7 +239,8 @@ def _binding_minimum(compiled: CompiledProfile, code: str, cargo_class: str) -> 
 
 def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) -> list[Reason]:
     """The reasons one policy's limits give, each requirement for itself (the rule's minimum
-    on its limit, the federal floor on the Combined Single Limit): both fail the verdict."""
+    on its limit, the federal floor on the auto-liability amount, `liability_limit`): both
+    fail the verdict."""
     reasons = []
     minimum = compiled.minimums.get(code)
     if minimum is not None:
@@ -244,9 +260,7 @@ def _limit_reasons(compiled: CompiledProfile, code: str, policy, cargo_class) ->
             )
     floor = _federal_floor(compiled, code, cargo_class)
     if floor is not None:
-        amount = policy_limit(policy, LimitName.COMBINED_SINGLE_LIMIT.value)
-        if amount is None:
-            amount = policy_limit(policy, None)
+        amount = liability_limit(policy)
         if amount is None or amount < floor:
             reasons.append(
                 Reason(
