@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.forms.fields import InvalidJSONInput
+from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ValidationError as ParsedBodyError
 
 from apps.compliance.models import RequirementProfile
 from apps.compliance.rules import rules_clean
@@ -14,6 +19,8 @@ from apps.compliance.services import (
     requirement_profile_update,
 )
 from apps.core.admin import ServiceFormAdmin
+from apps.core.camel_case import camel, camel_key
+from apps.core.parsers import json_data
 from apps.masterdata.admin import MasterDataAdmin
 from apps.masterdata.models import Insurer
 from apps.webhooks.models import Webhook
@@ -27,6 +34,47 @@ RULES_HELP = (
 )
 
 
+class RulesField(forms.JSONField):
+    """A profile's rules as JSON text, read as the API reads a body (`json_data`: RFC 8259
+    JSON, nesting bounded, no NUL or lone surrogate, camelCase or snake_case keys, a property
+    given in both spellings refused) and shown as the API shows them (camelCase keys), so a
+    rule the API refuses is refused here with the API's message."""
+
+    def to_python(self, value):
+        if self.disabled:
+            return value
+        if value in self.empty_values:
+            return None
+        try:
+            return json_data(value)
+        except ParseError as exc:
+            raise ValidationError(str(exc.detail)) from None
+        except ParsedBodyError as exc:  # keyed by the path in the rules, as sent
+            raise ValidationError(
+                [
+                    _rule_error("rules" if key == "non_field_errors" else f"rules.{key}", message)
+                    for key, messages in exc.detail.items()
+                    for message in messages
+                ]
+            ) from None
+
+    def bound_data(self, data, initial):
+        # A refused form shows the rules as typed, to correct: nothing is lost or reworded.
+        if self.disabled:
+            return initial
+        return None if data is None else InvalidJSONInput(data)
+
+    def prepare_value(self, value):
+        if isinstance(value, InvalidJSONInput):
+            return value
+        if isinstance(value, list):  # the stored rules: their keys as the API shows them
+            value = [
+                {camel_key(k): v for k, v in rule.items()} if isinstance(rule, dict) else rule
+                for rule in value
+            ]
+        return json.dumps(value, ensure_ascii=False)
+
+
 class RequirementProfileForm(forms.ModelForm):
     """The API's fields: the code is optional, as it is there (`requirement_profile_create`
     makes it from the name; on a change, blank keeps it)."""
@@ -34,6 +82,7 @@ class RequirementProfileForm(forms.ModelForm):
     class Meta:
         model = RequirementProfile
         fields = ["agency", "name", "code", "rules"]
+        field_classes = {"rules": RulesField}
         help_texts = {
             "code": "What `profile=` may name instead of the id; unique in the agency. "
             "Left blank, it is made from the name, as the API makes it.",
@@ -62,12 +111,16 @@ class RequirementProfileForm(forms.ModelForm):
         return rules
 
 
-def _rule_error(key: str, message: str) -> str:
-    """`rules.<index>.<property>` as staff count the rules: "Rule 1: ..."."""
+def _rule_error(key: str, message) -> str:
+    """`rules.<index>.<property>` as staff count the rules, naming the property as the API
+    does: "Rule 1, coverageType: ..." ("Rule 1: ..." for the rule as a whole)."""
     parts = key.split(".")
     if len(parts) > 1 and parts[1].isdigit():
-        return f"Rule {int(parts[1]) + 1}: {message}"
-    return message
+        where = f"Rule {int(parts[1]) + 1}"
+        if len(parts) > 2:
+            where += f", {'.'.join(camel(part) for part in parts[2:])}"
+        return f"{where}: {message}"
+    return str(message)
 
 
 @admin.register(RequirementProfile)

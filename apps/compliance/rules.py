@@ -12,8 +12,9 @@ from decimal import Decimal, InvalidOperation
 from django.core.exceptions import ValidationError
 
 from apps.clients.models import CargoClass
-from apps.core.camel_case import snake
+from apps.core.camel_case import KeySentTwice, snake, underscoreize
 from apps.core.money import CENT, format_money, money_text, not_money_text_message
+from apps.core.serializers import REPEATED_FIELD_MESSAGE
 from apps.masterdata.models import AM_BEST_ORDER, CoverageType
 from apps.policies.choices import LimitName
 
@@ -132,7 +133,11 @@ def rules_clean(raw, *, coverage_codes: set[str] | None = None) -> list[dict]:
         where = f"rules.{index}"
         if not isinstance(given, dict):
             raise ValidationError({where: "A rule is an object with a kind."})
-        rule = {snake(str(key)): value for key, value in given.items()}
+        try:  # keys as the API's parser reads them, each property once
+            rule = underscoreize({str(key): value for key, value in given.items()})
+        except KeySentTwice as exc:
+            at = ".".join([where, *exc.path, snake(exc.keys[0])])
+            raise ValidationError({at: REPEATED_FIELD_MESSAGE}) from None
         kind = rule.get("kind")
         if kind not in KINDS:
             raise ValidationError(

@@ -106,21 +106,30 @@ class BoundedCamelCaseJSONParser(CamelCaseJSONParser):
             text = raw.decode("utf-8")
         except ValueError as exc:  # the library's wording
             raise ParseError(f"JSON parse error - {exc}") from None
-        if json_depth(text) > MAX_JSON_DEPTH:
-            raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels is refused.")
-        try:
-            data = json.loads(text, parse_constant=_no_json_value)
-        except ValueError as exc:  # the library's wording
-            raise ParseError(f"JSON parse error - {exc}") from None
-        except RecursionError:  # defence in depth: never a 500
-            raise ParseError("JSON nested too deeply.") from None
-        if _REFUSED_ESCAPE.search(text):
-            refused = refused_strings(data)
-            if refused:
-                raise ValidationError(refused)
-        try:
-            return underscoreize(data)
-        except KeySentTwice as exc:  # as a form field sent twice
-            at = ".".join([*exc.path, exc.keys[0]])  # `rules.0.minimumLimit`
-            detail = {at: [ErrorDetail(REPEATED_FIELD_MESSAGE, code="repeated")]}
-            raise ValidationError(detail) from None
+        return json_data(text)
+
+
+def json_data(text: str):
+    """A JSON text read as the API reads a body (`BoundedCamelCaseJSONParser`): RFC 8259 JSON
+    (no NaN or Infinity), nested at most MAX_JSON_DEPTH levels, no string holding a lone
+    surrogate or NUL, keys converted to snake_case, one key given in two spellings refused.
+    ParseError or ValidationError (keyed by the path as sent, `rules.0.minimumLimit`) with the
+    API's messages: the admin reads the JSON it takes (a profile's rules) through this too."""
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise ParseError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels is refused.")
+    try:
+        data = json.loads(text, parse_constant=_no_json_value)
+    except ValueError as exc:  # the library's wording
+        raise ParseError(f"JSON parse error - {exc}") from None
+    except RecursionError:  # defence in depth: never a 500
+        raise ParseError("JSON nested too deeply.") from None
+    if _REFUSED_ESCAPE.search(text):
+        refused = refused_strings(data)
+        if refused:
+            raise ValidationError(refused)
+    try:
+        return underscoreize(data)
+    except KeySentTwice as exc:  # as a form field sent twice
+        at = ".".join([*exc.path, exc.keys[0]])  # `rules.0.minimumLimit`
+        detail = {at: [ErrorDetail(REPEATED_FIELD_MESSAGE, code="repeated")]}
+        raise ValidationError(detail) from None

@@ -12,6 +12,8 @@ from django.contrib.admin.models import DELETION, LogEntry
 from apps.compliance.admin import RequirementProfileAdmin
 from apps.compliance.models import RequirementProfile
 from apps.masterdata.models import Insurer
+from tests.admin.formdata import form_data
+from tests.conftest import assert_problem, staff_member
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -207,4 +209,113 @@ def test_rule_errors_show_beside_a_bad_code(client, staff, agency):
     assert response.status_code == 200
     page = unescape(response.content.decode())
     assert "A code is lower-case letters, digits and dashes" in page
-    assert "Rule 2: Unknown coverage type 'ZZ'." in page
+    assert "Rule 2, coverageType: Unknown coverage type 'ZZ'." in page
+
+
+# --- the rules read as the API reads them ------------------------------------------------
+
+
+def _api_messages(api, rules_text: str) -> list[str]:
+    """What the API answers to a profile with these rules (sent as raw JSON text): a 400's
+    messages, each as the problem names it."""
+    body = '{"name": "RP door", "rules": ' + rules_text + "}"
+    problem = assert_problem(
+        api.post("/v1/requirement-profiles", body, content_type="application/json"), 400
+    )
+    return [e["message"] for e in problem["errors"]] or [problem["detail"]]
+
+
+@pytest.mark.parametrize(
+    ("rules_text", "message"),
+    [
+        # One property in two spellings: which one was meant is unknown (the admin kept the
+        # later one, an AL rule, and dropped MTC).
+        (
+            '[{"kind": "coverage", "coverageType": "MTC", "coverage_type": "AL"}]',
+            "Send this field once.",
+        ),
+        (
+            '[{"kind": "coverage", "coverageType": "AL", "minimum_limit": "1.00", '
+            '"minimumLimit": "2.00"}]',
+            "Send this field once.",
+        ),
+        (
+            '[{"kind": "federal_minimum"}, {"kind": "expiration_notice", "days": NaN}]',
+            "JSON parse error - NaN is not a JSON value (RFC 8259)",
+        ),
+        ('[{"kind": "coverage", "coverageType": "AL\\u0000"}]', "Text cannot hold the NUL"),
+        ("[" * 70 + "]" * 70, "JSON nested deeper than 64 levels is refused."),
+        # Where the text breaks is counted in each text (the API's body holds more): the
+        # same message, its position aside.
+        pytest.param("[{", "JSON parse error - Expecting", id="malformed"),
+        (
+            '[{"kind": "coverage", "coverageType": "AL", "minimumLimit": 1000000}]',
+            'Send money as a decimal string, e.g. "1000000.00".',
+        ),
+    ],
+)
+def test_the_admin_refuses_what_the_api_refuses_with_its_message(
+    client, staff, agency, api, rules_text, message
+):
+    api_messages = _api_messages(api, rules_text)
+    assert any(message in m for m in api_messages), api_messages
+    client.force_login(staff)
+    data = {"agency": agency.pk, "name": "RP door", "code": "", "rules": rules_text}
+    response = client.post(f"{URL}add/", data)
+    assert response.status_code == 200
+    page = unescape(response.content.decode())
+    assert message in page
+    if "Expecting" not in message:
+        for api_message in api_messages:
+            assert api_message in page, api_message
+    # Nothing lost: the rules show as typed, to correct.
+    assert rules_text in page
+    assert not RequirementProfile.objects.filter(name="RP door").exists()
+
+
+def test_a_rule_error_names_the_rule_and_its_property_as_the_api_does(client, staff, agency):
+    client.force_login(staff)
+    rules = (
+        '[{"kind": "federal_minimum"}, '
+        '{"kind": "coverage", "coverageType": "MTC", "coverage_type": "AL"}]'
+    )
+    data = {"agency": agency.pk, "name": "RP door", "code": "", "rules": rules}
+    page = unescape(client.post(f"{URL}add/", data).content.decode())
+    assert "Rule 2, coverageType: Send this field once." in page
+
+
+def test_the_change_form_shows_the_rules_as_the_api_does_and_takes_both_spellings(
+    client, staff, agency, api, groups, other_agency
+):
+    rules = [
+        {"kind": "coverage", "coverageType": "AL", "minimumLimit": "1000000.00"},
+        {"kind": "expiration_notice", "days": 30},
+    ]
+    created = api.post("/v1/requirement-profiles", {"name": "Shown", "rules": rules}, format="json")
+    assert created.status_code == 201, created.content
+    pk, shown_by_api = created.json()["id"], created.json()["rules"]
+    client.force_login(staff)
+    page = client.get(f"{URL}{pk}/change/").content.decode()
+    data = form_data(page)
+    assert json.loads(data["rules"]) == shown_by_api
+    assert "coverage_type" not in data["rules"] and "minimum_limit" not in data["rules"]
+    assert "coverageType" in data["rules"] and "minimumLimit" in data["rules"]
+    stored = RequirementProfile.objects.get(pk=pk).rules
+    # Saved back as shown: the rules do not change.
+    assert client.post(f"{URL}{pk}/change/", {**data, "_save": "Save"}).status_code == 302
+    assert RequirementProfile.objects.get(pk=pk).rules == stored
+    # snake_case keys are read too, as the API reads them.
+    snake_rules = [{"kind": "coverage", "coverage_type": "MTC", "minimum_limit": "100000"}]
+    response = client.post(
+        f"{URL}{pk}/change/", {**data, "rules": json.dumps(snake_rules), "_save": "Save"}
+    )
+    assert response.status_code == 302, unescape(response.content.decode())
+    assert api.get(f"/v1/requirement-profiles/{pk}").json()["rules"] == [
+        {"kind": "coverage", "coverageType": "MTC", "minimumLimit": "100000.00", "limitName": None}
+    ]
+    # Staff of another agency neither see the rules nor change them.
+    client.force_login(staff_member([other_agency], groups, username="rival-staff"))
+    assert client.get(f"{URL}{pk}/change/").status_code == 302
+    response = client.post(f"{URL}{pk}/change/", {**data, "_save": "Save"})
+    assert response.status_code in (302, 403, 404)
+    assert RequirementProfile.objects.get(pk=pk).rules[0]["coverage_type"] == "MTC"
