@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from apps.compliance.models import RequirementProfile
+from apps.compliance.services import requirement_profile_create
 from tests.conftest import assert_problem
 from tests.factories import AgencyFactory, UserFactory
 
@@ -337,3 +339,13 @@ def test_an_empty_code_is_made_from_the_name_on_create_and_kept_on_update(api):
     assert updated.json()["code"] == "shipper-contract" and updated.json()["name"] == "Renamed"
     for not_a_code in (None, "Has Spaces", 7):
         assert_problem(api.post(URL, {**SHIPPER, "code": not_a_code}, format="json"), 400)
+
+
+def test_the_service_refuses_a_property_given_in_both_spellings(manager):
+    # The API's parser and the admin's form refuse it first; a caller of the service (a seed,
+    # a command) gets the same refusal, not whichever spelling came last.
+    rules = [{"kind": "coverage", "coverageType": "MTC", "coverage_type": "AL"}]
+    with pytest.raises(ValidationError) as refused:
+        requirement_profile_create(user=manager, name="Twice", rules=rules)
+    assert refused.value.message_dict == {"rules.0.coverage_type": ["Send this field once."]}
+    assert not RequirementProfile.objects.filter(name="Twice").exists()
