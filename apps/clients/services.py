@@ -21,8 +21,8 @@ from apps.core.services import (
     rows_lock,
 )
 from apps.coverages.status import status_events_of_new, status_watch
-from apps.events.records import record, records
-from apps.events.services import client_event_emit, events_emit_many, record_event_emit
+from apps.events.records import record, records_updated_emit
+from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import City, ClientType, State, address_check
 from apps.policies.models import Policy, policy_number_key
 from apps.policies.services import policies_producer_clear
@@ -251,15 +251,5 @@ def producer_release(*, user, producer: Producer) -> None:
     cleared = list(clients.select_related(*CLIENT_RELATIONS).order_by("pk"))
     if cleared:
         links_clear(cleared, "producer", user=user)
-        events_emit_many(
-            [
-                {
-                    "type": "client.updated",
-                    "agency_id": client.agency_id,
-                    "client_id": client.pk,
-                    "data": data,
-                }
-                for client, data in zip(cleared, records("client", cleared), strict=True)
-            ]
-        )
+        records_updated_emit(kind="client", objs=cleared)
     policies_producer_clear(user=user, policies=policies)

@@ -53,6 +53,26 @@ def records(kind: str, objs: list) -> list[dict[str, Any]]:
     return [shown[id(obj)] for obj in objs]
 
 
+def records_updated_emit(*, kind: str, objs: list) -> list:
+    """`<kind>.updated` for each of `objs`, changed in bulk by one write (a row they show
+    renamed, a producer or lienholder they named cleared): each as the API now shows it to its
+    own agency (`records`), for its agency and client, in one insert with its
+    fan-out (`events_emit_many`, as the calendar job's), whatever their number."""
+    from apps.events.services import events_emit_many  # models: not while apps load (`ready`)
+
+    return events_emit_many(
+        [
+            {
+                "type": f"{kind}.updated",
+                "agency_id": obj.agency_id,
+                "client_id": obj.pk if kind == "client" else obj.client_id,
+                "data": shown,
+            }
+            for obj, shown in zip(objs, records(kind, objs), strict=True)
+        ]
+    )
+
+
 class RecordsAppConfig(AppConfig):
     """The AppConfig of an app whose records events show: `record_serializers` maps each kind
     to the dotted path of its serializer, registered once the app is ready (the serializers
@@ -63,7 +83,7 @@ class RecordsAppConfig(AppConfig):
     rows, {"app.Model": (fields shown, (lookups naming the row, ...))})}. A change of those
     fields by `model_update` (apps.core.services.fields_changed: the services behind the API,
     the admin and the commands) announces `<kind>.updated` for each of these records, in the
-    same transaction (apps.events.services.shown_row_changed)."""
+    same transaction (`records_updated_emit`)."""
 
     record_serializers: dict[str, str] = {}
     shows: dict[str, tuple[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]] = {}
@@ -95,11 +115,9 @@ class _ShownRow:
             return  # nothing the records show (an insurer's address, its rating)
         from django.db.models import Q
 
-        from apps.events.services import shown_row_changed
-
         naming = Q()
         for lookup in self.lookups:
             naming |= Q(**{lookup: instance.pk})
         objs = list(import_string(self.selector)(naming))
         if objs:
-            shown_row_changed(kind=self.kind, records=objs, data=records(self.kind, objs))
+            records_updated_emit(kind=self.kind, objs=objs)

@@ -157,22 +157,3 @@ def events_emit_many(items: list[dict]) -> list[Event]:
         return events
 
     return _in_a_transaction(write)
-
-
-def shown_row_changed(*, kind: str, records: list, data: list[dict]) -> list[Event]:
-    """A row that records of `kind` show changed (an insurer renamed, an agency, a make): a
-    `<kind>.updated` for each of `records` (the live ones naming the row), `data` each as the
-    API now shows it to its agency (apps.events.records.records), for its agency and client.
-    In one insert with its fan-out (`events_emit_many`, as the calendar job's), whatever the
-    number of records."""
-    return events_emit_many(
-        [
-            {
-                "type": f"{kind}.updated",
-                "agency_id": obj.agency_id,
-                "client_id": obj.pk if kind == "client" else obj.client_id,
-                "data": shown,
-            }
-            for obj, shown in zip(records, data, strict=True)
-        ]
-    )

@@ -24,8 +24,8 @@ from apps.core.services import (
 from apps.coverages.calendar import expiring_notice_on_write
 from apps.coverages.services import coverage_periods_check_end, coverage_periods_follow_start
 from apps.coverages.status import status_watch
-from apps.events.records import record, records
-from apps.events.services import client_event_emit, events_emit_many, record_event_emit
+from apps.events.records import record, records_updated_emit
+from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import CoverageType, Insurer, State, UnitType
 from apps.policies.choices import PolicyStatus
 from apps.policies.models import Policy, PolicyLimit, PolicyRate
@@ -290,15 +290,5 @@ def policies_producer_clear(*, user, policies: QuerySet[Policy]) -> list[Policy]
     if not cleared:
         return cleared
     links_clear(cleared, "producer", user=user)
-    events_emit_many(
-        [
-            {
-                "type": "policy.updated",
-                "agency_id": policy.agency_id,
-                "client_id": policy.client_id,
-                "data": data,
-            }
-            for policy, data in zip(cleared, records("policy", cleared), strict=True)
-        ]
-    )
+    records_updated_emit(kind="policy", objs=cleared)
     return cleared

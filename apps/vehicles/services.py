@@ -22,8 +22,8 @@ from apps.core.services import (
     rows_lock,
 )
 from apps.coverages.status import status_events_of_new, status_watch
-from apps.events.records import record, records
-from apps.events.services import client_event_emit, events_emit_many, record_event_emit
+from apps.events.records import record, records_updated_emit
+from apps.events.services import client_event_emit, record_event_emit
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.models import Lienholder, Vehicle
 from apps.vehicles.selectors import VEHICLE_RELATIONS
@@ -194,17 +194,7 @@ def vehicles_lienholder_clear(*, user, vehicles: QuerySet[Vehicle]) -> list[Vehi
     if not cleared:
         return cleared
     links_clear(cleared, "lienholder", user=user)
-    events_emit_many(
-        [
-            {
-                "type": "vehicle.updated",
-                "agency_id": vehicle.agency_id,
-                "client_id": vehicle.client_id,
-                "data": data,
-            }
-            for vehicle, data in zip(cleared, records("vehicle", cleared), strict=True)
-        ]
-    )
+    records_updated_emit(kind="vehicle", objs=cleared)
     return cleared
 
 
