@@ -18,6 +18,7 @@ from decimal import Decimal
 from apps.compliance.rules import (
     ADDITIONAL_INSURED,
     AUTO_LIABILITY,
+    BODILY_INJURY,
     COMBINED_SINGLE_LIMIT,
     COVERAGE,
     EXPIRATION_NOTICE,
@@ -25,6 +26,7 @@ from apps.compliance.rules import (
     FEDERAL_MINIMUMS,
     INSURER_RATING,
     NOT_COVER,
+    PROPERTY_DAMAGE,
     SPLIT_LIABILITY,
     WAIVER_OF_SUBROGATION,
     required_types,
@@ -140,16 +142,20 @@ def policy_limit(policy, name: str | None) -> Decimal | None:
 
 def liability_limit(policy) -> Decimal | None:
     """The auto-liability amount of a policy, what the federal minimum is judged on: its
-    Combined Single Limit, else the highest of its split liability lines (bodily injury per
-    person or per accident, property damage), else None. Never another line: a policy listing
-    only physical damage or cargo carries no liability cover."""
-    split = None
+    Combined Single Limit; else, for split limits, the lowest of its split liability lines
+    (bodily injury per person and per accident, property damage), when property damage and a
+    bodily-injury line are listed: an accident of that amount is then paid in full however it
+    splits; else None. Never another line: a policy listing only physical damage or cargo
+    carries no liability cover, one listing only property damage none for bodily injury."""
+    split: dict[str, Decimal] = {}
     for limit, amount in _limits(policy):
         if limit == COMBINED_SINGLE_LIMIT:
             return amount
-        if limit in SPLIT_LIABILITY and (split is None or amount > split):
-            split = amount
-    return split
+        if limit in SPLIT_LIABILITY:
+            split[limit] = amount
+    if PROPERTY_DAMAGE not in split or not BODILY_INJURY & split.keys():
+        return None
+    return min(split.values())
 
 
 def _cover_end(policy, day: dt.date, unit_schedule) -> tuple[dt.date, bool] | None:

@@ -60,16 +60,20 @@ FEDERAL_MINIMUM_RULES = [{"kind": FEDERAL_MINIMUM}]
 
 # Lines that are not an amount of cover: never "the highest limit" of a policy.
 NOT_COVER = {LimitName.DEDUCTIBLE.value, LimitName.RETENTION.value}
-# The auto-liability amount the federal minimum is judged on (49 CFR 387.9 sets a floor on
-# liability, nothing else): a policy's Combined Single Limit, else the highest of the ACORD
-# 25's split automobile-liability lines, else none. Physical damage, cargo, medical, aggregates
-# and the like never count, unlike a `coverage` rule's default (its highest limit).
+# The auto-liability amount the federal minimum is judged on (49 CFR 387.9 sets a floor per
+# accident on bodily injury and property damage together, nothing else): a policy's Combined
+# Single Limit; else, for split limits, the lowest of its split lines, with property damage and
+# at least one bodily-injury line listed (an accident of that amount, all bodily injury to one
+# person or all property damage, is paid in full only when every line reaches it); else none.
+# Physical damage, cargo, medical, aggregates and the like never count, unlike a `coverage`
+# rule's default (its highest limit).
 COMBINED_SINGLE_LIMIT = LimitName.COMBINED_SINGLE_LIMIT.value
-SPLIT_LIABILITY = {
+BODILY_INJURY = {
     LimitName.BODILY_INJURY_PER_PERSON.value,
     LimitName.BODILY_INJURY_PER_ACCIDENT.value,
-    LimitName.PROPERTY_DAMAGE.value,
 }
+PROPERTY_DAMAGE = LimitName.PROPERTY_DAMAGE.value
+SPLIT_LIABILITY = {*BODILY_INJURY, PROPERTY_DAMAGE}
 _LIMIT_NAMES = {name.lower(): name for name in LimitName.values}
 
 

@@ -72,11 +72,11 @@ def test_a_line_that_is_not_liability_never_meets_the_federal_minimum(api, carri
     assert [_federal(c) for c in _unit_verdicts(api)] == [failing, failing]
 
 
-def test_an_aggregate_beside_a_split_line_is_judged_on_the_split_line(api, carrier):
+def test_an_aggregate_beside_a_split_line_is_no_liability_amount(api, carrier):
     _al(carrier, ("Aggregate", "5000000"), ("Bodily Injury (Per Person)", "100000"))
     assert _federal(_client_verdict(api)) == (
         "FAIL",
-        [("BELOW_FEDERAL_MINIMUM", "750000.00", "100000.00")],
+        [("BELOW_FEDERAL_MINIMUM", "750000.00", None)],  # no property damage line
     )
 
 
@@ -97,8 +97,34 @@ def test_an_aggregate_beside_a_split_line_is_judged_on_the_split_line(api, carri
             [("Combined Single Limit", "750000"), ("Bodily Injury (Per Accident)", "300000")],
             ("PASS", []),
         ),
-        ([("Bodily Injury (Per Accident)", "1000000")], ("PASS", [])),
-        ([("Property Damage", "750000")], ("PASS", [])),
+        # Split limits meet it when every line does: an accident of 750,000 is paid in full
+        # however it splits (all to one injured person, all property damage).
+        (
+            [("Bodily Injury (Per Accident)", "750000"), ("Property Damage", "750000")],
+            ("PASS", []),
+        ),
+        (
+            [
+                ("Bodily Injury (Per Person)", "1000000"),
+                ("Bodily Injury (Per Accident)", "1000000"),
+                ("Property Damage", "750000"),
+            ],
+            ("PASS", []),
+        ),
+        # A per-person line of 750,000 beside a per-accident of 100,000: 150,000 an accident.
+        (
+            [
+                ("Bodily Injury (Per Person)", "750000"),
+                ("Bodily Injury (Per Accident)", "100000"),
+                ("Property Damage", "50000"),
+            ],
+            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", "50000.00")]),
+        ),
+        # 500,000 / 250,000: an accident of 600,000 of bodily injury is not paid in full.
+        (
+            [("Bodily Injury (Per Accident)", "500000"), ("Property Damage", "250000")],
+            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", "250000.00")]),
+        ),
         (
             [
                 ("Bodily Injury (Per Person)", "250000"),
@@ -106,16 +132,25 @@ def test_an_aggregate_beside_a_split_line_is_judged_on_the_split_line(api, carri
                 ("Property Damage", "100000"),
                 ("Cargo Limit", "5000000"),
             ],
-            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", "500000.00")]),
+            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", "100000.00")]),
+        ),
+        # A split with no property damage line, or no bodily-injury line, covers no accident.
+        (
+            [("Bodily Injury (Per Accident)", "1000000")],
+            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", None)]),
+        ),
+        (
+            [("Property Damage", "750000")],
+            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", None)]),
         ),
         # Deductibles and retentions are never cover.
         (
             [("Deductible", "5000000"), ("Bodily Injury (Per Person)", "100000")],
-            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", "100000.00")]),
+            ("FAIL", [("BELOW_FEDERAL_MINIMUM", "750000.00", None)]),
         ),
     ],
 )
-def test_the_liability_amount_is_the_csl_else_the_highest_split_line(
+def test_the_liability_amount_is_the_csl_else_the_lowest_line_of_a_whole_split(
     api, carrier, limits, expected
 ):
     policy = _al(carrier, *limits)
@@ -165,12 +200,8 @@ def test_a_limit_change_that_flips_the_federal_verdict_emits_compliance_changed(
     assert [(r["code"], r["actual"]) for r in failed["reasons"]] == [
         ("BELOW_FEDERAL_MINIMUM", None)
     ]
-    events = put_limits(
-        ("Physical Damage (Stated Value)", "5000000.00"),
-        ("Bodily Injury (Per Accident)", "1000000.00"),
-    )
+    split = (("Bodily Injury (Per Accident)", "1000000.00"), ("Property Damage", "1000000.00"))
+    events = put_limits(("Physical Damage (Stated Value)", "5000000.00"), *split)
     assert sorted((e["from"], e["to"]) for e in events) == [("FAIL", "PASS"), ("PASS", "FAIL")]
     # Another line that is not liability changes nothing: no event.
-    assert (
-        len(put_limits(("Bodily Injury (Per Accident)", "1000000.00"), ("Cargo Limit", "1"))) == 2
-    )
+    assert len(put_limits(*split, ("Cargo Limit", "1"))) == 2
