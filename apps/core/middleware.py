@@ -106,7 +106,9 @@ class ProblemDetailsMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self._answer(request)
         allowance = getattr(request, "rate_limit", None)
-        if allowance is not None:
+        # A 429 the rate limit did not give (failed logins held back) has its own Retry-After:
+        # the rate limit's headers beside it would tell the caller to come back sooner.
+        if allowance is not None and (allowance.wait or response.status_code != 429):
             rate_limit_headers(response, allowance)
         return response
 

@@ -250,6 +250,21 @@ def test_an_answer_not_counted_shows_no_limit(make_api, api_key):
     assert login["RateLimit-Policy"].endswith(";w=60")
 
 
+@pytest.mark.django_db
+def test_a_login_held_back_for_failures_shows_only_its_own_wait(make_api, manager, settings):
+    settings.LOGIN_FAILURES_PER_USER = 2
+    api = make_api()
+    wrong = {"username": manager.username, "password": "wrong"}
+    for _ in range(2):
+        failed = api.post("/v1/auth/token", wrong, format="json")
+        assert_problem(failed, 401)
+        assert failed.has_header("RateLimit-Remaining")  # counted against the key
+    held = api.post("/v1/auth/token", wrong, format="json")
+    assert_problem(held, 429)
+    assert int(held["Retry-After"]) > 2
+    assert not held.has_header("RateLimit-Reset") and not held.has_header("RateLimit-Limit")
+
+
 class _SlowGets:
     """The shared cache with its reads slowed: every request of a burst reads before any
     writes, as on a loaded node."""
