@@ -78,8 +78,19 @@ def user_ensure(
     return user
 
 
-def agency_ensure(root, *, name: str, **fields) -> Agency:
-    """The agency of this name, created by the superuser `root` with `fields` when missing."""
+def agency_ensure(root, *, name: str, member: str | None = None, **fields) -> Agency:
+    """The agency of this name, created by the superuser `root` with `fields` when missing;
+    with `member`, first the agency that user (the demo's staff member of it) belongs to,
+    whatever staff have renamed it since: seeding again never adds a second one."""
+    if member is not None:
+        membership = (
+            AgencyMembership.objects.filter(user__username=member)
+            .select_related("agency")
+            .order_by("pk")
+            .first()
+        )
+        if membership is not None:
+            return membership.agency
     return Agency.objects.filter(name=name).first() or agency_create(user=root, name=name, **fields)
 
 

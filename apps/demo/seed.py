@@ -91,12 +91,17 @@ def _seed_as(admin, manager, viewer) -> DemoWorld:
     agency = agency_ensure(
         admin,
         name="Demo Agency",
+        member="demo-admin",
         address="100 Main St, Dallas, TX 75201",
         phone="214-555-0100",
         email="service@demo-agency.example",
     )
     other = agency_ensure(
-        admin, name="Other Agency", address="9 Elm St, Omaha, NE 68102", phone="402-555-0199"
+        admin,
+        name="Other Agency",
+        member="other-admin",
+        address="9 Elm St, Omaha, NE 68102",
+        phone="402-555-0199",
     )
     for username, member_of, group, staff in (
         ("demo-admin", agency, manager, True),
@@ -114,7 +119,10 @@ def _seed_as(admin, manager, viewer) -> DemoWorld:
     api_key_ensure(name="Demo integration", raw_key=DEMO_API_KEY)
 
     for name, naic, address in INSURERS:
-        if not Insurer.objects.by_name(name).exists():
+        # By name or NAIC: one staff have renamed is still the demo's.
+        if not (
+            Insurer.objects.by_name(name).exists() or Insurer.objects.filter(naic=naic).exists()
+        ):
             masterdata_create(user=admin, model=Insurer, name=name, naic=naic, address=address)
 
     world = DemoWorld(agency=agency, other_agency=other)

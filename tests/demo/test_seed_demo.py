@@ -125,3 +125,32 @@ def test_seeding_again_after_staff_edited_the_world_keeps_their_edits(settings):
     client.credentials(HTTP_APIKEY=DEMO_API_KEY)
     login = {"username": "demo-admin", "password": DEMO_PASSWORD}
     assert client.post("/v1/auth/token", login, format="json").status_code == 200
+
+
+def test_seeding_again_after_staff_renamed_the_agencies_and_an_insurer_adds_no_copy(settings):
+    from apps.agencies.models import Agency, AgencyMembership
+    from apps.agencies.services import agency_update
+    from apps.demo.seed import seed_demo
+    from apps.masterdata.models import Insurer
+    from apps.masterdata.services import masterdata_update
+
+    world = seed_demo()
+    admin = world.clients["lone_star"].created_by
+    agency_update(user=admin, instance=world.agency, name="Demo Agency Renamed")
+    insurer = Insurer.objects.get(naic="11371")
+    masterdata_update(user=admin, instance=insurer, name="Great West Renamed")
+    counts = (Agency.objects.count(), Insurer.objects.count(), AgencyMembership.objects.count())
+
+    call_command("seed_demo", "--force", stdout=StringIO())
+
+    assert (
+        Agency.objects.count(),
+        Insurer.objects.count(),
+        AgencyMembership.objects.count(),
+    ) == counts
+    assert list(
+        AgencyMembership.objects.filter(user__username="demo-admin").values_list(
+            "agency__name", flat=True
+        )
+    ) == ["Demo Agency Renamed"]
+    assert Insurer.objects.get(pk=insurer.pk).name == "Great West Renamed"
