@@ -629,8 +629,9 @@ def EXAMPLES(Example, *, refresh: str):
             "POST",
             "/v1/webhooks",
             {"url": "http://169.254.169.254/latest/meta-data"},
-            note="A cloud's metadata address (link-local), multicast and unspecified "
-            "addresses are refused always. Private and loopback addresses are refused too, "
+            note="A cloud's metadata address (this link-local one, and others), multicast, "
+            "unspecified and reserved addresses are refused always. Private and loopback "
+            "addresses are refused too, "
             "unless WEBHOOK_ALLOW_PRIVATE_TARGETS is on (by default with DJANGO_DEBUG, and "
             "under `make run`, which delivers to receivers on your machine).",
         ),

@@ -137,11 +137,17 @@ def _private(address: str) -> bool:
     )
 
 
+# Cloud metadata services outside link-local: Alibaba Cloud's (in the shared address space)
+# and AWS's IPv6 one (a unique local address).
+METADATA_SERVICES = frozenset(ipaddress.ip_address(a) for a in ("100.100.100.200", "fd00:ec2::254"))
+
+
 def _never_a_receiver(address: str) -> bool:
     """An address no webhook receiver listens on, even on the developer's machine or network:
-    link-local (169.254.0.0/16 and fe80::/10, where cloud metadata services answer), multicast,
-    unspecified; also wrapped in an IPv6 address. WEBHOOK_ALLOW_PRIVATE_TARGETS admits private
-    and loopback receivers, never these."""
+    link-local (169.254.0.0/16 and fe80::/10, where cloud metadata services answer), a cloud
+    metadata service elsewhere (`METADATA_SERVICES`), multicast, unspecified, IPv4 reserved (the
+    broadcast among them), IPv6 site-local; also wrapped in an IPv6 address.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS admits private and loopback receivers, never these."""
     ip = ipaddress.ip_address(address)
     if ip.version == 6:
         wrapped = ip.ipv4_mapped or ip.sixtofour
@@ -149,7 +155,14 @@ def _never_a_receiver(address: str) -> bool:
             wrapped = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if wrapped is not None:
             return _never_a_receiver(str(wrapped))
-    return ip.is_link_local or ip.is_multicast or ip.is_unspecified
+    return (
+        ip in METADATA_SERVICES
+        or ip.is_link_local
+        or ip.is_multicast
+        or ip.is_unspecified
+        or (ip.version == 4 and ip.is_reserved)  # 240.0.0.0/4 (IPv6's ::/8 holds ::1)
+        or (ip.version == 6 and ip.is_site_local)
+    )
 
 
 # A lookup outside an attempt (creating or changing a subscription: the API's 400) takes at
@@ -226,12 +239,10 @@ def target_check(url: str, *, timeout: float | None = None) -> Target:
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     if not addresses:
         raise TargetRefused(f"The host {parts.hostname} does not resolve.")
-    if any(_never_a_receiver(a) for a in addresses):
-        raise TargetRefused(
-            "The host resolves to a link-local, multicast or unspecified address, where no "
-            "receiver listens (a cloud metadata service answers on link-local addresses)."
-        )
-    if not settings.WEBHOOK_ALLOW_PRIVATE_TARGETS and any(_private(a) for a in addresses):
+    # Whatever WEBHOOK_ALLOW_PRIVATE_TARGETS says, an address no receiver listens on (a cloud's
+    # metadata service) is refused with the same words.
+    allowed = settings.WEBHOOK_ALLOW_PRIVATE_TARGETS
+    if any((_never_a_receiver if allowed else _private)(a) for a in addresses):
         raise TargetRefused(
             "The host resolves to a private, loopback, link-local or multicast address."
         )
