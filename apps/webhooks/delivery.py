@@ -110,19 +110,26 @@ GLOBALLY_REACHABLE_WITHIN = _networks(
 )
 
 
-def _private(address: str) -> bool:
-    """Not an address of the public internet: one the IANA registries mark not globally
-    reachable (private, loopback, link-local, shared, documentation, benchmarking, the IETF's
-    protocol assignments ...), one this Python's tables take for one, reserved, multicast, or
-    an IPv6 address that wraps one of those (mapped, 6to4, NAT64). A block the registries mark
-    globally reachable inside a refused one is accepted, whatever this Python says."""
+def _unwrapped(address: str):
+    """The address, or the IPv4 address an IPv6 one wraps (mapped, 6to4, NAT64): what the
+    checks judge."""
     ip = ipaddress.ip_address(address)
     if ip.version == 6:
         wrapped = ip.ipv4_mapped or ip.sixtofour
         if wrapped is None and ip in NAT64:
             wrapped = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if wrapped is not None:
-            return _private(str(wrapped))
+            return wrapped
+    return ip
+
+
+def _private(address: str) -> bool:
+    """Not an address of the public internet: one the IANA registries mark not globally
+    reachable (private, loopback, link-local, shared, documentation, benchmarking, the IETF's
+    protocol assignments ...), one this Python's tables take for one, reserved, multicast, or
+    an IPv6 address that wraps one of those (mapped, 6to4, NAT64). A block the registries mark
+    globally reachable inside a refused one is accepted, whatever this Python says."""
+    ip = _unwrapped(address)
     if any(ip in block for block in GLOBALLY_REACHABLE_WITHIN):
         return False
     return (
@@ -148,13 +155,7 @@ def _never_a_receiver(address: str) -> bool:
     metadata service elsewhere (`METADATA_SERVICES`), multicast, unspecified, IPv4 reserved (the
     broadcast among them), IPv6 site-local; also wrapped in an IPv6 address.
     WEBHOOK_ALLOW_PRIVATE_TARGETS admits private and loopback receivers, never these."""
-    ip = ipaddress.ip_address(address)
-    if ip.version == 6:
-        wrapped = ip.ipv4_mapped or ip.sixtofour
-        if wrapped is None and ip in NAT64:
-            wrapped = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if wrapped is not None:
-            return _never_a_receiver(str(wrapped))
+    ip = _unwrapped(address)
     return (
         ip in METADATA_SERVICES
         or ip.is_link_local
