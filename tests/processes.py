@@ -79,12 +79,33 @@ class Nodes:
         return httpx.post(url, headers=headers, json=json, timeout=HTTP_TIMEOUT)
 
 
+def migrate_sqlite(path: Path) -> None:
+    """Migrate a new SQLite file at `path` as `make run` would (local settings, whose database
+    cache has its table), in a process of its own."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"CACHE_URL", "DJANGO_SETTINGS_MODULE", "DATABASE_URL"}
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        DJANGO_DEBUG="0",
+        DATABASE_URL=f"sqlite:///{path}",
+        MEDIA_ROOT=str(path.parent / "media"),
+    )
+    done = subprocess.run(
+        [*MANAGE, "migrate", "-v0"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 @contextlib.contextmanager
-def gunicorn_nodes(tmp_path: Path, count: int = 2, **env: str) -> Iterator[Nodes]:
+def gunicorn_nodes(tmp_path: Path, migrated: Path, count: int = 2, **env: str) -> Iterator[Nodes]:
     """`count` gunicorn processes (one worker each) on one Redis and one SQLite database.
 
-    The database is migrated before the nodes start; `env` adds or overrides environment
-    variables (rates, for example). Every process is stopped on the way out.
+    The database is a copy of `migrated` (the `migrated_sqlite` fixture); `env` adds or
+    overrides environment variables (rates, for example). Every process is stopped on the way
+    out.
     """
     redis_port = free_port()
     nodes = Nodes(
@@ -101,7 +122,7 @@ def gunicorn_nodes(tmp_path: Path, count: int = 2, **env: str) -> Iterator[Nodes
         },
         ports=[free_port() for _ in range(count)],
     )
-    nodes.manage("migrate", "-v0")
+    shutil.copyfile(migrated, tmp_path / "nodes.sqlite3")
     redis = ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1"]
     processes = [
         subprocess.Popen(

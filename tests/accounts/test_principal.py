@@ -462,12 +462,12 @@ ApiKey.objects.filter(name="nodes").delete()
 
 @live_only
 @needs_redis
-def test_revocations_reach_every_node_sharing_redis(tmp_path):
+def test_revocations_reach_every_node_sharing_redis(tmp_path, migrated_sqlite):
     """Two gunicorn processes on one Redis, each keeping the caller in it
     (PRINCIPAL_CACHE_SECONDS): a permission removed, a user reactivated and a key deleted
     through Django on a third process take effect on both nodes on their next request; a user
     deactivated in the database behind Django's back, within PRINCIPAL_CACHE_SECONDS."""
-    with gunicorn_nodes(tmp_path, PRINCIPAL_CACHE_SECONDS="1") as nodes:
+    with gunicorn_nodes(tmp_path, migrated_sqlite, PRINCIPAL_CACHE_SECONDS="1") as nodes:
         nodes.manage("load_masterdata")
         key = nodes.manage("create_api_key", "nodes")
         nodes.manage("shell", "-c", SETUP)

@@ -48,9 +48,9 @@ def test_a_user_is_limited_across_api_keys(monkeypatch, api_key, manager):
 
 
 @needs_redis
-def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path):
+def test_the_limit_holds_across_two_gunicorn_processes_sharing_redis(tmp_path, migrated_sqlite):
     rates = {"THROTTLE_API_KEY_RATE": "6/minute", "THROTTLE_USER_RATE": "1000/minute"}
-    with gunicorn_nodes(tmp_path, **rates) as nodes:
+    with gunicorn_nodes(tmp_path, migrated_sqlite, **rates) as nodes:
         key = nodes.manage("create_api_key", "throttle")
 
         # Token requests carry only the API key: six are allowed per minute, across both.

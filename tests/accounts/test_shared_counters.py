@@ -7,6 +7,7 @@ ten wrong passwords (five per worker seen) and a locked user log in on another w
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,7 @@ def _run(code: str, env: dict) -> str:
     return done.stdout.strip()
 
 
-def _migrated(tmp_path) -> dict:
+def _migrated(tmp_path, migrated_sqlite) -> dict:
     """The environment of `make run` (the database cache) on a migrated SQLite file."""
     env = {
         key: value
@@ -77,20 +78,12 @@ def _migrated(tmp_path) -> dict:
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
         MEDIA_ROOT=str(tmp_path / "media"),
     )
-    migrate = subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert migrate.returncode == 0, migrate.stderr[-2000:]
+    shutil.copyfile(migrated_sqlite, tmp_path / "db.sqlite3")
     return env
 
 
-def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path):
-    env = _migrated(tmp_path)
+def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path, migrated_sqlite):
+    env = _migrated(tmp_path, migrated_sqlite)
     assert _run(CHECK, env).splitlines() == [
         "django.core.cache.backends.db.DatabaseCache",
         "allowed",
@@ -99,9 +92,11 @@ def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path):
     assert _run(CHECK, env).splitlines()[-1] == "refused"  # another refuses the sixth
 
 
-def test_attempts_at_once_on_the_database_cache_each_take_their_own_place(tmp_path):
+def test_attempts_at_once_on_the_database_cache_each_take_their_own_place(
+    tmp_path, migrated_sqlite
+):
     # Twelve threads with connections of their own to the SQLite file, at the same moment: each
     # attempt is counted once (places 1 to 5), the other seven are refused (0), never two at
     # the same place, as a read then a write of the count let them be.
-    env = _migrated(tmp_path)
+    env = _migrated(tmp_path, migrated_sqlite)
     assert _run(BURST, env).split() == ["0"] * 7 + ["1", "2", "3", "4", "5"]

@@ -276,8 +276,8 @@ def _raw_chunked(port: int, method: str, path: str, headers: dict, body: bytes):
 
 
 @needs_redis
-def test_chunked_bodies_through_a_real_gunicorn(tmp_path):
-    with gunicorn_nodes(tmp_path, count=1) as nodes:
+def test_chunked_bodies_through_a_real_gunicorn(tmp_path, migrated_sqlite):
+    with gunicorn_nodes(tmp_path, migrated_sqlite, count=1) as nodes:
         key = nodes.manage("create_api_key", "chunks")
         agency_id, client_id = nodes.manage("shell", "-c", SETUP).splitlines()[-1].split()
         login = {"username": "chunky", "password": "chunky-password-1"}
