@@ -12,7 +12,8 @@ log every request on arrival:
 1. SIGKILL the worker mid-delivery (the receiver holds requests 5 s, so deliveries are in
    flight), then start a new one: every event arrives at least once, and each delivery that
    was in flight at the kill arrives again after the restart (the receiver's log shows two
-   arrivals; the delivery log two attempts), once the killed attempt's lease (60 s) lapses.
+   arrivals; the delivery log two attempts), once the killed attempt's lease lapses
+   (WEBHOOK_LEASE_SECONDS: 20 s here, the shortest the system checks allow; 60 by default).
 2. Kill the receiver for 15 s while events are emitted: refused connections are retried
    (first retry within 15 s) and everything arrives once it is back.
 3. A receiver answering after 10 s does not delay the others: another subscription's events
@@ -146,6 +147,7 @@ def main() -> int:
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     os.environ["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "1"
+    os.environ.setdefault("WEBHOOK_LEASE_SECONDS", "20")  # the workers' lease: the SIGKILL wait
     import django
 
     django.setup()

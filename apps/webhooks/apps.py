@@ -10,6 +10,7 @@ class WebhooksConfig(AppConfig):
         from apps.core.metrics import scrape_family_register
         from apps.events.services import fan_out_register
         from apps.events.worker import housekeeping_register, loop_register
+        from apps.webhooks import checks  # noqa: F401 (registers itself)
         from apps.webhooks.delivery import deliveries_sweep
         from apps.webhooks.metrics import deliveries_family
         from apps.webhooks.relay import Relay

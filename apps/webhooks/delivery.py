@@ -35,8 +35,9 @@ from apps.webhooks.models import DeliveryStatus, Webhook, WebhookDelivery
 TIMEOUT_SECONDS = 10.0  # one attempt, all of it: connecting, sending, the answer's head and body
 PAUSED = "The subscription is paused."
 SUPERSEDED = "superseded"  # an attempt that outlived its lease: another claim took it over
-# A worker holds a delivery this long: longer than any attempt (the 10 s timeout).
-LEASE = dt.timedelta(seconds=60)
+# A worker holds a delivery WEBHOOK_LEASE_SECONDS (60): longer than any attempt (the 10 s
+# timeout); `webhooks.E001` refuses less than this.
+SHORTEST_LEASE_SECONDS = 2 * TIMEOUT_SECONDS
 RETRY_WINDOW = dt.timedelta(hours=72)
 FIRST_RETRY_SECONDS = 10.0
 MAX_RETRY_SECONDS = 3600.0
@@ -447,8 +448,8 @@ def deliveries_claim(
     """Claim up to `limit` due deliveries nobody holds (oldest due first), leaving out
     `exclude_ids` (the caller's own attempts still in flight, whatever their lease): in one short
     transaction, lock them with SKIP LOCKED (another worker claiming at the same moment takes
-    other rows, never these), count the attempt and hold them for LEASE; then read what
-    sending them needs in one query. A worker killed after this leaves them held until the
+    other rows, never these), count the attempt and hold them for WEBHOOK_LEASE_SECONDS; then
+    read what sending them needs in one query. A worker killed after this leaves them held until the
     lease lapses; then any worker claims them again (at least once). Each job carries the
     attempt count its claim left on the row: its fencing token (`_claimed`)."""
     now = timezone.now()
@@ -475,7 +476,9 @@ def deliveries_claim(
         if not ids:
             return []
         WebhookDelivery.objects.filter(pk__in=ids).update(
-            locked_until=now + LEASE, attempts=F("attempts") + 1, last_attempt_at=now
+            locked_until=now + dt.timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS),
+            attempts=F("attempts") + 1,
+            last_attempt_at=now,
         )
     rows = WebhookDelivery.objects.filter(pk__in=ids).order_by().values_list(*_JOB_FIELDS)
     return [_job(row, now) for row in rows]

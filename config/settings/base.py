@@ -173,6 +173,9 @@ TASKS = {
 # Webhooks may target private, loopback and link-local addresses only when this is on
 # (contract section 14): by default only in development, so `make run` reaches a local receiver.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=DEBUG)
+# How long a worker holds a webhook delivery it claimed (seconds): a worker killed mid-attempt
+# leaves it to another once this passes. Longer than any attempt (10 s): at least 20.
+WEBHOOK_LEASE_SECONDS = env.int("WEBHOOK_LEASE_SECONDS", default=60)
 # PostgreSQL: how long a transaction may sit idle between taking its change-feed position and
 # its COMMIT (nothing runs there) before the server ends it and gives the feed's lock back
 # (apps.events.positions); milliseconds.

@@ -74,7 +74,7 @@ def short_times(settings, monkeypatch):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
     monkeypatch.setattr(delivery, "TIMEOUT_SECONDS", 1.0)
     # A lease shorter than the attempt: the relay must not take its own delivery again.
-    monkeypatch.setattr(delivery, "LEASE", delivery.dt.timedelta(seconds=0.3))
+    settings.WEBHOOK_LEASE_SECONDS = 0.3
 
 
 def test_a_trickling_answer_ends_the_attempt_at_the_timeout(api, agency, short_times):
