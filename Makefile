@@ -65,7 +65,9 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The suite against a real PostgreSQL server (DATABASE_URL must point at it; .ci/run starts one).
+# The suite against a real PostgreSQL server (DATABASE_URL must point at it; .ci/run starts one):
+# the tests that use the test database (tests/conftest.py leaves out the others, which would
+# only repeat what they did on SQLite).
 postgres-test: install
 	$(PYTEST)
 
