@@ -79,9 +79,9 @@ class Nodes:
         return httpx.post(url, headers=headers, json=json, timeout=HTTP_TIMEOUT)
 
 
-def migrate_sqlite(path: Path) -> None:
-    """Migrate a new SQLite file at `path` as `make run` would (local settings, whose database
-    cache has its table), in a process of its own."""
+def local_env(database: Path) -> dict[str, str]:
+    """The environment of `make run` (local settings, the database cache, debug off) on the
+    SQLite file `database`, with media beside it."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -90,9 +90,16 @@ def migrate_sqlite(path: Path) -> None:
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.local",
         DJANGO_DEBUG="0",
-        DATABASE_URL=f"sqlite:///{path}",
-        MEDIA_ROOT=str(path.parent / "media"),
+        DATABASE_URL=f"sqlite:///{database}",
+        MEDIA_ROOT=str(database.parent / "media"),
     )
+    return env
+
+
+def migrate_sqlite(path: Path) -> None:
+    """Migrate a new SQLite file at `path` as `make run` would (local settings, whose database
+    cache has its table), in a process of its own."""
+    env = local_env(path)
     done = subprocess.run(
         [*MANAGE, "migrate", "-v0"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
     )

@@ -6,11 +6,12 @@ ten wrong passwords (five per worker seen) and a locked user log in on another w
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.processes import local_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,19 +68,8 @@ def _run(code: str, env: dict) -> str:
 
 def _migrated(tmp_path, migrated_sqlite) -> dict:
     """The environment of `make run` (the database cache) on a migrated SQLite file."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"CACHE_URL", "DJANGO_SETTINGS_MODULE", "DATABASE_URL"}
-    }
-    env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.local",
-        DJANGO_DEBUG="0",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        MEDIA_ROOT=str(tmp_path / "media"),
-    )
     shutil.copyfile(migrated_sqlite, tmp_path / "db.sqlite3")
-    return env
+    return local_env(tmp_path / "db.sqlite3")
 
 
 def test_a_failed_login_counted_in_one_process_is_seen_by_another(tmp_path, migrated_sqlite):
