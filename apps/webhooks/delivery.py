@@ -449,9 +449,9 @@ def deliveries_claim(
     `exclude_ids` (the caller's own attempts still in flight, whatever their lease): in one short
     transaction, lock them with SKIP LOCKED (another worker claiming at the same moment takes
     other rows, never these), count the attempt and hold them for WEBHOOK_LEASE_SECONDS; then
-    read what sending them needs in one query. A worker killed after this leaves them held until the
-    lease lapses; then any worker claims them again (at least once). Each job carries the
-    attempt count its claim left on the row: its fencing token (`_claimed`)."""
+    read what sending them needs in one query. A worker killed after this leaves them held
+    until the lease lapses; then any worker claims them again (at least once). Each job
+    carries the attempt count its claim left on the row: its fencing token (`_claimed`)."""
     now = timezone.now()
     due = (
         WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
