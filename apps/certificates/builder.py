@@ -187,6 +187,11 @@ def _assemble(
     )
 
 
+class NothingInForce(NotFound):
+    """The record was found (in the caller's agencies) but no policy of it is in force on the
+    date: contract section 9's 404 "that says so"."""
+
+
 def client_certificate(
     *,
     user,
@@ -217,7 +222,7 @@ def client_certificate(
     in_force = {p.client_id for p in policies}
     client = next((c for c in clients if c.id in in_force), None)
     if client is None:
-        raise NotFound(f"No policy is in force for this client on {on.isoformat()}.")
+        raise NothingInForce(f"No policy is in force for this client on {on.isoformat()}.")
     policies = [p for p in policies if p.client_id == client.id]
     # The units are walked in the fleet index's order (client, unit, id) and each is kept if a
     # period covers it: the first 25 cost 25 index probes, not a join over the whole fleet.
@@ -319,7 +324,7 @@ def vehicle_certificate(
     periods = covering_periods((v.id for v in vehicles), on)
     vehicle = next((v for v in vehicles if periods.get(v.id)), None)
     if vehicle is None:
-        raise NotFound(f"No policy is in force for this vehicle on {on.isoformat()}.")
+        raise NothingInForce(f"No policy is in force for this vehicle on {on.isoformat()}.")
     policies = list({p.policy_id: p.policy for p in periods[vehicle.id]}.values())
     description = (
         f"Scheduled unit: {vehicle.model_year} {vehicle.make.name}, unit {vehicle.unit}, "

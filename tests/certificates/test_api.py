@@ -683,3 +683,28 @@ def test_a_certificate_as_of_a_date_before_the_year_1000_is_looked_up_again(api,
     again = api.get(f"/v1/certificates/{cert['certificateNumber']}")
     assert again.status_code == 200, again.content
     assert again.json()["coverages"] == cert["coverages"]
+
+
+@pytest.mark.parametrize("kind", ["clients?dot=1234567", f"vehicles?vin={VIN}"])
+def test_a_genuine_number_whose_cover_ended_since_says_nothing_is_in_force(
+    api, other_api, world, kind
+):
+    """Contract section 9: nothing in force is a 404 that says so, also when a certificate is
+    looked up again by its number; to the record's own agency only: to another the number is
+    unknown, as a forged one is."""
+    cert = api.get(f"/v1/certificates/{kind}").json()
+    number = cert["certificateNumber"]
+    for policy in api.get(f"/v1/policies?clientId={world[0].pk}").json()["results"]:
+        response = api.put(
+            f"/v1/policies/{policy['id']}",
+            {"cancellationDate": policy["effectiveDate"]},
+            format="json",
+        )
+        assert response.status_code == 200, response.content
+    record = "client" if kind.startswith("clients") else "vehicle"
+    problem = assert_problem(api.get(f"/v1/certificates/{number}"), 404)
+    assert problem["detail"] == f"No policy is in force for this {record} on {today()}."
+    assert problem["detail"] == assert_problem(api.get(f"/v1/certificates/{kind}"), 404)["detail"]
+    # Another agency's caller learns nothing from the genuine number.
+    other = assert_problem(other_api.get(f"/v1/certificates/{number}"), 404)
+    assert other["detail"] == "No certificate has this number."

@@ -9,7 +9,12 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.certificates.builder import Certificate, client_certificate, vehicle_certificate
+from apps.certificates.builder import (
+    Certificate,
+    NothingInForce,
+    client_certificate,
+    vehicle_certificate,
+)
 from apps.certificates.numbers import certificate_kind, parse_certificate_number
 from apps.certificates.pdf import render_certificate_pdf
 from apps.certificates.permissions import (
@@ -168,12 +173,16 @@ class CertificateCheckView(CertificateView):
         ref = parse_certificate_number(number)
         if ref is None:
             raise NotFound(NO_SUCH_CERTIFICATE)
-        # Whatever the builder cannot find (a record of another agency, or nothing in force
-        # on that date) answers as a forged number does, so a genuine number reveals nothing.
+        # A record the builder cannot find (of another agency, or deleted since) answers as a
+        # forged number does, so a genuine number reveals nothing. One it found, in the
+        # caller's own agencies, with nothing in force on that date says so (contract section
+        # 9), as issuing its certificate for that date does: the caller could ask that anyway.
         try:
             certificate = kind_view.builder(
                 user=request.user, on=ref.as_of, **{kind_view.id_keyword: ref.record_id}, **holder
             )
+        except NothingInForce:
+            raise
         except NotFound:
             raise NotFound(NO_SUCH_CERTIFICATE) from None
         return self.respond(request, certificate)
