@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -68,10 +69,14 @@ def pytest_collection_modifyitems(config, items):
 MASTER_ROWS: dict[str, tuple[list[str], list[tuple]]] = {}
 
 
-def _master_tables():
+def _master_models():
     from django.apps import apps
 
-    for model in apps.get_app_config("masterdata").get_models():
+    return list(apps.get_app_config("masterdata").get_models())
+
+
+def _master_tables():
+    for model in _master_models():
         columns = [f.column for f in model._meta.concrete_fields if not f.generated]
         yield model._meta.db_table, columns
 
@@ -318,6 +323,10 @@ def master_data_back(transactional_db):
             else:
                 marks = ", ".join(["%s"] * len(columns))
                 cursor.executemany(f"INSERT INTO {quote(table)} ({names}) VALUES ({marks})", rows)
+        # The ids were given: each table's sequence moves past them, as after a load (a flush
+        # that reset the sequences would otherwise hand the next row an id already taken).
+        for statement in connection.ops.sequence_reset_sql(no_style(), _master_models()):
+            cursor.execute(statement)
 
 
 @pytest.fixture
