@@ -278,6 +278,7 @@ class ServiceResource(resources.ModelResource):
     """
 
     service = None
+    fields_check = None  # the service's checks of some fields alone (`vehicle_fields_check`)
     service_fields: tuple[str, ...] = ()
     error_fields: dict[str, str] = {}
     required_columns: tuple[str, ...] = ()
@@ -374,7 +375,19 @@ class ServiceResource(resources.ModelResource):
         try:
             super().import_instance(instance, row, **kwargs)
         except ValidationError as exc:
-            raise self.by_column(exc) from exc
+            raise self.by_column(self.with_fields_errors(instance, exc)) from exc
+
+    def with_fields_errors(self, instance, exc: ValidationError) -> ValidationError:
+        """A row with a cell its widget refused never reaches the service: the service's own
+        checks of the cells that were read (`fields_check`) are added, so one upload names
+        every error of the row, each on its column."""
+        read = {field.attribute for field in self.get_import_fields()} - set(exc.error_dict)
+        given = {f: row_value(instance, f) for f in self.service_fields if f in read}
+        try:
+            type(self).fields_check(**given)
+        except ValidationError as more:
+            return ValidationError(more.update_error_dict(dict(exc.error_dict)))
+        return exc
 
     def save_instance(self, instance, is_create, row, **kwargs):
         """Run the service for every row, dry run included: the transaction that wraps the

@@ -74,6 +74,14 @@ def model_update(
     return instance, True
 
 
+def fields_check(instance: models.Model, names: Iterable[str]) -> None:
+    """Each named field's own checks (what `full_clean()` runs first), on an unsaved record,
+    writing nothing: the errors of the fields that were given, when others could not be read
+    (a staff import's row with a refused cell, which never reaches its create service)."""
+    others = {field.name for field in instance._meta.concrete_fields} - set(names)
+    instance.clean_fields(exclude=others)
+
+
 def _validate_changed(instance: models.Model, changed: list[str]) -> None:
     """`full_clean()`, each field's own checks run on the fields the write changes only: a rule
     added after a record was stored (a plate's alphabet, a policy number's control characters)

@@ -17,7 +17,7 @@ from apps.core.admin_import import (
 )
 from apps.drivers.choices import DriverStatus
 from apps.drivers.models import Driver
-from apps.drivers.services import DRIVER_FIELDS, driver_create
+from apps.drivers.services import DRIVER_FIELDS, driver_create, driver_fields_check
 from apps.masterdata.models import City, DriverType, LicenseType, State
 
 
@@ -59,6 +59,7 @@ class DriverResource(ServiceResource):
     state, zip_code, phone, email, status."""
 
     service = staticmethod(driver_create)
+    fields_check = staticmethod(driver_fields_check)
     service_fields = DRIVER_FIELDS
     error_fields = {"client_id": "client"}
     required_columns = ("dot", "first_name", "last_name", "driver_type")

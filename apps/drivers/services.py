@@ -12,6 +12,7 @@ from apps.clients.selectors import visible_client
 from apps.core.dates import today
 from apps.core.services import (
     client_lock_first,
+    fields_check,
     live_reference,
     locked_for_update,
     model_update,
@@ -82,6 +83,12 @@ def driver_create(*, user, client_id: int, **fields: Unpack[DriverFields]) -> Dr
     driver.full_clean()
     driver.save()
     return driver
+
+
+def driver_fields_check(**fields: Unpack[DriverFields]) -> None:
+    """The checks `driver_create` makes of each of these fields first (normalised as it
+    stores them), alone, writing nothing (`fields_check`)."""
+    fields_check(Driver(**_normalized(fields)), fields)
 
 
 @transaction.atomic

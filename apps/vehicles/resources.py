@@ -19,7 +19,7 @@ from apps.core.identifiers import VIN_MESSAGE, is_vin, normalize_vin
 from apps.masterdata.models import Make, State, UnitType
 from apps.vehicles.choices import VehicleStatus
 from apps.vehicles.models import Vehicle
-from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create
+from apps.vehicles.services import VEHICLE_FIELDS, vehicle_create, vehicle_fields_check
 
 
 class VinWidget(widgets.Widget):
@@ -40,6 +40,7 @@ class VehicleResource(ServiceResource):
     garaging_address, stated_value, status."""
 
     service = staticmethod(vehicle_create)
+    fields_check = staticmethod(vehicle_fields_check)
     service_fields = VEHICLE_FIELDS
     error_fields = {"client_id": "client", "lienholder_id": "client"}
     required_columns = ("dot", "unit", "vin", "year", "make", "unit_type")

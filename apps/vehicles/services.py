@@ -15,6 +15,7 @@ from apps.clients.selectors import visible_client
 from apps.core.dates import today
 from apps.core.services import (
     client_lock_first,
+    fields_check,
     left_behind,
     links_clear,
     locked_for_update,
@@ -102,6 +103,12 @@ def vehicle_create(
         along=status_events_of_new(vehicles=[vehicle]),  # verification finds it from now on
     )
     return vehicle
+
+
+def vehicle_fields_check(**fields: Unpack[VehicleFields]) -> None:
+    """The checks `vehicle_create` makes of each of these fields first, alone, writing
+    nothing (`fields_check`)."""
+    fields_check(Vehicle(**fields), fields)
 
 
 @transaction.atomic

@@ -366,3 +366,40 @@ def test_a_csv_saved_by_a_spreadsheet_in_its_encoding_imports(staff_client, carr
     done = _confirm(staff_client, _preview(staff_client, upload))
     assert "Import finished" in done.content.decode()
     assert Vehicle.objects.get(serial_number="1FUJGLDR7CLBP0777").owner == "José Peña"
+
+
+def test_a_row_with_a_refused_cell_lists_its_other_cells_errors_too(staff_client, carrier):
+    """docs/architecture.md: a refused file lists every row's errors by row and column, so one
+    upload shows them all: a status no unit has and a year before 1900 in one row are both
+    named, each as it is alone."""
+    row = ["1234567", "Y", "1M2AX07C0XM000062", "1899", "Volvo", "Tractor", "", "", "BOGUS"]
+    alone = {"status": [*row[:3], "2021", *row[4:]], "year": [*row[:8], ""]}
+    pages = {
+        name: _preview(staff_client, _csv([cells])).content.decode()
+        for name, cells in alone.items()
+    }
+    assert "Unknown status “BOGUS”" in pages["status"]
+    assert "greater than or equal to 1900" in pages["year"]
+    both = _preview(staff_client, _csv([row]))
+    page = both.content.decode()
+    assert both.context.get("confirm_form") is None
+    assert "Unknown status “BOGUS”" in page
+    assert "greater than or equal to 1900" in page
+    assert Vehicle.objects.filter(client=carrier).count() == 0
+
+
+def test_a_driver_row_with_a_refused_cell_lists_its_other_cells_errors_as_the_service_would(
+    staff_client, carrier
+):
+    """The drivers' checks run on the values as driver_create stores them: a licence number of
+    40 characters once trimmed is no error, beside an unknown driver type and a bad email."""
+    header = ["dot", "first_name", "last_name", "driver_type", "license_number", "email"]
+    licence = "  " + "d" * 40 + "  "  # 44 as typed, 40 as stored: within the column's 40
+    rows = [["1234567", "Ann", "Lee", "Pilot", licence, "not-an-email"]]
+    preview = _preview(staff_client, _csv(rows, header=header), model="drivers/driver")
+    page = preview.content.decode()
+    assert preview.context.get("confirm_form") is None
+    assert "Unknown driver type “Pilot”" in page
+    assert "Enter a valid email address." in page
+    assert "Ensure this value has at most 40 characters" not in page
+    assert not Driver.objects.filter(client=carrier).exists()

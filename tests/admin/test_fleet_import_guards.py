@@ -168,10 +168,14 @@ def test_a_sparse_xlsx_of_more_rows_than_the_limit_is_refused(staff_client, carr
 
 def test_a_lone_cell_far_down_an_xlsx_is_one_row(staff_client, carrier):
     # blank rows are not rows of the file: the cell at A20000 is its only row, its errors shown
-    # under the number the sheet gives it
+    # under the number the sheet gives it: each required cell it left empty
     preview = _preview(staff_client, _sheet([], cells=[(20000, "1234567")]), fmt=1)
     assert preview.context["result"].total_rows == 1
-    assert _refusals(preview) == {(20000, "vin"): ["The VIN is missing."]}
+    empty = ["This cell is empty; the column is required."]
+    assert _refusals(preview) == {
+        (20000, "vin"): ["The VIN is missing."],
+        **{(20000, column): empty for column in ("unit", "year", "make", "unit_type")},
+    }
 
 
 def test_an_xlsx_with_blank_formatted_rows_after_its_rows_imports_its_rows(staff_client, carrier):
